@@ -1,0 +1,100 @@
+// Command replay replays production LLM traffic against an OpenAI-compatible endpoint.
+// This package only wires flags to the stages; each subcommand lives in its own file and
+// registers itself with register.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+// command is one subcommand: its flags are defined by setup, run gets the parsed positional args.
+type command struct {
+	name    string
+	summary string
+	// usage is the one-line synopsis after "replay NAME".
+	usage string
+	// example is shown under --help.
+	example string
+	setup   func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// exitError carries a specific exit code out of a subcommand (e.g. a run that completed but
+// exceeded --max-error-rate).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(argv []string) int {
+	if len(argv) == 0 || argv[0] == "-h" || argv[0] == "--help" || argv[0] == "help" {
+		topUsage(os.Stdout)
+		if len(argv) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[argv[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "replay: unknown command %q\n\n", argv[0])
+		topUsage(os.Stderr)
+		return 2
+	}
+	fs := pflag.NewFlagSet("replay "+c.name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "%s\n\nUsage:\n  replay %s %s\n\nFlags:\n%s", c.summary, c.name, c.usage, fs.FlagUsages())
+		if c.example != "" {
+			fmt.Fprintf(os.Stderr, "\nExample:\n%s\n", c.example)
+		}
+	}
+	runFn := c.setup(fs)
+	if err := fs.Parse(argv[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(os.Stderr, "replay %s: %v\n", c.name, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runFn(ctx, fs.Args()); err != nil {
+		fmt.Fprintf(os.Stderr, "replay %s: %v\n", c.name, err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
+	}
+	return 0
+}
+
+func topUsage(w *os.File) {
+	fmt.Fprintln(w, "replay: replay production LLM traffic against an OpenAI-compatible endpoint, faithfully.")
+	fmt.Fprintln(w, "\nUsage:\n  replay COMMAND [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'replay COMMAND --help' for a command's flags and an example.")
+}

@@ -1,0 +1,45 @@
+package results
+
+// Row is one request as sent and answered: exactly one per request, written when it completes.
+// Offsets are nanoseconds from the run's start on a monotonic clock; a zero offset for first or
+// last token means the request produced none.
+type Row struct {
+	RequestID string `parquet:"request_id"`
+	// Warmup rows are throwaway requests sent before the measured run; summaries skip them.
+	Warmup    bool   `parquet:"warmup"`
+	SessionID string `parquet:"session_id,optional"`
+	Turn      int32  `parquet:"turn"`
+	// OriginalTimestampNS is the record's timestamp in the source trace (from its origin).
+	OriginalTimestampNS int64 `parquet:"original_timestamp_ns"`
+	// ScheduledNS is when the request was due to leave (trace offset / speed).
+	ScheduledNS int64 `parquet:"scheduled_ns"`
+	// SentNS is when it actually left; SentNS - ScheduledNS is the lateness.
+	SentNS int64 `parquet:"sent_ns"`
+	// QueueWaitNS is time spent waiting for a slot under --max-concurrency (included in SentNS).
+	QueueWaitNS int64 `parquet:"queue_wait_ns"`
+	// FirstTokenNS and LastTokenNS are arrival offsets of the first and last content chunks.
+	FirstTokenNS int64 `parquet:"first_token_ns"`
+	LastTokenNS  int64 `parquet:"last_token_ns"`
+	// DoneNS is when the response ended (stream closed, error or timeout).
+	DoneNS int64 `parquet:"done_ns"`
+	// ChunkNS holds the arrival offset of every content chunk, in order.
+	ChunkNS []int64 `parquet:"chunk_ns,list"`
+	// Target counts the request was built for.
+	TargetPromptTokens int32 `parquet:"target_prompt_tokens"`
+	TargetOutputTokens int32 `parquet:"target_output_tokens"`
+	// Server-reported usage; -1 when the server reported none.
+	PromptTokens     int32 `parquet:"prompt_tokens"`
+	CompletionTokens int32 `parquet:"completion_tokens"`
+	CachedTokens     int32 `parquet:"cached_tokens"`
+	HTTPStatus       int32 `parquet:"http_status"`
+	// ErrorClass is empty on success, else one of connect, http_429, http_4xx, http_5xx,
+	// stream_broken, timeout, canceled.
+	ErrorClass   string `parquet:"error_class,optional"`
+	ErrorMessage string `parquet:"error_message,optional"`
+	Endpoint     string `parquet:"endpoint"`
+	// Prompt is the text sent, only when the user asked for it (--keep-prompts).
+	Prompt string `parquet:"prompt,optional"`
+}
+
+// OK reports whether the request succeeded.
+func (r *Row) OK() bool { return r.ErrorClass == "" }

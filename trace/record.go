@@ -1,0 +1,28 @@
+package trace
+
+import "time"
+
+// Record is one request of the original traffic, normalized from whatever format it came in.
+type Record struct {
+	// Timestamp is the request's arrival time measured from the trace's origin (its first
+	// record's raw time), with nanosecond precision.
+	Timestamp time.Duration
+	// PromptTokens and OutputTokens are the counts the original server saw and produced.
+	PromptTokens int
+	OutputTokens int
+	// BlockHashes is the hash chain of the prompt's fixed-size blocks: equal hash means equal
+	// block content, and a hash implies its whole prefix. Nil when the trace has none.
+	BlockHashes []uint64
+	// BlockSize is the number of tokens per hashed block (512 Mooncake, 16 Qwen/Bailian, 64 Weka).
+	BlockSize int
+	// SessionID groups the turns of one conversation; empty when the trace has no sessions.
+	SessionID string
+	// Turn is the 0-based turn number within SessionID.
+	Turn int
+	// Model is the model the original request named, when the trace records it.
+	Model string
+	// Source and Line say where the record came from (file path and 1-based line, or row
+	// number for columnar formats), so later stages can point at the input in errors.
+	Source string
+	Line   int64
+}
