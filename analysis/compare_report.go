@@ -1,0 +1,215 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+func fmtVal(v float64, unit string) string {
+	if unit == "ms" {
+		return fmtMS(v)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func fmtDelta(r CompareRow) string {
+	s := fmtVal(math.Abs(r.Delta), r.Unit)
+	switch {
+	case r.Delta > 0:
+		s = "+" + s
+	case r.Delta < 0:
+		s = "-" + s
+	}
+	if r.A != 0 {
+		s += fmt.Sprintf(" (%+.1f%%)", r.DeltaPct)
+	}
+	return s
+}
+
+// WriteCompareTable prints a comparison for the terminal: the verdict first, then the tests and
+// the figures side by side.
+func WriteCompareTable(w io.Writer, c *Comparison) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict: %s\n", c.Verdict)
+	fmt.Fprintf(&b, "A = %s\nB = %s\n\n", c.LabelA, c.LabelB)
+	for _, t := range c.Tests {
+		fmt.Fprintf(&b, "bootstrap %-9s A %s ms  B %s ms  B - A %s\n", t.Name, fmtMS(t.A), fmtMS(t.B), t.interval())
+	}
+	mw := c.TTFTMannWhitney
+	fmt.Fprintf(&b, "Mann-Whitney U on TTFT: P(B > A) = %.3f, z = %.2f, p = %.3g\n\n", mw.ProbBGreater, mw.Z, mw.P)
+	fmt.Fprintf(&b, "%-22s %-14s %12s %12s %20s\n", "metric", "stat", "A", "B", "B - A")
+	for _, r := range c.Rows {
+		stat := r.Stat
+		if r.Unit != "" {
+			stat += " " + r.Unit
+		}
+		fmt.Fprintf(&b, "%-22s %-14s %12s %12s %20s\n", r.Metric, stat, fmtVal(r.A, r.Unit), fmtVal(r.B, r.Unit), fmtDelta(r))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cdfLine samples an ascending sample's empirical CDF at up to 400 points.
+func cdfLine(x []float64) plotter.XYs {
+	n := len(x)
+	if n == 0 {
+		return nil
+	}
+	step := max(1, n/400)
+	var xys plotter.XYs
+	for i := 0; i < n; i += step {
+		xys = append(xys, plotter.XY{X: x[i], Y: float64(i+1) / float64(n)})
+	}
+	if last := xys[len(xys)-1]; last.Y != 1 {
+		xys = append(xys, plotter.XY{X: x[n-1], Y: 1})
+	}
+	return xys
+}
+
+func cdfPlot(title string, a, b []float64, la, lb string) (string, error) {
+	p := newPlot(title, "milliseconds", "share of requests")
+	lines := []namedLine{{"A " + la, colBlue, false, cdfLine(a)}, {"B " + lb, colOrange, false, cdfLine(b)}}
+	drew := false
+	for _, nl := range lines {
+		if len(nl.xys) == 0 {
+			continue
+		}
+		drew = true
+		ln, err := plotter.NewLine(nl.xys)
+		if err != nil {
+			return "", err
+		}
+		ln.LineStyle = lineStyle(nl.c, 1.5, nl.dashed)
+		p.Add(ln)
+		p.Legend.Add(nl.name, ln)
+	}
+	if !drew {
+		noData(p, "samples")
+		return svgOf(p)
+	}
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Y.Min, p.Y.Max = 0, 1
+	return svgOf(p)
+}
+
+type comparePage struct {
+	C       *Comparison
+	Rows    []compareHTMLRow
+	Figures []figure
+	FontCSS template.CSS
+}
+
+type compareHTMLRow struct {
+	Metric, Stat, A, B, Delta string
+	Worse                     bool
+}
+
+// WriteCompareHTML writes a self-contained comparison page: verdict, tests, side-by-side
+// table and TTFT and e2e CDFs of both runs as inline SVG.
+func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
+	page := comparePage{C: c}
+	var err error
+	if !o.NoEmbedFont {
+		if page.FontCSS, err = embeddedFontCSS(); err != nil {
+			return err
+		}
+	}
+	for _, r := range c.Rows {
+		stat := r.Stat
+		if r.Unit != "" {
+			stat += " (" + r.Unit + ")"
+		}
+		// Higher is worse for latencies and failures, better for throughput and goodput.
+		worse := r.Delta > 0
+		if r.Metric == "throughput" || r.Metric == "goodput" || r.Stat == "total" {
+			worse = r.Delta < 0
+		}
+		page.Rows = append(page.Rows, compareHTMLRow{r.Metric, stat, fmtVal(r.A, r.Unit), fmtVal(r.B, r.Unit), fmtDelta(r), worse && r.Delta != 0})
+	}
+	for _, f := range []struct {
+		id, title, caption string
+		a, b               []float64
+	}{
+		{"ttft-cdf", "TTFT, both runs", "Empirical CDF of TTFT (successful requests, from send).", c.ttftA, c.ttftB},
+		{"e2e-cdf", "End-to-end latency, both runs", "Empirical CDF of e2e latency (successful requests, from send).", c.e2eA, c.e2eB},
+	} {
+		svg, err := cdfPlot(f.title, f.a, f.b, c.LabelA, c.LabelB)
+		if err != nil {
+			return err
+		}
+		page.Figures = append(page.Figures, figure{ID: f.id, Title: f.title, Caption: f.caption, SVG: svg})
+	}
+	var buf bytes.Buffer
+	if err := compareTmpl.Execute(&buf, page); err != nil {
+		return fmt.Errorf("render comparison: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+var compareTmpl = template.Must(template.New("compare").Funcs(reportFuncs).Funcs(template.FuncMap{
+	"interval": func(t Test) string { return t.interval() },
+}).Parse(compareHTML))
+
+const compareHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>replay compare</title>
+<style>
+{{.FontCSS}}
+body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:24px auto;max-width:1000px;padding:0 16px;color:#222;background:#fff}
+h1{font-size:22px;margin-bottom:4px}
+h2{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #ddd;padding-bottom:3px}
+table{border-collapse:collapse;margin:8px 0;font-size:14px}
+th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
+th:first-child,td:first-child,td.l{text-align:left}
+th{background:#f4f6f8}
+.verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
+.note{color:#555;font-size:13px}
+.worse{color:#b00}
+figure{margin:10px 0 24px}
+figure svg{width:100%;height:auto;display:block}
+figcaption{color:#555;font-size:13px}
+</style>
+</head>
+<body>
+<h1>replay compare</h1>
+<p class="verdict">{{.C.Verdict}}</p>
+<table>
+<tr><td class="l">A</td><td class="l">{{if ne .C.LabelA "A"}}{{.C.LabelA}}{{end}}{{with .C.A.Run.Endpoint}} · {{.}}{{end}}{{with .C.A.Run.Model}} · {{.}}{{end}}</td></tr>
+<tr><td class="l">B</td><td class="l">{{if ne .C.LabelB "B"}}{{.C.LabelB}}{{end}}{{with .C.B.Run.Endpoint}} · {{.}}{{end}}{{with .C.B.Run.Model}} · {{.}}{{end}}</td></tr>
+</table>
+
+<h2>Significance</h2>
+<table>
+<tr><th>test</th><th>A (ms)</th><th>B (ms)</th><th>B - A with bootstrap CI</th><th>n A / B</th></tr>
+{{range .C.Tests}}<tr><td>{{.Name}}</td><td>{{ms .A}}</td><td>{{ms .B}}</td><td>{{interval .}}</td><td>{{index .N 0}} / {{index .N 1}}</td></tr>
+{{end}}</table>
+<p class="note">Percentile bootstrap of the difference, each run resampled independently. Mann-Whitney U on TTFT: P(B &gt; A) = {{f3 .C.TTFTMannWhitney.ProbBGreater}}, z = {{f2 .C.TTFTMannWhitney.Z}}, p = {{printf "%.3g" .C.TTFTMannWhitney.P}}.</p>
+
+<h2>Side by side</h2>
+<table>
+<tr><th>metric</th><th>stat</th><th>A</th><th>B</th><th>B - A</th></tr>
+{{range .Rows}}<tr><td>{{.Metric}}</td><td class="l">{{.Stat}}</td><td>{{.A}}</td><td>{{.B}}</td><td{{if .Worse}} class="worse"{{end}}>{{.Delta}}</td></tr>
+{{end}}</table>
+
+{{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
+<figure>
+{{svg .SVG}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}
+</body>
+</html>
+`

@@ -1,0 +1,106 @@
+package analysis
+
+import (
+	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histograms hold microseconds with 3 significant digits: a percentile is exact to 0.1%, which is
+// well under what any endpoint's run-to-run noise is. The highest trackable value is a day; larger
+// values are clamped (and still counted) rather than dropped.
+const (
+	histLowestUS  = 1
+	histHighestUS = int64(24 * 3600 * 1e6)
+	histDigits    = 3
+)
+
+// latency is one distribution: an HdrHistogram for the percentiles plus an exact count, sum,
+// min and max (the histogram's own max is rounded up to its bucket).
+type latency struct {
+	h     *hdrhistogram.Histogram
+	n     int64
+	sumUS float64
+	minUS int64
+	maxUS int64
+}
+
+func newLatency() *latency {
+	return &latency{h: hdrhistogram.New(histLowestUS, histHighestUS, histDigits)}
+}
+
+// recordNS records one duration given in nanoseconds; negative durations count as zero (a clock
+// can only make them by rounding, and HdrHistogram cannot hold them).
+func (l *latency) recordNS(ns int64) {
+	us := (ns + 500) / 1000
+	if us < 0 {
+		us = 0
+	}
+	if us > histHighestUS {
+		us = histHighestUS
+	}
+	_ = l.h.RecordValue(us) // cannot fail: us is clamped to the trackable range
+	if l.n == 0 || us < l.minUS {
+		l.minUS = us
+	}
+	if us > l.maxUS {
+		l.maxUS = us
+	}
+	l.n++
+	l.sumUS += float64(us)
+}
+
+// quantileUS returns the nearest-rank value at q (0..100), in microseconds.
+func (l *latency) quantileUS(q float64) int64 {
+	if l.n == 0 {
+		return 0
+	}
+	v := l.h.ValueAtQuantile(q)
+	// The histogram answers with the top of the value's bucket; never above the exact max.
+	if v > l.maxUS {
+		v = l.maxUS
+	}
+	return v
+}
+
+// Dist is a latency distribution in milliseconds, as written to summary.json. With no samples
+// every figure is 0 and Count says so.
+type Dist struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99_9"`
+	Max   float64 `json:"max"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+}
+
+func (l *latency) dist() Dist {
+	if l.n == 0 {
+		return Dist{}
+	}
+	return Dist{
+		Count: l.n,
+		P50:   usToMS(l.quantileUS(50)),
+		P90:   usToMS(l.quantileUS(90)),
+		P95:   usToMS(l.quantileUS(95)),
+		P99:   usToMS(l.quantileUS(99)),
+		P999:  usToMS(l.quantileUS(99.9)),
+		Max:   usToMS(l.maxUS),
+		Min:   usToMS(l.minUS),
+		Mean:  round3(l.sumUS / float64(l.n) / 1000),
+	}
+}
+
+func usToMS(us int64) float64 { return float64(us) / 1000 }
+
+// round3 keeps microsecond resolution for values in milliseconds (and three decimals elsewhere),
+// so JSON and golden files do not carry float noise.
+func round3(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return math.Round(x*1000) / 1000
+}

@@ -1,0 +1,50 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/llm-replay/replay/results"
+)
+
+// RequestsFile is the result rows' file name inside a run directory.
+const RequestsFile = "requests.parquet"
+
+// LoadDir aggregates dir/requests.parquet, streaming its rows. The run's metadata comes from
+// dir/summary.json when a run wrote one (so `replay report` can regenerate it faithfully);
+// a non-zero o.Speed or o.SLO overrides the speed and SLO found there.
+func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
+	var info RunInfo
+	prev, err := ReadSummary(filepath.Join(dir, SummaryFile))
+	switch {
+	case err == nil:
+		info = prev.Run
+		info.NotSent = prev.Requests.NotSent
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return nil, info, err
+	}
+	if o.Speed > 0 {
+		info.Speed = o.Speed
+	} else {
+		o.Speed = info.Speed
+	}
+	if o.SLO.IsZero() && info.SLO != "" {
+		if o.SLO, err = ParseSLO(info.SLO); err != nil {
+			return nil, info, fmt.Errorf("%s: run.slo: %w", filepath.Join(dir, SummaryFile), err)
+		}
+	}
+	info.SLO = o.SLO.String()
+	m := NewMetrics(o)
+	path := filepath.Join(dir, RequestsFile)
+	if err := results.Read(path, func(r results.Row) error {
+		m.Add(&r)
+		return nil
+	}); err != nil {
+		return nil, info, err // names the file and row already
+	}
+	m.Close()
+	return m, info, nil
+}

@@ -1,0 +1,284 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+
+	"github.com/llm-replay/replay/results"
+)
+
+// Options are what the rows alone do not say about a run.
+type Options struct {
+	// Speed is the run's speed factor (scheduled offset = trace offset / Speed); 0 means 1.
+	// It scales the original inter-arrival gaps for the fidelity KS distance.
+	Speed float64
+	// SLO, when not zero, adds goodput to the summary.
+	SLO SLO
+	// CostPerHour (per GPU, any currency) and GPUs, when set, add the cost per million output
+	// tokens at the run's operating point to the summary. GPUs 0 means 1.
+	CostPerHour float64
+	GPUs        int
+}
+
+// Metrics aggregates result rows incrementally: Add each row as it arrives, Close once, then
+// read the Summary. Percentiles come from HdrHistograms; per request it keeps only three
+// numbers (original and sent offsets, TTFT) for the arrival-fidelity test and the latency
+// time series. Warmup rows are counted and otherwise ignored. Not safe for concurrent use.
+type Metrics struct {
+	opts   Options
+	closed bool
+
+	total, ok, failed, warmup int64
+	errors                    map[string]int64
+	errorSample               map[string]string
+
+	ttft, ttftSched, itl, tpot, e2e, e2eSched, lateness, queueWait *latency
+
+	// Measured span: first send to last completion of non-warmup rows.
+	spanStart, spanEnd int64
+	haveSpan           bool
+	inputTokens        int64
+	outputTokens       int64
+
+	usageRows, promptExact, outputExact int64
+	cachedTokens, reportedPrompt        int64
+
+	// sloMet counts requests meeting each SLO limit, in sloKeys order; sloAll those meeting all.
+	sloMet [4]int64
+	sloAll int64
+	// sloOutTokens are the output tokens of requests meeting every limit.
+	sloOutTokens int64
+
+	origNS, sentNS []int64
+	ttftAt         []ttftPoint
+	// e2eUS keeps each successful request's e2e (µs) for run comparison.
+	e2eUS  []uint32
+	series series
+
+	// Derived by Close.
+	arrivalKS float64
+	haveKS    bool
+}
+
+// ttftPoint is one request's TTFT (µs) and the second it was sent in, for latency over time.
+type ttftPoint struct {
+	sec uint32
+	us  uint32
+}
+
+// NewMetrics returns an empty aggregation for a run with the given options.
+func NewMetrics(o Options) *Metrics {
+	if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {
+		o.Speed = 1
+	}
+	if o.GPUs <= 0 {
+		o.GPUs = 1
+	}
+	return &Metrics{
+		opts:        o,
+		errors:      map[string]int64{},
+		errorSample: map[string]string{},
+		ttft:        newLatency(),
+		ttftSched:   newLatency(),
+		itl:         newLatency(),
+		tpot:        newLatency(),
+		e2e:         newLatency(),
+		e2eSched:    newLatency(),
+		lateness:    newLatency(),
+		queueWait:   newLatency(),
+	}
+}
+
+// outputTokens is what the request produced: the server's completion count when it reported one,
+// else the number of content chunks seen. Deliberately not the target: a server that stopped
+// early must not look fast or productive.
+func outputTokens(r *results.Row) int64 {
+	if r.CompletionTokens > 0 {
+		return int64(r.CompletionTokens)
+	}
+	return int64(len(r.ChunkNS))
+}
+
+// inputTokens is the server's prompt count when reported, else the target the prompt was built to.
+func inputTokens(r *results.Row) int64 {
+	if r.PromptTokens >= 0 {
+		return int64(r.PromptTokens)
+	}
+	return int64(r.TargetPromptTokens)
+}
+
+const maxErrorSample = 200
+
+// Add aggregates one row. Warmup rows only count as warmup.
+func (m *Metrics) Add(r *results.Row) {
+	m.closed = false
+	if r.Warmup {
+		m.warmup++
+		return
+	}
+	m.total++
+
+	// Sending figures hold for every request that left, failed or not.
+	m.lateness.recordNS(r.SentNS - r.ScheduledNS - r.QueueWaitNS)
+	m.queueWait.recordNS(r.QueueWaitNS)
+	m.origNS = append(m.origNS, r.OriginalTimestampNS)
+	m.sentNS = append(m.sentNS, r.SentNS)
+	done := r.DoneNS
+	if done < r.SentNS {
+		done = r.SentNS
+	}
+	if !m.haveSpan || r.SentNS < m.spanStart {
+		m.spanStart = r.SentNS
+	}
+	if !m.haveSpan || done > m.spanEnd {
+		m.spanEnd = done
+	}
+	m.haveSpan = true
+	m.series.addSend(r.ScheduledNS, r.SentNS, done)
+
+	if !r.OK() {
+		m.failed++
+		m.errors[r.ErrorClass]++
+		if _, ok := m.errorSample[r.ErrorClass]; !ok {
+			msg := r.ErrorMessage
+			if len(msg) > maxErrorSample {
+				msg = msg[:maxErrorSample] + "..."
+			}
+			m.errorSample[r.ErrorClass] = msg
+		}
+		m.series.addError(done)
+		return
+	}
+	m.ok++
+
+	out := outputTokens(r)
+	m.inputTokens += inputTokens(r)
+	m.outputTokens += out
+	m.series.addCompletion(done, r.ChunkNS, out)
+
+	if r.PromptTokens >= 0 {
+		m.usageRows++
+		m.reportedPrompt += int64(r.PromptTokens)
+		if r.CachedTokens > 0 {
+			m.cachedTokens += int64(r.CachedTokens)
+		}
+		if r.PromptTokens == r.TargetPromptTokens {
+			m.promptExact++
+		}
+		if r.CompletionTokens == r.TargetOutputTokens {
+			m.outputExact++
+		}
+	}
+
+	hasToken := r.FirstTokenNS > 0
+	var ttftNS, ttftSchedNS int64
+	if hasToken {
+		ttftNS = r.FirstTokenNS - r.SentNS
+		ttftSchedNS = r.FirstTokenNS - r.ScheduledNS
+		m.ttft.recordNS(ttftNS)
+		m.ttftSched.recordNS(ttftSchedNS)
+		us := clampU32((ttftNS + 500) / 1000)
+		sec := r.SentNS / 1e9
+		if sec < 0 {
+			sec = 0
+		}
+		if sec < maxSeriesSeconds {
+			m.ttftAt = append(m.ttftAt, ttftPoint{sec: uint32(sec), us: us})
+		}
+	}
+	m.e2e.recordNS(r.DoneNS - r.SentNS)
+	m.e2eUS = append(m.e2eUS, clampU32((r.DoneNS-r.SentNS+500)/1000))
+	m.e2eSched.recordNS(r.DoneNS - r.ScheduledNS)
+
+	var maxGap int64
+	for i := 1; i < len(r.ChunkNS); i++ {
+		g := r.ChunkNS[i] - r.ChunkNS[i-1]
+		m.itl.recordNS(g)
+		if g > maxGap {
+			maxGap = g
+		}
+	}
+	tpotNS := int64(-1)
+	if hasToken && out >= 2 && r.LastTokenNS >= r.FirstTokenNS {
+		tpotNS = (r.LastTokenNS - r.FirstTokenNS) / (out - 1)
+		m.tpot.recordNS(tpotNS)
+	}
+
+	if !m.opts.SLO.IsZero() {
+		if m.judge(hasToken, ttftSchedNS, maxGap, len(r.ChunkNS) >= 2, tpotNS, r.DoneNS-r.ScheduledNS) {
+			m.sloOutTokens += out
+		}
+	}
+}
+
+// judge counts one successful request against each SLO limit. A request without a token misses
+// the TTFT limit; one with fewer than two chunks has no gap and so meets ITL; one without a TPOT
+// (fewer than two output tokens) meets the TPOT limit, since it had no decode to be slow in.
+func (m *Metrics) judge(hasToken bool, ttftSchedNS, maxGapNS int64, hasGap bool, tpotNS, e2eSchedNS int64) (all bool) {
+	s := m.opts.SLO
+	met := [4]bool{
+		s.TTFT == 0 || (hasToken && ttftSchedNS <= int64(s.TTFT)),
+		s.ITL == 0 || !hasGap || maxGapNS <= int64(s.ITL),
+		s.TPOT == 0 || tpotNS < 0 || tpotNS <= int64(s.TPOT),
+		s.E2E == 0 || e2eSchedNS <= int64(s.E2E),
+	}
+	all = true
+	for i, ok := range met {
+		if ok {
+			m.sloMet[i]++
+		} else {
+			all = false
+		}
+	}
+	if all {
+		m.sloAll++
+	}
+	return all
+}
+
+// Close derives the figures that need every row (arrival fidelity, windowed series). It may be
+// called more than once; rows added after Close are taken into account by the next Close.
+func (m *Metrics) Close() {
+	if m.closed {
+		return
+	}
+	m.closed = true
+	m.arrivalKS, m.haveKS = 0, false
+	if len(m.origNS) >= 3 {
+		orig := gaps(m.origNS, 1/m.opts.Speed)
+		sent := gaps(m.sentNS, 1)
+		m.arrivalKS = KSDistance(orig, sent)
+		m.haveKS = true
+	}
+}
+
+// gaps returns the sorted offsets' consecutive differences, scaled. The input is not modified.
+func gaps(offsets []int64, scale float64) []float64 {
+	s := append([]int64(nil), offsets...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	g := make([]float64, 0, len(s))
+	for i := 1; i < len(s); i++ {
+		g = append(g, float64(s[i]-s[i-1])*scale)
+	}
+	return g
+}
+
+// durationS is the measured span in seconds: first send to last completion.
+func (m *Metrics) durationS() float64 {
+	if !m.haveSpan || m.spanEnd <= m.spanStart {
+		return 0
+	}
+	return float64(m.spanEnd-m.spanStart) / 1e9
+}
+
+// clampU32 fits a non-negative microsecond count into 32 bits (71 minutes), enough for any
+// single request's latency.
+func clampU32(v int64) uint32 {
+	if v < 0 {
+		return 0
+	}
+	if v > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(v)
+}

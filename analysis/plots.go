@@ -1,0 +1,355 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// plotFont is the one face every plot uses; report.html embeds it once so the page renders the
+// same everywhere, offline.
+var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+var (
+	colBlue   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	colOrange = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
+	colGreen  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
+	colRed    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	colPurple = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
+	colGray   = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
+	colLight  = color.RGBA{R: 0x9e, G: 0xc5, B: 0xe8, A: 0xff}
+)
+
+const (
+	plotW = 9 * vg.Inch
+	plotH = 3.2 * vg.Inch
+)
+
+// newPlot returns a plot with our font everywhere and a light grid.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(plotFont, 13)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(plotFont, 11)
+		a.Tick.Label.Font = font.From(plotFont, 9)
+	}
+	p.Legend.TextStyle.Font = font.From(plotFont, 10)
+	p.Legend.Top = true
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 225}
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
+	return p
+}
+
+// svgOf renders a plot as an SVG element for inlining (no XML prologue).
+func svgOf(p *plot.Plot) (string, error) {
+	c := vgsvg.New(plotW, plotH)
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", fmt.Errorf("render plot %q: %w", p.Title.Text, err)
+	}
+	s := buf.String()
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	return s, nil
+}
+
+// noData marks an empty plot so it still renders, with fixed axes and a note.
+func noData(p *plot.Plot, what string) {
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{"no " + what}})
+	if err == nil {
+		l.TextStyle[0].Font = font.From(plotFont, 14)
+		l.TextStyle[0].XAlign = draw.XCenter
+		p.Add(l)
+	}
+}
+
+func lineStyle(c color.Color, width vg.Length, dashed bool) draw.LineStyle {
+	ls := draw.LineStyle{Color: c, Width: width}
+	if dashed {
+		ls.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return ls
+}
+
+// histogramPlot draws a latency distribution as 60 bins up to its p99.9 (the rarer tail is
+// counted in the title, not drawn, so one outlier cannot flatten the picture), with vertical
+// markers at p50, p95 and p99. Bins are linear, or logarithmic on a log axis when the tail is
+// over 20x the median (ITL of batched decoding, TTFT under overload), where linear bins would
+// squeeze the body of the distribution into one bar.
+func histogramPlot(title string, l *latency) (string, error) {
+	p := newPlot(title, "milliseconds", "requests")
+	if l.n == 0 {
+		noData(p, "samples")
+		return svgOf(p)
+	}
+	const nbins = 60
+	hiUS := float64(l.quantileUS(99.9))
+	loUS := float64(l.minUS)
+	p50US := float64(l.quantileUS(50))
+	logX := p50US > 0 && hiUS/p50US > 20
+	if logX {
+		loUS = math.Max(loUS, 1)
+		loUS = math.Max(loUS, hiUS/1e6)
+		logX = hiUS > loUS
+	}
+	if hiUS <= loUS {
+		hiUS = loUS + 1
+	}
+	// edge(i) is the lower bound of bin i in µs; binOf maps a value to its bin.
+	edge := func(i int) float64 { return loUS + float64(i)*(hiUS-loUS)/nbins }
+	binOf := func(v float64) int { return int((v - loUS) / (hiUS - loUS) * nbins) }
+	if logX {
+		ratio := math.Log(hiUS / loUS)
+		edge = func(i int) float64 { return loUS * math.Exp(float64(i)*ratio/nbins) }
+		binOf = func(v float64) int {
+			if v <= loUS {
+				return 0
+			}
+			return int(math.Log(v/loUS) / ratio * nbins)
+		}
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Label.Text = "milliseconds (log scale)"
+	}
+	bins := make([]plotter.HistogramBin, nbins)
+	for i := range bins {
+		bins[i].Min = edge(i) / 1000
+		bins[i].Max = edge(i+1) / 1000
+	}
+	var beyond int64
+	for _, b := range l.h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		mid := float64(b.From+b.To) / 2
+		if mid > hiUS {
+			beyond += b.Count
+			continue
+		}
+		i := max(0, min(nbins-1, binOf(mid)))
+		bins[i].Weight += float64(b.Count)
+	}
+	var top float64
+	for _, b := range bins {
+		top = math.Max(top, b.Weight)
+	}
+	h := &plotter.Histogram{Bins: bins, Width: (hiUS - loUS) / nbins / 1000, FillColor: colLight, LineStyle: lineStyle(colBlue, 0.5, false)}
+	p.Add(h)
+	top *= 1.15
+	// The markers are named in the title, not a legend, which would sit on top of them (and not
+	// in the axis label: gonum centres that by the data's linear midpoint, off-centre on a log axis).
+	var names []string
+	for _, mk := range []struct {
+		name, colour string
+		q            float64
+		c            color.Color
+	}{{"p50", "green", 50, colGreen}, {"p95", "orange", 95, colOrange}, {"p99", "red", 99, colRed}} {
+		v := float64(l.quantileUS(mk.q)) / 1000
+		x := v
+		if logX {
+			x = math.Max(x, loUS/1000) // a log axis cannot show 0
+		}
+		ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
+		if err != nil {
+			return "", err
+		}
+		ln.LineStyle = lineStyle(mk.c, 1.5, true)
+		p.Add(ln)
+		names = append(names, fmt.Sprintf("%s %s ms (%s)", mk.name, fmtMS(v), mk.colour))
+	}
+	p.Title.Text = title + ": " + strings.Join(names, ", ")
+	if beyond > 0 {
+		p.Title.Text += fmt.Sprintf("\n%d above p99.9 = %s ms not drawn", beyond, fmtMS(hiUS/1000))
+	}
+	p.Y.Min, p.Y.Max = 0, top
+	p.Y.Tick.Marker = integerTicks
+	return svgOf(p)
+}
+
+// namedLine is one line of a time plot.
+type namedLine struct {
+	name   string
+	c      color.Color
+	dashed bool
+	xys    plotter.XYs
+}
+
+func timePlot(title, ylabel string, lines []namedLine) (string, error) {
+	p := newPlot(title, "seconds since run start", ylabel)
+	drew := false
+	top := 0.0
+	for _, nl := range lines {
+		if len(nl.xys) == 0 {
+			continue
+		}
+		drew = true
+		ln, err := plotter.NewLine(nl.xys)
+		if err != nil {
+			return "", fmt.Errorf("plot %q line %q: %w", title, nl.name, err)
+		}
+		ln.LineStyle = lineStyle(nl.c, 1.5, nl.dashed)
+		p.Add(ln)
+		if nl.name != "" {
+			p.Legend.Add(nl.name, ln)
+		}
+		for _, xy := range nl.xys {
+			top = math.Max(top, xy.Y)
+		}
+	}
+	if !drew {
+		noData(p, "data")
+		return svgOf(p)
+	}
+	p.Y.Min = 0
+	p.Y.Max = math.Max(top*1.2, 1e-3)
+	return svgOf(p)
+}
+
+// knownErrorClasses are always shown, so an all-clear run shows a chart of zeros, not nothing.
+var knownErrorClasses = []string{"connect", "http_429", "http_4xx", "http_5xx", "stream_broken", "timeout", "canceled"}
+
+func errorPlot(errs map[string]int64) (string, error) {
+	names := append([]string(nil), knownErrorClasses...)
+	var extra []string
+	for k := range errs {
+		known := false
+		for _, n := range knownErrorClasses {
+			known = known || n == k
+		}
+		if !known {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	names = append(names, extra...)
+	vals := make(plotter.Values, len(names))
+	var total, top float64
+	for i, n := range names {
+		vals[i] = float64(errs[n])
+		total += vals[i]
+		top = math.Max(top, vals[i])
+	}
+	title := "failed requests by error class"
+	if total == 0 {
+		title += " (none)"
+	}
+	p := newPlot(title, "", "requests")
+	bc, err := plotter.NewBarChart(vals, vg.Points(28))
+	if err != nil {
+		return "", err
+	}
+	bc.Color = colRed
+	bc.LineStyle = lineStyle(color.Black, 0.5, false)
+	p.Add(bc)
+	p.NominalX(names...)
+	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.15)
+	p.Y.Tick.Marker = integerTicks
+	return svgOf(p)
+}
+
+// reportPlots renders every plot of report.html, in page order.
+func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
+	width, ws := m.Windows()
+	mid := func(i int) float64 { return ws[i].StartS + float64(width)/2 }
+	var p50, p95, sched, sent, done, errs, tok, infl plotter.XYs
+	for i, w := range ws {
+		x := mid(i)
+		if w.TTFTCount > 0 {
+			p50 = append(p50, plotter.XY{X: x, Y: w.TTFTP50MS})
+			p95 = append(p95, plotter.XY{X: x, Y: w.TTFTP95MS})
+		}
+		sched = append(sched, plotter.XY{X: x, Y: w.ScheduledRate})
+		sent = append(sent, plotter.XY{X: x, Y: w.SendRate})
+		done = append(done, plotter.XY{X: x, Y: w.CompletionRate})
+		errs = append(errs, plotter.XY{X: x, Y: w.ErrorRate})
+		tok = append(tok, plotter.XY{X: x, Y: w.OutputTokS})
+		infl = append(infl, plotter.XY{X: x, Y: w.InFlight})
+	}
+	per := "per second"
+	if width > 1 {
+		per = fmt.Sprintf("per second, %d s windows", width)
+	}
+	type build func() (string, error)
+	specs := []struct {
+		id, title, caption string
+		b                  build
+	}{
+		{"ttft-hist", "TTFT distribution", "Time to first token from the moment the request left; markers at p50, p95, p99.",
+			func() (string, error) { return histogramPlot("TTFT", m.ttft) }},
+		{"itl-hist", "ITL distribution", "Gaps between consecutive streamed chunks of successful requests.",
+			func() (string, error) { return histogramPlot("inter-token latency", m.itl) }},
+		{"latency-time", "Latency over time", "TTFT p50 and p95 of the requests sent in each window (" + per + ").",
+			func() (string, error) {
+				return timePlot("TTFT over time", "milliseconds", []namedLine{
+					{"TTFT p50", colGreen, false, p50}, {"TTFT p95", colOrange, false, p95}})
+			}},
+		{"throughput-time", "Throughput over time", "Requests " + per + ": the trace's arrival rate (scheduled sends, dashed) against what was sent, completed and failed.",
+			func() (string, error) {
+				return timePlot("requests per second", "requests / s", []namedLine{
+					{"sent", colBlue, false, sent}, {"completed", colGreen, false, done}, {"failed", colRed, false, errs},
+					// Drawn last and dashed so it stays visible where sends track it exactly.
+					{"trace arrival rate (scheduled)", colGray, true, sched}})
+			}},
+		{"tokens-time", "Output tokens over time", "Output tokens " + per + ", at the time their chunks arrived.",
+			func() (string, error) {
+				return timePlot("output tokens per second", "tokens / s", []namedLine{{"output tokens", colPurple, false, tok}})
+			}},
+		{"inflight-time", "In-flight requests over time", "Mean number of requests between send and end, " + per + ".",
+			func() (string, error) {
+				return timePlot("requests in flight", "requests", []namedLine{{"in flight", colBlue, false, infl}})
+			}},
+		{"errors", "Errors by class", "Failed requests by error class.",
+			func() (string, error) { return errorPlot(s.Errors) }},
+	}
+	figs := make([]figure, 0, len(specs))
+	for _, sp := range specs {
+		svg, err := sp.b()
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, figure{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: svg})
+	}
+	return figs, nil
+}
+
+// integerTicks labels a count axis with whole numbers only.
+var integerTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	if hi-lo <= 10 {
+		for v := math.Ceil(lo); v <= hi; v++ {
+			out = append(out, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
+		}
+		return out
+	}
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			if t.Label == "" {
+				out = append(out, t) // minor tick, unlabelled
+			}
+			continue
+		}
+		if t.Label != "" {
+			t.Label = fmt.Sprintf("%.0f", t.Value)
+		}
+		out = append(out, t)
+	}
+	return out
+})

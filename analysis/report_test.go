@@ -1,0 +1,136 @@
+package analysis
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	update    = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	reportDir = flag.String("report-dir", "", "also write the golden input's summary.json and full report.html (font embedded) here, to look at")
+)
+
+func goldenMetrics(t testing.TB) (*Metrics, *Summary) {
+	slo, err := ParseSLO("ttft=250ms,itl=60ms,e2e=3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMetrics(Options{Speed: goldenSpec.speed, SLO: slo, CostPerHour: 2.5, GPUs: 2})
+	rows := synthRows(goldenSpec)
+	for i := range rows {
+		m.Add(&rows[i])
+	}
+	s := m.Summary(RunInfo{Endpoint: "http://127.0.0.1:8000/v1", Model: "synthetic", API: "chat",
+		Trace: "synthetic.jsonl", Simulated: true, Version: "test",
+		StartedAt: time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)})
+	return m, s
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./analysis -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("%s differs at line %d:\n got: %.200s\nwant: %.200s\n(-update to accept)", path, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%s differs in length: got %d lines, want %d (-update to accept)", path, len(gl), len(wl))
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	m, s := goldenMetrics(t)
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	// Offline: nothing is fetched from anywhere.
+	for _, bad := range []string{"http://", "https://", "src=", "<script", "<link"} {
+		for _, line := range strings.Split(html, "\n") {
+			if strings.Contains(line, bad) && !strings.Contains(line, "xmlns") && !strings.Contains(line, "127.0.0.1:8000") {
+				t.Errorf("report references %q: %.120s", bad, line)
+				break
+			}
+		}
+	}
+	if n := strings.Count(html, "<svg"); n != 7 {
+		t.Errorf("%d inline SVGs, want 7", n)
+	}
+	checkGolden(t, "report.golden.html", buf.Bytes())
+
+	// Rendering twice gives the same bytes.
+	var again bytes.Buffer
+	if err := WriteHTML(&again, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), buf.Bytes()) {
+		t.Error("report is not deterministic")
+	}
+}
+
+func TestReportWithFont(t *testing.T) {
+	m, s := goldenMetrics(t)
+	dir := t.TempDir()
+	if *reportDir != "" {
+		dir = *reportDir
+	}
+	if _, err := WriteRunFiles(dir, m, s.Run); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "@font-face{font-family:\"Liberation Sans\"") {
+		t.Error("font not embedded")
+	}
+	if len(b) > 1500*1024 {
+		t.Errorf("report.html is %d bytes, want under 1.5 MB", len(b))
+	}
+	t.Logf("report.html %d bytes", len(b))
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestTableGolden(t *testing.T) {
+	_, s := goldenMetrics(t)
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "table.golden.txt", buf.Bytes())
+}
+
+func TestReportEmptyRun(t *testing.T) {
+	m := NewMetrics(Options{})
+	s := m.Summary(RunInfo{})
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "<svg"); n != 7 {
+		t.Errorf("empty run: %d SVGs, want 7", n)
+	}
+	if err := WriteTable(&bytes.Buffer{}, s); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,296 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// RunInfo is the run's metadata, passed in by the caller and written under "run".
+type RunInfo struct {
+	Endpoint       string    `json:"endpoint,omitempty"`
+	Model          string    `json:"model,omitempty"`
+	API            string    `json:"api,omitempty"`
+	Trace          string    `json:"trace,omitempty"`
+	Speed          float64   `json:"speed"`
+	MaxConcurrency int       `json:"max_concurrency,omitempty"`
+	Seed           int64     `json:"seed,omitempty"`
+	SLO            string    `json:"slo,omitempty"`
+	Simulated      bool      `json:"simulated,omitempty"`
+	StartedAt      time.Time `json:"started_at,omitzero"`
+	Version        string    `json:"version,omitempty"`
+	// NotSent counts requests of the window that never left (e.g. the run was stopped);
+	// it is written as requests.not_sent.
+	NotSent int64 `json:"-"`
+}
+
+// Requests counts the run's requests. Total = OK + Failed and excludes warmup.
+type Requests struct {
+	Total   int64 `json:"total"`
+	OK      int64 `json:"ok"`
+	Failed  int64 `json:"failed"`
+	Warmup  int64 `json:"warmup"`
+	NotSent int64 `json:"not_sent,omitempty"`
+}
+
+// Throughput is over the measured span: first send to last completion (warmup excluded).
+type Throughput struct {
+	DurationS float64 `json:"duration_s"`
+	// ReqS counts successful completions per second; SentReqS every request that left.
+	ReqS       float64 `json:"req_s"`
+	SentReqS   float64 `json:"sent_req_s"`
+	InputTokS  float64 `json:"input_tok_s"`
+	OutputTokS float64 `json:"output_tok_s"`
+	// Token totals behind the rates: server usage where reported, else the prompt target and
+	// the number of content chunks.
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Goodput is the share of requests meeting the SLO; a failed request meets none of it.
+type Goodput struct {
+	SLO string `json:"slo"`
+	// LimitsMS and MetPct are keyed by SLO name (ttft, itl, tpot, e2e).
+	LimitsMS map[string]float64 `json:"limits_ms"`
+	MetPct   map[string]float64 `json:"met_pct"`
+	AllPct   float64            `json:"all_pct"`
+	// ReqS is requests meeting every limit per second of the measured span.
+	ReqS float64 `json:"req_s"`
+}
+
+// Fidelity says how faithfully the run reproduced its trace. The token figures cover the
+// successful requests whose server reported usage (UsageReported of them); they are null when
+// none did. ArrivalKS is the KS distance between the trace's inter-arrival gaps (scaled by the
+// speed) and the achieved ones; null under three requests.
+type Fidelity struct {
+	UsageReported        int64    `json:"usage_reported"`
+	PromptTokensExactPct *float64 `json:"prompt_tokens_exact_pct"`
+	OutputTokensExactPct *float64 `json:"output_tokens_exact_pct"`
+	ArrivalKS            *float64 `json:"arrival_ks"`
+}
+
+// Cache is the prefix cache as the server reported it: cached prompt tokens over reported
+// prompt tokens. HitPct is null when no request reported usage.
+type Cache struct {
+	CachedTokens int64    `json:"cached_tokens"`
+	PromptTokens int64    `json:"prompt_tokens"`
+	HitPct       *float64 `json:"hit_pct"`
+}
+
+// Summary is summary.json. Latencies are in milliseconds; TTFT and e2e are from the moment the
+// request left, the _sched variants from the moment it was due (queue wait and lateness
+// included, so a concurrency cap cannot hide latency); ITL are gaps between consecutive content
+// chunks; TPOT is per request (last - first token) / (output tokens - 1); lateness is send-timer
+// lateness (sent - scheduled - queue wait).
+type Summary struct {
+	Run        RunInfo          `json:"run"`
+	Requests   Requests         `json:"requests"`
+	TTFT       Dist             `json:"ttft_ms"`
+	TTFTSched  Dist             `json:"ttft_sched_ms"`
+	ITL        Dist             `json:"itl_ms"`
+	TPOT       Dist             `json:"tpot_ms"`
+	E2E        Dist             `json:"e2e_ms"`
+	E2ESched   Dist             `json:"e2e_sched_ms"`
+	Lateness   Dist             `json:"lateness_ms"`
+	QueueWait  Dist             `json:"queue_wait_ms"`
+	Throughput Throughput       `json:"throughput"`
+	Goodput    *Goodput         `json:"goodput,omitempty"`
+	Fidelity   Fidelity         `json:"fidelity"`
+	Errors     map[string]int64 `json:"errors"`
+	// ErrorSamples holds the first message seen for each error class.
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
+	Cache        Cache             `json:"cache"`
+	Cost         *Cost             `json:"cost,omitempty"`
+}
+
+// Cost is what the run's output tokens cost at its operating point, given a price per GPU-hour:
+// PerHour*GPUs / (output tokens per second * 3600) per million tokens. AtSLO counts only the
+// output of requests meeting every SLO limit (null without an SLO or when none met it).
+type Cost struct {
+	PerGPUHour          float64  `json:"per_gpu_hour"`
+	GPUs                int      `json:"gpus"`
+	PerMOutputTokens    *float64 `json:"per_m_output_tokens"`
+	PerMOutputTokensSLO *float64 `json:"per_m_output_tokens_at_slo"`
+}
+
+// perMTokens is the cost of a million tokens produced at tokS per second for perHour an hour.
+func perMTokens(perHour, tokS float64) *float64 {
+	if !(tokS > 0) {
+		return nil
+	}
+	v := math.Round(perHour/(tokS*3600)*1e6*10000) / 10000
+	return &v
+}
+
+func pct(n, d int64) float64 {
+	if d == 0 {
+		return 0
+	}
+	return round3(100 * float64(n) / float64(d))
+}
+
+func pctPtr(n, d int64) *float64 {
+	if d == 0 {
+		return nil
+	}
+	v := pct(n, d)
+	return &v
+}
+
+func rate(n float64, durS float64) float64 {
+	if durS <= 0 {
+		return 0
+	}
+	return round3(n / durS)
+}
+
+// Summary closes the aggregation and returns its figures with the caller's run metadata.
+// A zero info.Speed is filled from the options.
+func (m *Metrics) Summary(info RunInfo) *Summary {
+	m.Close()
+	if info.Speed == 0 {
+		info.Speed = m.opts.Speed
+	}
+	if info.SLO == "" {
+		info.SLO = m.opts.SLO.String()
+	}
+	dur := m.durationS()
+	s := &Summary{
+		Run: info,
+		Requests: Requests{
+			Total: m.total, OK: m.ok, Failed: m.failed, Warmup: m.warmup, NotSent: info.NotSent,
+		},
+		TTFT:      m.ttft.dist(),
+		TTFTSched: m.ttftSched.dist(),
+		ITL:       m.itl.dist(),
+		TPOT:      m.tpot.dist(),
+		E2E:       m.e2e.dist(),
+		E2ESched:  m.e2eSched.dist(),
+		Lateness:  m.lateness.dist(),
+		QueueWait: m.queueWait.dist(),
+		Throughput: Throughput{
+			DurationS:    round3(dur),
+			ReqS:         rate(float64(m.ok), dur),
+			SentReqS:     rate(float64(m.total), dur),
+			InputTokS:    rate(float64(m.inputTokens), dur),
+			OutputTokS:   rate(float64(m.outputTokens), dur),
+			InputTokens:  m.inputTokens,
+			OutputTokens: m.outputTokens,
+		},
+		Fidelity: Fidelity{
+			UsageReported:        m.usageRows,
+			PromptTokensExactPct: pctPtr(m.promptExact, m.usageRows),
+			OutputTokensExactPct: pctPtr(m.outputExact, m.usageRows),
+		},
+		Errors: map[string]int64{},
+		Cache: Cache{
+			CachedTokens: m.cachedTokens,
+			PromptTokens: m.reportedPrompt,
+			HitPct:       pctPtr(m.cachedTokens, m.reportedPrompt),
+		},
+	}
+	if m.usageRows == 0 {
+		s.Cache.HitPct = nil
+	}
+	if m.haveKS {
+		ks := round3(m.arrivalKS*1000) / 1000 // six decimals
+		s.Fidelity.ArrivalKS = &ks
+	}
+	for k, v := range m.errors {
+		s.Errors[k] = v
+	}
+	if len(m.errorSample) > 0 {
+		s.ErrorSamples = map[string]string{}
+		for k, v := range m.errorSample {
+			s.ErrorSamples[k] = v
+		}
+	}
+	if m.opts.CostPerHour > 0 {
+		perHour := m.opts.CostPerHour * float64(m.opts.GPUs)
+		c := &Cost{PerGPUHour: m.opts.CostPerHour, GPUs: m.opts.GPUs}
+		if dur > 0 {
+			c.PerMOutputTokens = perMTokens(perHour, float64(m.outputTokens)/dur)
+			if !m.opts.SLO.IsZero() {
+				c.PerMOutputTokensSLO = perMTokens(perHour, float64(m.sloOutTokens)/dur)
+			}
+		}
+		s.Cost = c
+	}
+	if slo := m.opts.SLO; !slo.IsZero() {
+		g := &Goodput{SLO: slo.String(), LimitsMS: map[string]float64{}, MetPct: map[string]float64{}}
+		for i, k := range sloKeys {
+			if d := *slo.field(k); d > 0 {
+				g.LimitsMS[k] = round3(float64(d) / float64(time.Millisecond))
+				g.MetPct[k] = pct(m.sloMet[i], m.total)
+			}
+		}
+		g.AllPct = pct(m.sloAll, m.total)
+		g.ReqS = rate(float64(m.sloAll), dur)
+		s.Goodput = g
+	}
+	return s
+}
+
+// SummaryFile is the summary's file name inside a run directory.
+const SummaryFile = "summary.json"
+
+// WriteSummary writes dir/summary.json (indented, keys in a fixed order) via a temporary file,
+// so a reader never sees half a summary.
+func WriteSummary(dir string, s *Summary) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("encode summary: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, SummaryFile), buf.Bytes())
+}
+
+// ReadSummary reads a summary.json written by WriteSummary.
+func ReadSummary(path string) (*Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseSummary(path, b)
+}
+
+func parseSummary(name string, b []byte) (*Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if s.Run.Speed < 0 || math.IsNaN(s.Run.Speed) || math.IsInf(s.Run.Speed, 0) {
+		return nil, fmt.Errorf("%s: run.speed %v: want a positive factor", name, s.Run.Speed)
+	}
+	return &s, nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

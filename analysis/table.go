@@ -1,0 +1,118 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// fmtMS prints a millisecond figure with about four significant digits.
+func fmtMS(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v < 10:
+		return fmt.Sprintf("%.3f", v)
+	case v < 100:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
+}
+
+func fmtPct(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", *p)
+}
+
+func fmtMoney(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+// distRow names one latency line of the tables.
+type distRow struct {
+	Name string
+	D    Dist
+}
+
+func (s *Summary) distRows() []distRow {
+	return []distRow{
+		{"ttft", s.TTFT}, {"ttft (from scheduled)", s.TTFTSched}, {"itl", s.ITL}, {"tpot", s.TPOT},
+		{"e2e", s.E2E}, {"e2e (from scheduled)", s.E2ESched}, {"lateness", s.Lateness}, {"queue wait", s.QueueWait},
+	}
+}
+
+// sortedKeys returns a map's keys in order, for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// WriteTable prints the summary as a terminal table: counts, throughput, the latency
+// percentiles, goodput, fidelity, cache and errors.
+func WriteTable(w io.Writer, s *Summary) error {
+	var b strings.Builder
+	r := s.Requests
+	fmt.Fprintf(&b, "requests    total %d  ok %d  failed %d  warmup %d", r.Total, r.OK, r.Failed, r.Warmup)
+	if r.NotSent > 0 {
+		fmt.Fprintf(&b, "  not sent %d", r.NotSent)
+	}
+	b.WriteString("\n")
+	t := s.Throughput
+	fmt.Fprintf(&b, "throughput  %.2f req/s  input %.1f tok/s  output %.1f tok/s  over %.1f s\n\n",
+		t.ReqS, t.InputTokS, t.OutputTokS, t.DurationS)
+
+	fmt.Fprintf(&b, "%-22s %7s %10s %10s %10s %10s %10s %10s %10s\n", "latency (ms)", "n", "p50", "p90", "p95", "p99", "p99.9", "max", "mean")
+	for _, dr := range s.distRows() {
+		d := dr.D
+		fmt.Fprintf(&b, "%-22s %7d %10s %10s %10s %10s %10s %10s %10s\n", dr.Name, d.Count,
+			fmtMS(d.P50), fmtMS(d.P90), fmtMS(d.P95), fmtMS(d.P99), fmtMS(d.P999), fmtMS(d.Max), fmtMS(d.Mean))
+	}
+	b.WriteString("\n")
+	if g := s.Goodput; g != nil {
+		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
+		for _, k := range sloKeys {
+			if v, ok := g.MetPct[k]; ok {
+				fmt.Fprintf(&b, "  %s %.1f%%", k, v)
+			}
+		}
+		fmt.Fprintf(&b, "  all %.1f%% (%.2f req/s)\n", g.AllPct, g.ReqS)
+	}
+	f := s.Fidelity
+	fmt.Fprintf(&b, "fidelity    prompt tokens exact %s  output tokens exact %s  (%d requests reported usage)",
+		fmtPct(f.PromptTokensExactPct), fmtPct(f.OutputTokensExactPct), f.UsageReported)
+	if f.ArrivalKS != nil {
+		fmt.Fprintf(&b, "  arrival KS %.3f", *f.ArrivalKS)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "cache       %s of reported prompt tokens cached (%d of %d)\n",
+		fmtPct(s.Cache.HitPct), s.Cache.CachedTokens, s.Cache.PromptTokens)
+	if c := s.Cost; c != nil {
+		fmt.Fprintf(&b, "cost        %s per million output tokens", fmtMoney(c.PerMOutputTokens))
+		if s.Goodput != nil {
+			fmt.Fprintf(&b, ", %s counting only output within SLO", fmtMoney(c.PerMOutputTokensSLO))
+		}
+		fmt.Fprintf(&b, " (%d GPUs at %.2f an hour)\n", c.GPUs, c.PerGPUHour)
+	}
+	if len(s.Errors) == 0 {
+		b.WriteString("errors      none\n")
+	} else {
+		b.WriteString("errors     ")
+		for _, k := range sortedKeys(s.Errors) {
+			fmt.Fprintf(&b, " %s %d", k, s.Errors[k])
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

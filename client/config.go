@@ -1,0 +1,187 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// API names accepted in Config.API.
+const (
+	APIChat        = "chat"
+	APICompletions = "completions"
+)
+
+// Config describes the endpoint and how to talk to it.
+type Config struct {
+	// BaseURL is the API root, e.g. http://127.0.0.1:8000/v1; "/chat/completions" or
+	// "/completions" is appended.
+	BaseURL string
+	// API is "chat" or "completions".
+	API string
+	// Model is sent as "model" in every request.
+	Model string
+	// APIKey is sent as a Bearer token when non-empty. Read it with APIKeyFromEnv or
+	// APIKeyFromFile; it is never logged and never appears in errors.
+	APIKey string
+	// Timeout bounds one whole request, from send to the end of its stream; 0 means none
+	// (the caller's context still applies).
+	Timeout time.Duration
+	// MaxConns caps connections to the endpoint (and the idle pool). 0 means no cap and an
+	// idle pool of 16,384: an open-loop run must not queue hidden inside the transport. With a
+	// cap, a request waiting for a connection counts that wait in its latency (SentNS is taken
+	// before it).
+	MaxConns int
+	// ExtraBody holds fields merged into every request body, e.g. {"ignore_eos": true,
+	// "min_tokens": 128}. A key the request already has (max_tokens, model, stream_options)
+	// is replaced by the extra value; "stream" cannot be overridden.
+	ExtraBody map[string]any
+	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
+	// (the default) unless the server rejects the option: usage is how served token counts
+	// are checked.
+	OmitUsage bool
+}
+
+// Client sends streaming requests for one endpoint, API and model. It is safe for concurrent
+// use by thousands of goroutines.
+type Client struct {
+	api     string
+	model   string
+	url     string
+	auth    string // "Bearer <key>", or "" when there is no key
+	timeout time.Duration
+	usage   *openai.StreamOptions
+	// oa holds the go-openai configuration (base URL and HTTP client); requests are sent
+	// through oa.HTTPClient.
+	oa openai.ClientConfig
+	// extraSuffix is `,"k":v,...}` spliced over the closing brace of go-openai's body when no
+	// extra key collides with a key go-openai emits; extraRaw is used otherwise.
+	extraSuffix []byte
+	extraRaw    map[string]json.RawMessage
+	extraMerge  bool
+}
+
+// keys go-openai may emit for the requests we build; an extra key among them needs a merge
+// instead of a splice (a duplicate key would be ambiguous to the server).
+var emittedKeys = map[string]bool{
+	"model": true, "messages": true, "prompt": true, "max_tokens": true,
+	"stream": true, "stream_options": true,
+}
+
+// New checks cfg and builds a client with a connection pool sized for thousands of streams.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("client: base URL %q: want http(s)://host[:port]/path", cfg.BaseURL)
+	}
+	c := &Client{
+		api:     cfg.API,
+		model:   cfg.Model,
+		timeout: cfg.Timeout,
+	}
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	switch cfg.API {
+	case APIChat:
+		c.url = base + "/chat/completions"
+	case APICompletions:
+		c.url = base + "/completions"
+	default:
+		return nil, fmt.Errorf("client: API %q: want %q or %q", cfg.API, APIChat, APICompletions)
+	}
+	if cfg.Model == "" {
+		return nil, fmt.Errorf("client: model is empty")
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("client: timeout %v is negative", cfg.Timeout)
+	}
+	if cfg.MaxConns < 0 {
+		return nil, fmt.Errorf("client: max conns %d is negative", cfg.MaxConns)
+	}
+	if strings.ContainsAny(cfg.APIKey, "\r\n") {
+		return nil, fmt.Errorf("client: API key contains a line break")
+	}
+	if cfg.APIKey != "" {
+		c.auth = "Bearer " + cfg.APIKey
+	}
+	if !cfg.OmitUsage {
+		c.usage = &openai.StreamOptions{IncludeUsage: true}
+	}
+	if err := c.setExtra(cfg.ExtraBody); err != nil {
+		return nil, err
+	}
+	c.oa = openai.DefaultConfig(cfg.APIKey)
+	c.oa.BaseURL = base
+	c.oa.HTTPClient = &http.Client{Transport: newTransport(cfg.MaxConns)}
+	return c, nil
+}
+
+// OpenAIConfig returns the go-openai configuration this client uses (base URL, key, pooled
+// HTTP client), for callers that want go-openai's own calls against the same endpoint.
+func (c *Client) OpenAIConfig() openai.ClientConfig { return c.oa }
+
+func (c *Client) setExtra(extra map[string]any) error {
+	if len(extra) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if k == "stream" {
+			return fmt.Errorf("client: extra body field %q cannot be overridden", k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c.extraRaw = make(map[string]json.RawMessage, len(keys))
+	var suffix bytes.Buffer
+	for _, k := range keys {
+		v, err := marshal(extra[k])
+		if err != nil {
+			return fmt.Errorf("client: extra body field %q: %w", k, err)
+		}
+		kb, _ := marshal(k)
+		c.extraRaw[k] = v
+		suffix.WriteByte(',')
+		suffix.Write(kb)
+		suffix.WriteByte(':')
+		suffix.Write(v)
+		if emittedKeys[k] {
+			c.extraMerge = true
+		}
+	}
+	suffix.WriteByte('}')
+	c.extraSuffix = suffix.Bytes()
+	return nil
+}
+
+// newTransport pools connections for thousands of concurrent streams. Plain http stays on
+// HTTP/1.1 (one stream per connection, as inference servers expect); HTTP/2 is negotiated
+// only over TLS. Compression is off: SSE arrives as it is produced and gzip would cost CPU.
+func newTransport(maxConns int) *http.Transport {
+	idle := maxConns
+	if idle == 0 {
+		idle = 16384
+	}
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          idle,
+		MaxIdleConnsPerHost:   idle,
+		MaxConnsPerHost:       maxConns,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 0,
+		DisableCompression:    true,
+		ReadBufferSize:        8 << 10,
+		WriteBufferSize:       16 << 10,
+	}
+}

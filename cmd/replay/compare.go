@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llm-replay/replay/analysis"
+)
+
+func init() {
+	register(&command{
+		name:    "compare",
+		summary: "compare two runs of the same trace: percentiles side by side, bootstrap CIs, verdict",
+		usage:   "DIR_A DIR_B [--html FILE] [--slo S] [--fail-if-slower]",
+		example: "  replay compare out/current out/candidate --html compare.html --slo ttft=500ms,itl=60ms",
+		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+			html := fs.String("html", "", "also write the comparison as a self-contained HTML page to this file")
+			slo := fs.String("slo", "", "SLO for goodput on both runs (default: run A's own)")
+			resamples := fs.Int("resamples", 2000, "bootstrap resamples")
+			seed := fs.Uint64("seed", 1, "bootstrap seed")
+			failIfSlower := fs.Bool("fail-if-slower", false, "exit 3 when B is significantly slower (or mixed), for migration gates")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 2 {
+					return fmt.Errorf("want two run directories (A and B), got %d arguments", len(args))
+				}
+				if *resamples < 100 {
+					return fmt.Errorf("--resamples %d: want at least 100", *resamples)
+				}
+				var o analysis.Options
+				var err error
+				if o.SLO, err = analysis.ParseSLO(*slo); err != nil {
+					return fmt.Errorf("--slo: %w", err)
+				}
+				ma, ia, err := analysis.LoadDir(args[0], o)
+				if err != nil {
+					return err
+				}
+				// Both runs are judged against the same SLO.
+				if o.SLO.IsZero() && ia.SLO != "" {
+					o.SLO, _ = analysis.ParseSLO(ia.SLO)
+				}
+				mb, ib, err := analysis.LoadDir(args[1], o)
+				if err != nil {
+					return err
+				}
+				c := analysis.Compare(ma, mb, ma.Summary(ia), mb.Summary(ib), analysis.CompareOptions{
+					LabelA: args[0], LabelB: args[1], Resamples: *resamples, Seed: *seed})
+				if err := analysis.WriteCompareTable(os.Stdout, c); err != nil {
+					return err
+				}
+				if *html != "" {
+					var buf bytes.Buffer
+					if err := analysis.WriteCompareHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+						return err
+					}
+					if err := os.WriteFile(*html, buf.Bytes(), 0o644); err != nil {
+						return err
+					}
+				}
+				if *failIfSlower && (c.Slower == "B" || c.Slower == "mixed") {
+					return &exitError{code: 3, err: errors.New(c.Verdict)}
+				}
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/trace"
+)
+
+// ingestRunCLI runs the real command-line entry point with stdout and stderr captured.
+func ingestRunCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	outF, _ := os.Create(filepath.Join(dir, "stdout"))
+	errF, _ := os.Create(filepath.Join(dir, "stderr"))
+	oldOut, oldErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = outF, errF
+	code = run(args)
+	os.Stdout, os.Stderr = oldOut, oldErr
+	outF.Close()
+	errF.Close()
+	o, _ := os.ReadFile(outF.Name())
+	e, _ := os.ReadFile(errF.Name())
+	return code, string(o), string(e)
+}
+
+// ingestSharedTrace finds a shared public trace ($REPLAY_SHARED/traces or shared/traces beside
+// the repository).
+func ingestSharedTrace(t *testing.T, name string) string {
+	t.Helper()
+	if d := os.Getenv("REPLAY_SHARED"); d != "" {
+		return filepath.Join(d, "traces", name)
+	}
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, "shared", "traces", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("shared trace %s not found: put the shared folder (with traces/) beside the repository or set REPLAY_SHARED", name)
+		}
+		dir = parent
+	}
+}
+
+const ingestTestdata = "../../ingest/testdata/"
+
+func TestIngestCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t.parquet")
+	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"mooncake_small.jsonl", "--out", out)
+	if code != 0 || stdout != `{"records":3,"rejected":0}`+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	recs, err := trace.ReadAll(out)
+	if err != nil || len(recs) != 3 || recs[2].PromptTokens != 1025 {
+		t.Fatalf("%+v %v", recs, err)
+	}
+	arrow := filepath.Join(t.TempDir(), "t.arrow")
+	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_small.csv", "--out", arrow); code != 0 {
+		t.Fatalf("arrow: exit %d: %s", code, stderr)
+	}
+	if recs, err := trace.ReadArrowFile(arrow); err != nil || len(recs) != 3 {
+		t.Fatalf("arrow: %d records, %v", len(recs), err)
+	}
+}
+
+// TestIngestCommandErrors: bad input exits non-zero with one line naming file, line and field,
+// and leaves no output file behind.
+func TestIngestCommandErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--trace", ingestTestdata + "negative.jsonl"}, []string{"negative.jsonl:3:", `field "input_length": negative value -3`}},
+		{[]string{"--trace", ingestTestdata + "truncated.jsonl"}, []string{"truncated.jsonl:2:", "truncated JSON"}},
+		{[]string{"--trace", ingestTestdata + "mooncake_small.jsonl", "--format", "azure"}, []string{"mooncake_small.jsonl:1:", "looks like --format mooncake"}},
+		{[]string{"--trace", ingestTestdata + "empty.jsonl"}, []string{"empty.jsonl", "empty trace"}},
+		{[]string{"--trace", ingestTestdata + "azure_small.csv", "--map", "prompt_tokens=Nope"}, []string{"azure_small.csv:1:", `column "Nope"`}},
+		{[]string{"--trace", ingestTestdata + "mooncake_small.jsonl", "--format", "xml"}, []string{`unknown format "xml"`}},
+	}
+	for _, c := range cases {
+		out := filepath.Join(t.TempDir(), "t.parquet")
+		code, stdout, stderr := ingestRunCLI(t, append(append([]string{"ingest"}, c.args...), "--out", out)...)
+		if code == 0 {
+			t.Errorf("%v: exit 0", c.args)
+		}
+		if stdout != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: stdout %q, stderr %q (want one line)", c.args, stdout, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, stderr, w)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: left %s behind", c.args, out)
+		}
+	}
+}
+
+func TestIngestCommandSkip(t *testing.T) {
+	dir := t.TempDir()
+	q := filepath.Join(dir, "bad.jsonl")
+	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"negative.jsonl", "--on-error", "skip", "--quarantine", q, "--out", filepath.Join(dir, "t.parquet"))
+	if code != 0 || stdout != `{"records":3,"rejected":1}`+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	raw, _ := os.ReadFile(q)
+	if string(raw) != `{"timestamp": 25, "input_length": -3, "output_length": 1, "hash_ids": []}`+"\n" {
+		t.Errorf("quarantine %q", raw)
+	}
+	if !strings.Contains(stderr, "negative.jsonl:3:") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+func TestIngestStatsMooncake(t *testing.T) {
+	p := ingestSharedTrace(t, "mooncake_synthetic.jsonl")
+	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", p, "--stats")
+	if code != 0 || !strings.Contains(stdout, "ideal block hit rate 64.0%") || !strings.HasPrefix(stdout, `{"records":3993,"rejected":0}`+"\n") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, _ = ingestRunCLI(t, "ingest", "--trace", p, "--stats", "--json")
+	var got struct {
+		Records int
+		Stats   struct {
+			IdealHitRate float64 `json:"ideal_block_hit_rate"`
+			SpanS        float64 `json:"span_s"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 0 || strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("json stats %q: %v", stdout, err)
+	}
+	if got.Records != 3993 || got.Stats.IdealHitRate < 0.6395 || got.Stats.IdealHitRate >= 0.6405 || got.Stats.SpanS < 1021.5 || got.Stats.SpanS > 1022.5 {
+		t.Errorf("stats %+v", got)
+	}
+}
+
+func TestCacheSimCommand(t *testing.T) {
+	p := ingestSharedTrace(t, "mooncake_synthetic.jsonl")
+	code, stdout, stderr := ingestRunCLI(t, "cache-sim", "--trace", p)
+	if code != 0 || stdout != "hit rate 64.0%\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// A finite cache can only do worse, and a bigger one no worse than a smaller one.
+	rate := func(n string) float64 {
+		_, out, _ := ingestRunCLI(t, "cache-sim", "--trace", p, "--capacity-blocks", n)
+		var pct float64
+		if _, err := fmt.Sscanf(out, "hit rate %f%%", &pct); err != nil {
+			t.Fatalf("LRU %s: %q: %v", n, out, err)
+		}
+		return pct
+	}
+	small, big := rate("1000"), rate("100000")
+	if !(small < big && big <= 64.0 && small > 0) {
+		t.Errorf("LRU 1000: %.1f%%, LRU 100000: %.1f%%", small, big)
+	}
+	if code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", ingestSharedTrace(t, "azure2023_conv.csv")); code == 0 || !strings.Contains(stderr, "no block hashes") {
+		t.Errorf("azure: exit %d, %q", code, stderr)
+	}
+}

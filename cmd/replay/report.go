@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llm-replay/replay/analysis"
+)
+
+func init() {
+	register(&command{
+		name:    "report",
+		summary: "summarize a run directory: summary.json, report.html and a terminal table",
+		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N]",
+		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8",
+		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+			slo := fs.String("slo", "", "SLO for goodput, e.g. ttft=500ms,itl=60ms,tpot=50ms,e2e=20s (default: the run's own)")
+			speed := fs.Float64("speed", 0, "the run's speed factor (default: from DIR/summary.json, else 1)")
+			cost := fs.Float64("cost-per-hour", 0, "price of one GPU-hour, to report the cost per million output tokens")
+			gpus := fs.Int("gpus", 1, "GPUs behind the endpoint, for --cost-per-hour")
+			quiet := fs.Bool("quiet", false, "write the files without printing the table")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return fmt.Errorf("want exactly one run directory, got %d arguments", len(args))
+				}
+				if *cost < 0 || *gpus < 1 {
+					return fmt.Errorf("--cost-per-hour %v --gpus %d: want a price >= 0 and at least one GPU", *cost, *gpus)
+				}
+				o := analysis.Options{Speed: *speed, CostPerHour: *cost, GPUs: *gpus}
+				var err error
+				if o.SLO, err = analysis.ParseSLO(*slo); err != nil {
+					return fmt.Errorf("--slo: %w", err)
+				}
+				m, info, err := analysis.LoadDir(args[0], o)
+				if err != nil {
+					return err
+				}
+				s, err := analysis.WriteRunFiles(args[0], m, info)
+				if err != nil {
+					return err
+				}
+				if !*quiet {
+					if err := analysis.WriteTable(os.Stdout, s); err != nil {
+						return err
+					}
+				}
+				fmt.Fprintf(os.Stderr, "wrote %s/%s and %s/%s\n", args[0], analysis.SummaryFile, args[0], analysis.ReportFile)
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,202 @@
+package ingest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/trace"
+)
+
+// benchRead ingests path b.N times and reports records/s, input MB/s, bytes allocated per
+// record and the heap still in use at the end of a read per record (what "resident" costs).
+func benchRead(b *testing.B, path string, opts Options) {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	var ms0, ms1 runtime.MemStats
+	var resident uint64
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := Open(path, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var k int64
+		for {
+			_, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			k++
+		}
+		if i == 0 {
+			b.StopTimer()
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > ms0.HeapInuse {
+				resident = m.HeapInuse - ms0.HeapInuse
+			}
+			b.StartTimer()
+		}
+		r.Close()
+		n += k
+	}
+	b.StopTimer()
+	cpu := (cpuTime() - cpu0).Seconds()
+	runtime.ReadMemStats(&ms1)
+	secs := b.Elapsed().Seconds()
+	b.ReportMetric(float64(n)/secs, "rec/s")
+	// The machine is shared: records per second of this process's CPU time (user+sys, GC
+	// included) is the figure that does not depend on what else runs.
+	b.ReportMetric(float64(n)/cpu, "rec/cpu-s")
+	b.ReportMetric(float64(st.Size())*float64(b.N)/secs/1e6, "MB/s")
+	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(n), "allocB/rec")
+	b.ReportMetric(float64(resident)/float64(n/int64(b.N)), "residentB/rec")
+}
+
+func BenchmarkIngestMooncake(b *testing.B) {
+	benchRead(b, sharedTrace(b, "mooncake_synthetic.jsonl"), Options{})
+}
+
+func BenchmarkIngestAzure(b *testing.B) {
+	benchRead(b, sharedTrace(b, "azure2023_conv.csv"), Options{})
+}
+
+// bench1M holds the generated 1M-record files, made once per test binary run.
+var bench1M struct {
+	once                sync.Once
+	dir                 string
+	jsonl, csv, parquet string
+	err                 error
+}
+
+// make1M writes a 1M-record Mooncake-shaped JSONL (the real trace's rows repeated with shifted
+// times and renumbered hashes), an Azure-shaped CSV, and the normalized Parquet of the JSONL.
+func make1M(b *testing.B) {
+	bench1M.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ingest-bench-")
+		if err != nil {
+			bench1M.err = err
+			return
+		}
+		bench1M.dir = dir
+		src, _, err := ReadAll(sharedTrace(b, "mooncake_synthetic.jsonl"), Options{})
+		if err != nil {
+			bench1M.err = err
+			return
+		}
+		const n = 1_000_000
+		bench1M.jsonl = filepath.Join(dir, "1m.jsonl")
+		bench1M.csv = filepath.Join(dir, "1m.csv")
+		bench1M.parquet = filepath.Join(dir, "1m.parquet")
+		jf, _ := os.Create(bench1M.jsonl)
+		cf, _ := os.Create(bench1M.csv)
+		jw, cw := bufio.NewWriter(jf), bufio.NewWriter(cf)
+		pw, err := trace.CreateFile(bench1M.parquet)
+		if err != nil {
+			bench1M.err = err
+			return
+		}
+		fmt.Fprintln(cw, "TIMESTAMP,ContextTokens,GeneratedTokens")
+		span := src[len(src)-1].Timestamp.Milliseconds() + 1
+		var hashes []uint64
+		for i := 0; i < n; i++ {
+			r := src[i%len(src)]
+			lap := int64(i / len(src))
+			ms := lap*span + r.Timestamp.Milliseconds()
+			fmt.Fprintf(jw, `{"timestamp": %d, "input_length": %d, "output_length": %d, "hash_ids": [`, ms, r.PromptTokens, r.OutputTokens)
+			hashes = hashes[:0]
+			for k, h := range r.BlockHashes {
+				if k > 0 {
+					jw.WriteString(", ")
+				}
+				h += uint64(lap) * 1_000_000
+				hashes = append(hashes, h)
+				fmt.Fprint(jw, h)
+			}
+			jw.WriteString("]}\n")
+			sec := ms / 1000
+			fmt.Fprintf(cw, "2023-11-%02d %02d:%02d:%02d.%03d0000,%d,%d\n", 1+sec/86400, sec/3600%24, sec/60%60, sec%60, ms%1000, r.PromptTokens, r.OutputTokens)
+			rec := r
+			rec.BlockHashes = hashes
+			rec.Timestamp = msDuration(ms)
+			if err := pw.Write(rec); err != nil {
+				bench1M.err = err
+				return
+			}
+		}
+		jw.Flush()
+		cw.Flush()
+		jf.Close()
+		cf.Close()
+		bench1M.err = pw.Close()
+	})
+	if bench1M.err != nil {
+		b.Fatal(bench1M.err)
+	}
+}
+
+func BenchmarkIngest1M(b *testing.B) {
+	make1M(b)
+	b.Run("jsonl", func(b *testing.B) { benchRead(b, bench1M.jsonl, Options{Format: FormatMooncake}) })
+	b.Run("csv", func(b *testing.B) { benchRead(b, bench1M.csv, Options{Format: FormatAzure}) })
+	b.Run("parquet", func(b *testing.B) { benchRead(b, bench1M.parquet, Options{Format: FormatParquet}) })
+}
+
+// TestMain removes the generated benchmark files.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench1M.dir != "" {
+		os.RemoveAll(bench1M.dir)
+	}
+	os.Exit(code)
+}
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// cpuTime is this process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkIngestParquetMooncake reads the normalized Parquet of the Mooncake trace.
+func BenchmarkIngestParquetMooncake(b *testing.B) {
+	recs, _, err := ReadAll(sharedTrace(b, "mooncake_synthetic.jsonl"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "m.parquet")
+	w, err := trace.CreateFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range recs {
+		w.Write(r)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	benchRead(b, p, Options{})
+}

@@ -1,0 +1,195 @@
+package results
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// maxPageSize bounds a page's claimed uncompressed size. Our writer's pages are a few hundred
+// KiB; a damaged header claiming more would make parquet-go allocate it.
+const maxPageSize = 256 << 20
+
+// checkPages walks every page header of every column chunk before parquet-go reads them: a
+// header's sizes must fit its chunk, and a Snappy page's own length prefix must not exceed
+// the page's uncompressed size. parquet-go allocates at these claimed sizes, so without this a
+// flipped byte in a page header can exhaust memory instead of returning an error.
+func checkPages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
+	for g := range md.RowGroups {
+		for c := range md.RowGroups[g].Columns {
+			m := &md.RowGroups[g].Columns[c].MetaData
+			start := m.DataPageOffset
+			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+				start = m.DictionaryPageOffset
+			}
+			end := start + m.TotalCompressedSize
+			if start < 4 || m.TotalCompressedSize < 0 || end > size-8 || end < start {
+				return fmt.Errorf("row group %d column %d: chunk [%d, %d) outside the file", g, c, start, end)
+			}
+			if err := checkChunk(in, start, end, m.Codec == format.Snappy); err != nil {
+				return fmt.Errorf("row group %d column %d: %w", g, c, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkChunk(in io.ReaderAt, pos, end int64, snappy bool) error {
+	var buf []byte
+	for pos < end {
+		// Headers are small: read 64 KiB, and more only if the header does not fit.
+		var (
+			h   pageHeader
+			hl  int
+			err error
+		)
+		for _, want := range []int64{64 << 10, 16 << 20} {
+			n := min(end-pos, want)
+			if int64(cap(buf)) < n {
+				buf = make([]byte, n)
+			}
+			buf = buf[:n]
+			if _, rerr := in.ReadAt(buf, pos); rerr != nil && !errors.Is(rerr, io.EOF) {
+				return fmt.Errorf("page at byte %d: %w", pos, rerr)
+			}
+			t := thriftCheck{b: buf}
+			h, err = t.pageHeader()
+			hl = t.i
+			if err == nil || n == end-pos {
+				break
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("page header at byte %d: %w", pos, err)
+		}
+		body := pos + int64(hl)
+		if h.compressed < 0 || body+int64(h.compressed) > end {
+			return fmt.Errorf("page at byte %d: %d bytes overrun its column chunk", pos, h.compressed)
+		}
+		if h.uncompressed < 0 || h.uncompressed > maxPageSize {
+			return fmt.Errorf("page at byte %d: uncompressed size %d", pos, h.uncompressed)
+		}
+		if snappy && h.compressed > 0 {
+			if err := checkSnappy(in, body, int64(h.compressed), h); err != nil {
+				return fmt.Errorf("page at byte %d: %w", pos, err)
+			}
+		}
+		pos = body + int64(h.compressed)
+	}
+	return nil
+}
+
+// checkSnappy reads the decoded-length prefix of a Snappy page (after the levels, which data
+// page v2 leaves uncompressed) and bounds it.
+func checkSnappy(in io.ReaderAt, body, n int64, h pageHeader) error {
+	skip := int64(h.defLen) + int64(h.repLen)
+	if skip < 0 || skip > n {
+		return fmt.Errorf("levels of %d bytes in a %d-byte page", skip, n)
+	}
+	if skip == n {
+		return nil
+	}
+	var p [binary.MaxVarintLen64]byte
+	k, err := in.ReadAt(p[:min(int64(len(p)), n-skip)], body+skip)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	v, m := binary.Uvarint(p[:k])
+	if m <= 0 || v > maxPageSize {
+		return fmt.Errorf("snappy block claims %d bytes", v)
+	}
+	return nil
+}
+
+// pageHeader holds the fields of a Thrift PageHeader that size allocations.
+type pageHeader struct {
+	uncompressed, compressed int32
+	defLen, repLen           int32 // data page v2 only
+}
+
+// pageHeader walks a PageHeader struct, checking every nested length and keeping the sizes.
+func (t *thriftCheck) pageHeader() (h pageHeader, err error) {
+	h.uncompressed, h.compressed = -1, -1
+	err = t.fields(0, func(id int16, typ byte) (bool, error) {
+		switch {
+		case (id == 2 || id == 3) && typ == 5:
+			v, err := t.zigzag()
+			if id == 2 {
+				h.uncompressed = v
+			} else {
+				h.compressed = v
+			}
+			return true, err
+		case id == 8 && typ == 12: // DataPageHeaderV2
+			return true, t.fields(1, func(id int16, typ byte) (bool, error) {
+				if (id == 5 || id == 6) && typ == 5 {
+					v, err := t.zigzag()
+					if id == 5 {
+						h.defLen = v
+					} else {
+						h.repLen = v
+					}
+					return true, err
+				}
+				return false, nil
+			})
+		}
+		return false, nil
+	})
+	if err == nil && (h.uncompressed < 0 || h.compressed < 0) {
+		err = errors.New("missing page sizes")
+	}
+	return h, err
+}
+
+// fields walks a struct's fields, offering each to fn first; fields fn does not take are
+// skipped with every length checked.
+func (t *thriftCheck) fields(depth int, fn func(id int16, typ byte) (bool, error)) error {
+	if depth > maxThriftDepth {
+		return errors.New("nested too deep")
+	}
+	var id int16
+	for {
+		h, err := t.byte1()
+		if err != nil {
+			return err
+		}
+		typ := h & 0x0f
+		if typ == 0 {
+			return nil
+		}
+		if d := h >> 4; d != 0 {
+			id += int16(d)
+		} else {
+			v, err := t.varint()
+			if err != nil {
+				return err
+			}
+			id = int16(int64(v>>1) ^ -int64(v&1))
+		}
+		took, err := fn(id, typ)
+		if err != nil {
+			return err
+		}
+		if !took {
+			if err := t.value(typ, depth); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// zigzag reads a compact-protocol i32.
+func (t *thriftCheck) zigzag() (int32, error) {
+	v, err := t.varint()
+	if err != nil {
+		return 0, err
+	}
+	if v > 0xffffffff {
+		return 0, errors.New("i32 out of range")
+	}
+	return int32(int64(v>>1) ^ -int64(v&1)), nil
+}

@@ -1,0 +1,95 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// readBatch is how many rows are decoded per call into parquet-go.
+const readBatch = 256
+
+// Read calls fn for every row of the results file at path, in file order, without holding
+// the file's rows in memory. Errors name the file and the row index (from 0); fn's error
+// stops the read and is returned wrapped. A file cut short or without a footer (a run killed
+// before its writer closed) is an error, never a panic.
+func Read(path string, fn func(Row) error) (err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return read(path, f, st.Size(), fn)
+}
+
+// ReadAll returns every row of the results file at path.
+func ReadAll(path string) ([]Row, error) {
+	var rows []Row
+	err := Read(path, func(r Row) error {
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func read(path string, in io.ReaderAt, size int64, fn func(Row) error) (err error) {
+	row := 0
+	// parquet-go panics on some malformed inputs (and its generic reader panics on schema
+	// errors): turn those into errors that name the file and row.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("results: %s: row %d: corrupt or incompatible Parquet file: %v", path, row, p)
+		}
+	}()
+	if size < 12 {
+		return fmt.Errorf("results: %s: %d bytes is too short for a Parquet file", path, size)
+	}
+	if err := checkFooter(in, size); err != nil {
+		return fmt.Errorf("results: %s: not a complete Parquet file (a run killed before its writer closed leaves no footer): %w", path, err)
+	}
+	// The page index and bloom filters are not needed for a full scan; skipping them also
+	// keeps parquet-go away from more length fields a damaged file could inflate.
+	pf, err := parquet.OpenFile(in, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fmt.Errorf("results: %s: not a complete Parquet file (a run killed before its writer closed leaves no footer): %w", path, err)
+	}
+	if err := checkPages(in, size, pf.Metadata()); err != nil {
+		return fmt.Errorf("results: %s: damaged Parquet file: %w", path, err)
+	}
+	r := parquet.NewGenericReader[Row](pf)
+	defer r.Close()
+	buf := make([]Row, readBatch)
+	for {
+		// Clear the batch: the reader may otherwise reuse slices handed to fn.
+		clear(buf)
+		n, rerr := r.Read(buf)
+		for i := 0; i < n; i++ {
+			if ferr := fn(buf[i]); ferr != nil {
+				return fmt.Errorf("results: %s: row %d: %w", path, row, ferr)
+			}
+			row++
+		}
+		if errors.Is(rerr, io.EOF) {
+			if want := pf.NumRows(); int64(row) != want {
+				return fmt.Errorf("results: %s: read %d rows, footer says %d", path, row, want)
+			}
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("results: %s: row %d: %w", path, row, rerr)
+		}
+		if n == 0 {
+			return fmt.Errorf("results: %s: row %d: reader made no progress", path, row)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Listen starts a simulator for cfg on addr (e.g. "127.0.0.1:0") and returns its base URL
+// (http://host:port, without /v1). stop shuts it down; it is also called when ctx is done, and
+// calling it again is harmless.
+func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func() error, err error) {
+	s := New(cfg)
+	if err := s.Start(ctx); err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.Close()
+		return "", nil, fmt.Errorf("sim: listening on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var once sync.Once
+	var stopErr error
+	stopped := make(chan struct{})
+	stop = func() error {
+		once.Do(func() {
+			defer close(stopped)
+			// Stopping the engine ends the streams still in it; then let handlers finish.
+			s.Close()
+			sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil {
+				srv.Close()
+			}
+			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				stopErr = fmt.Errorf("sim: serving: %w", err)
+			}
+		})
+		return stopErr
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop()
+		case <-stopped:
+		}
+	}()
+	return "http://" + ln.Addr().String(), stop, nil
+}

@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// prompt is what the engine needs of a request's prompt: its token count and the chained hashes
+// of its full blocks.
+type prompt struct {
+	tokens int
+	// hashes[i] identifies blocks 0..i: each hash covers the block's content and its whole
+	// prefix, so equal hashes mean equal prefixes.
+	hashes []uint64
+}
+
+// approxBytesPerToken sizes the byte chunks used as cache blocks when no Tokenize hook is set.
+const approxBytesPerToken = 4
+
+// buildPrompt counts the prompt and hashes its blocks. Token ids are hashed as sent. Text is
+// tokenized with cfg.Tokenize when set; otherwise blocks are BlockSize*4-byte chunks of the
+// rendered text, an approximation that still gives equal prefixes equal hashes.
+func buildPrompt(cfg *Config, r *Request) (prompt, error) {
+	var p prompt
+	var text string
+	switch {
+	case r.HasIDs:
+		p.tokens = len(r.PromptIDs)
+	case r.Chat:
+		text = renderChat(r.Messages)
+		if cfg.ChatCounter != nil {
+			n, err := cfg.ChatCounter(r.Messages)
+			if err != nil {
+				return prompt{}, fmt.Errorf("counting chat prompt: %w", err)
+			}
+			p.tokens = n
+		} else {
+			p.tokens = 3
+			for _, m := range r.Messages {
+				p.tokens += 3 + cfg.Counter.Count(m.Content)
+			}
+		}
+	default:
+		text = r.PromptText
+		p.tokens = cfg.Counter.Count(text)
+	}
+	if p.tokens <= 0 {
+		return prompt{}, fmt.Errorf("request body: field \"prompt\": empty prompt (0 tokens)")
+	}
+	if cfg.ZeroCost {
+		return p, nil // no cache in zero-cost mode: skip the hashing work
+	}
+	// Like vLLM, at least the last prompt token is always computed, so only blocks ending before
+	// it can be cache hits.
+	maxBlocks := (p.tokens - 1) / cfg.BlockSize
+	ids := r.PromptIDs
+	if !r.HasIDs && cfg.Tokenize != nil {
+		ids = cfg.Tokenize(text)
+	}
+	if r.HasIDs || cfg.Tokenize != nil {
+		p.hashes = hashIDBlocks(ids, cfg.BlockSize, maxBlocks)
+	} else {
+		p.hashes = hashByteBlocks(text, cfg.BlockSize*approxBytesPerToken, maxBlocks)
+	}
+	return p, nil
+}
+
+// renderChat is the text whose blocks identify a chat prompt. It is not any model's template;
+// it only needs equal conversations to render equally and different ones differently.
+func renderChat(msgs []Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("<|")
+		b.WriteString(m.Role)
+		if m.Name != "" {
+			b.WriteByte(':')
+			b.WriteString(m.Name)
+		}
+		b.WriteString("|>\n")
+		b.WriteString(m.Content)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// hashIDBlocks chains FNV-1a hashes over full blocks of ids, at most maxBlocks of them.
+func hashIDBlocks(ids []int, blockSize, maxBlocks int) []uint64 {
+	n := min(len(ids)/blockSize, maxBlocks)
+	out := make([]uint64, n)
+	h := uint64(fnvOffset)
+	var buf [8]byte
+	for i := range n {
+		for _, id := range ids[i*blockSize : (i+1)*blockSize] {
+			binary.LittleEndian.PutUint64(buf[:], uint64(id))
+			for _, c := range buf {
+				h = (h ^ uint64(c)) * fnvPrime
+			}
+		}
+		out[i] = h
+	}
+	return out
+}
+
+// hashByteBlocks chains FNV-1a hashes over full chunks of size bytes, at most maxBlocks of them.
+func hashByteBlocks(text string, size, maxBlocks int) []uint64 {
+	n := min(len(text)/size, maxBlocks)
+	out := make([]uint64, n)
+	h := uint64(fnvOffset)
+	for i := range n {
+		chunk := text[i*size : (i+1)*size]
+		for j := 0; j < len(chunk); j++ {
+			h = (h ^ uint64(chunk[j])) * fnvPrime
+		}
+		out[i] = h
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParseRequest feeds arbitrary bodies to the parser and, for accepted ones, the prompt
+// builder and the response writer: nothing may panic, accepted requests must be usable, and
+// the JSON written back (which echoes the model name) must be valid.
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true}`), true)
+	f.Add([]byte(`{"prompt":[1,2,3],"max_tokens":2,"min_tokens":1,"ignore_eos":true}`), false)
+	f.Add([]byte(`{"prompt":["abc"],"stream_options":{"include_usage":true}}`), false)
+	f.Add([]byte(`{"prompt":[[4,5]],"max_completion_tokens":7}`), false)
+	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`), true)
+	cfg := DefaultConfig()
+	cfg.Counter = ApproxCounter{}
+	cfg.BlockSize = 4
+	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
+		r, err := ParseRequest(body, chat, 16)
+		if err != nil {
+			return
+		}
+		if r.MaxTokens < 1 || r.MinTokens < 0 || r.MinTokens > r.MaxTokens {
+			t.Fatalf("accepted bad limits: %+v", r)
+		}
+		if chat && len(r.Messages) == 0 {
+			t.Fatal("accepted a chat request without messages")
+		}
+		if !chat && r.HasIDs && len(r.PromptIDs) == 0 {
+			t.Fatal("accepted an empty id prompt")
+		}
+		p, err := buildPrompt(&cfg, &r)
+		if err != nil {
+			return
+		}
+		if p.tokens <= 0 || len(p.hashes)*cfg.BlockSize >= p.tokens {
+			t.Fatalf("prompt of %d tokens with %d cacheable blocks", p.tokens, len(p.hashes))
+		}
+		a := newAnswer(chat, 1, 0, r.Model)
+		out := a.appendChunk(nil, 2, true, true)
+		var v struct {
+			Model string `json:"model"`
+		}
+		if err := json.Unmarshal(out[len("data: "):], &v); err != nil {
+			t.Fatalf("invalid chunk JSON %q: %v", out, err)
+		}
+		if utf8.ValidString(r.Model) && v.Model != r.Model {
+			t.Fatalf("model %q echoed as %q", r.Model, v.Model)
+		}
+		full := a.appendFull(nil, usage{prompt: p.tokens, completion: 2})
+		if !json.Valid(full) {
+			t.Fatalf("invalid body %q", full)
+		}
+	})
+}
+
+// FuzzFastParse checks the fast path against encoding/json: wherever fastParse answers, it must
+// give exactly what slowParse gives.
+func FuzzFastParse(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"hi","name":"x"}],"max_tokens":3,"stream":true,"temperature":0.7}`), true)
+	f.Add([]byte(`{"prompt":[1,2,3],"max_tokens":2,"min_tokens":1,"ignore_eos":true,"n":1}`), false)
+	f.Add([]byte(`{"prompt":"caf\u00e9 \"q\"","stream_options":{"include_usage":true,"x":[1,{"a":"]"}]}}`), false)
+	f.Add([]byte(`{"Model":"m","prompt":"a"}`), false)
+	f.Add([]byte(`{"model":"m","model":"n","prompt":"a"}`), false)
+	f.Add([]byte(`{"prompt":[1,-2],"max_completion_tokens":7}`), false)
+	f.Add([]byte(`{"messages":[],"prompt":{"x":1}}`), true)
+	f.Add([]byte("{\"prompt\":\"\xff\xfe\"}"), false)
+	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
+		fast, ferr, ok := fastParse(body, chat, 16)
+		if !ok {
+			return
+		}
+		slow, serr := slowParse(body, chat, 16)
+		if (ferr == nil) != (serr == nil) || ferr != nil && ferr.Error() != serr.Error() {
+			t.Fatalf("errors differ: fast %v, slow %v", ferr, serr)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("results differ:\nfast %+v\nslow %+v", fast, slow)
+		}
+	})
+}

@@ -1,0 +1,145 @@
+package synth
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nikolalohinski/gonja/v2"
+	"github.com/nikolalohinski/gonja/v2/builtins"
+	"github.com/nikolalohinski/gonja/v2/config"
+	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/loaders"
+)
+
+// DefaultChatTemplate is used when tokenizer_config.json has no chat_template (Mistral-7B's
+// does not). It is our own rendering of the Mistral-Instruct v1 prompt format from the model card,
+// "<s>[INST] user [/INST] answer</s>[INST] user [/INST]" (the answer after a space, as the model
+// generates it); a server with another template should be calibrated with
+// Builder.SetChatOverhead.
+const DefaultChatTemplate = `{{ bos_token }}{% for message in messages %}` +
+	`{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}` +
+	`{% elif message['role'] == 'assistant' %}{{ ' ' + message['content'] + eos_token }}` +
+	`{% else %}{{ raise_exception('only user and assistant roles are supported') }}{% endif %}` +
+	`{% endfor %}`
+
+// Message is one chat message of a request.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// chatTemplate renders a Hugging Face chat template the way transformers' apply_chat_template
+// does: trim_blocks and lstrip_blocks on, add_generation_prompt, bos_token/eos_token, and the
+// helpers templates call (raise_exception, strftime_now) that plain Jinja lacks.
+type chatTemplate struct {
+	mu   sync.Mutex // gonja templates are not documented as safe for concurrent use
+	tpl  *exec.Template
+	vars map[string]any
+}
+
+// chatDate is the date strftime_now renders: a fixed day, not the wall clock, so prompts stay
+// byte-identical between runs (dates like "26 Jul 2024" have the same token count as today's).
+var chatDate = time.Date(2024, time.July, 26, 0, 0, 0, 0, time.UTC)
+
+func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
+	cfg := config.New()
+	cfg.TrimBlocks = true
+	cfg.LeftStripBlocks = true
+	cfg.KeepTrailingNewline = false
+	loader, err := loaders.NewFileSystemLoader("")
+	if err != nil {
+		return nil, err
+	}
+	root := "chat_template"
+	shifted, err := loaders.NewShiftedLoader(root, strings.NewReader(source), loader)
+	if err != nil {
+		return nil, err
+	}
+	env := &exec.Environment{
+		Context:           gonja.DefaultContext,
+		Filters:           builtins.Filters,
+		Tests:             builtins.Tests,
+		ControlStructures: builtins.ControlStructures,
+		Methods:           builtins.Methods,
+	}
+	tpl, err := exec.NewTemplate(root, cfg, shifted, env)
+	if err != nil {
+		return nil, fmt.Errorf("synth: parsing the chat template: %w", err)
+	}
+	return &chatTemplate{tpl: tpl, vars: map[string]any{
+		"bos_token":             bos,
+		"eos_token":             eos,
+		"add_generation_prompt": true,
+		"raise_exception": func(msg string) (string, error) {
+			return "", errors.New("template raised: " + msg)
+		},
+		"strftime_now": func(format string) string { return strftime(chatDate, format) },
+	}}, nil
+}
+
+// render returns the prompt text a server builds from messages.
+func (c *chatTemplate) render(msgs []Message) (string, error) {
+	list := make([]any, len(msgs))
+	for i, m := range msgs {
+		list[i] = map[string]any{"role": m.Role, "content": m.Content}
+	}
+	data := make(map[string]any, len(c.vars)+1)
+	for k, v := range c.vars {
+		data[k] = v
+	}
+	data["messages"] = list
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, err := c.tpl.ExecuteToString(exec.NewContext(data))
+	if err != nil {
+		return "", fmt.Errorf("synth: rendering the chat template: %w", err)
+	}
+	return out, nil
+}
+
+// strftime implements the directives chat templates use with strftime_now.
+func strftime(t time.Time, format string) string {
+	var sb strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 == len(format) {
+			sb.WriteByte(format[i])
+			continue
+		}
+		i++
+		switch format[i] {
+		case 'd':
+			sb.WriteString(t.Format("02"))
+		case 'm':
+			sb.WriteString(t.Format("01"))
+		case 'Y':
+			sb.WriteString(t.Format("2006"))
+		case 'y':
+			sb.WriteString(t.Format("06"))
+		case 'b':
+			sb.WriteString(t.Format("Jan"))
+		case 'B':
+			sb.WriteString(t.Format("January"))
+		case 'a':
+			sb.WriteString(t.Format("Mon"))
+		case 'A':
+			sb.WriteString(t.Format("Monday"))
+		case 'H':
+			sb.WriteString(t.Format("15"))
+		case 'M':
+			sb.WriteString(t.Format("04"))
+		case 'S':
+			sb.WriteString(t.Format("05"))
+		case 'j':
+			fmt.Fprintf(&sb, "%03d", t.YearDay())
+		case '%':
+			sb.WriteByte('%')
+		default:
+			sb.WriteByte('%')
+			sb.WriteByte(format[i])
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,71 @@
+package synth
+
+import "github.com/llm-replay/replay/trace"
+
+// API says which endpoint the prompts are for, because the two count differently: completions
+// prompts get the tokenizer's post-processor specials (a BOS), chat prompts the chat template.
+type API string
+
+const (
+	APICompletions API = "completions"
+	APIChat        API = "chat"
+)
+
+// Config holds the choices that shape every prompt.
+type Config struct {
+	// Seed selects the prompt text; the same seed and trace give byte-identical prompts.
+	Seed uint64
+	// BlockSize overrides the records' BlockSize (tokens per hashed block) when > 0.
+	BlockSize int
+	// MaxPromptTokens caps a record's prompt tokens (and its hash list to the blocks that fit)
+	// when > 0; capped records are counted in Stats.
+	MaxPromptTokens int
+	// API is APICompletions (the default) or APIChat.
+	API API
+	// ChatTemplate is the Jinja chat template (tokenizer_config.json's chat_template); empty
+	// means DefaultChatTemplate. BOSToken and EOSToken are its bos_token and eos_token.
+	ChatTemplate       string
+	BOSToken, EOSToken string
+}
+
+// Request is one synthesized request, ready for the client.
+type Request struct {
+	// Index is the 0-based position of the record among those built.
+	Index  int
+	Record trace.Record
+	// Prompt is the text the server tokenizes: the completions prompt, or for chat the rendered
+	// template (Messages is what is sent).
+	Prompt string
+	// PromptIDs are the ids the server sees: Prompt encoded with the specials it adds.
+	PromptIDs []int
+	// Messages is set for APIChat: the conversation so far, ending with the user's turn.
+	Messages []Message
+	// TargetPromptTokens is the prompt token count the server should report (the record's,
+	// after MaxPromptTokens); len(PromptIDs) equals it unless a chat overhead override is set.
+	TargetPromptTokens int
+	// MaxTokens is the record's output tokens (at least 1).
+	MaxTokens int
+	// BlockHashes are the record's hashes whose blocks the prompt holds (after capping).
+	BlockHashes []uint64
+	// Capped is set when MaxPromptTokens shortened the prompt.
+	Capped bool
+}
+
+// Stats counts what the builder had to do beyond the plain case.
+type Stats struct {
+	Requests int
+	// Capped records were shortened to Config.MaxPromptTokens.
+	Capped int
+	// SessionTurns extended an earlier turn of their session; SessionRestarts could not
+	// (their prompt was shorter than the previous prompt plus answer) and started afresh.
+	SessionTurns    int
+	SessionRestarts int
+	// Repaired prompts needed a word replaced to survive the decode/re-encode round trip.
+	Repaired int
+	// Adjusted chat prompts needed their length corrected after rendering the template.
+	Adjusted int
+	// SiblingClashes counts blocks whose first word had to repeat a sibling's (a parent with
+	// more children than the pool has words), so two prompts share one token more than their
+	// hashes say.
+	SiblingClashes int
+}

@@ -1,0 +1,278 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/trace"
+)
+
+// TestSharedPrefixes checks over the whole Mooncake trace (prompts capped at 4096 tokens, 8
+// blocks of 512) that two prompts whose first k hashes are equal share exactly their first
+// k*512 tokens and no more: every block's tokens are the same wherever its hash appears, and
+// what follows a common prefix (a different block or a request's own tail) differs at its very
+// first token. A sample of pairs is also compared directly.
+func TestSharedPrefixes(t *testing.T) {
+	const bs, capTokens = 512, 4096
+	recs := mooncake(t, 0)
+	b := newBuilder(t, "qwen3", Config{Seed: 7, MaxPromptTokens: capTokens})
+	var reqs []Request
+	if err := b.Stream(context.Background(), 0, feed(recs), func(r Request) error {
+		reqs = append(reqs, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pre := len(b.v.prefix)
+	content := func(r Request) []int { return r.PromptIDs[pre : len(r.PromptIDs)-len(b.v.suffix)] }
+
+	// (1) A hash always stands for the same tokens.
+	blocks := map[uint64][]int{}
+	// (2) After a common prefix, distinct continuations start with distinct tokens. The key is
+	// the prefix (its last hash; a hash implies its whole prefix) and the value maps a first
+	// token to the continuation that used it.
+	type node struct {
+		hash uint64
+		root bool
+	}
+	firsts := map[node]map[int]string{}
+	clash := 0
+	for _, r := range reqs {
+		ids := content(r)
+		if len(ids) != r.TargetPromptTokens-pre-len(b.v.suffix) {
+			t.Fatalf("%s: %d content tokens", where(r.Record, r.Index), len(ids))
+		}
+		parent := node{root: true}
+		for k, h := range r.BlockHashes {
+			blk := ids[k*bs : min((k+1)*bs, len(ids))]
+			if have, ok := blocks[h]; ok {
+				n := min(len(have), len(blk))
+				if !slices.Equal(have[:n], blk[:n]) {
+					t.Fatalf("%s: block %d (hash %d) differs from its earlier use", where(r.Record, r.Index), k, h)
+				}
+				if len(blk) > len(have) {
+					blocks[h] = blk
+				}
+			} else {
+				blocks[h] = blk
+			}
+			clash += noteFirst(firsts, parent, blk[0], fmt.Sprintf("block %d", h))
+			parent = node{hash: h}
+		}
+		if tail := len(r.BlockHashes) * bs; tail < len(ids) {
+			clash += noteFirst(firsts, parent, ids[tail], fmt.Sprintf("tail of request %d", r.Index))
+		}
+	}
+	if clash > 0 {
+		t.Errorf("%d continuations start with the same token as a sibling (prompts would share more than their hashes say)", clash)
+	}
+
+	// (3) Direct check on pairs: the longest common prefix of the ids is exactly
+	// min(k*bs, len a, len b) where k is the number of leading hashes they share.
+	checked := 0
+	for i := 0; i < len(reqs) && checked < 20000; i++ {
+		for j := i + 1; j < len(reqs) && j < i+40; j++ {
+			a, c := reqs[i], reqs[j]
+			k := 0
+			for k < len(a.BlockHashes) && k < len(c.BlockHashes) && a.BlockHashes[k] == c.BlockHashes[k] {
+				k++
+			}
+			ia, ic := content(a), content(c)
+			want := min(k*bs, len(ia), len(ic))
+			got := firstDiff(ia, ic)
+			if got < 0 {
+				got = len(ia)
+			}
+			if got != want {
+				t.Fatalf("requests %d and %d share %d hashes but %d tokens (want %d)", a.Index, c.Index, k, got, want)
+			}
+			checked++
+		}
+	}
+	s := b.Stats()
+	t.Logf("%d prompts, %d distinct blocks, %d pairs compared directly; stats %+v", len(reqs), len(blocks), checked, s)
+	if s.SiblingClashes != 0 {
+		t.Errorf("%d sibling clashes", s.SiblingClashes)
+	}
+}
+
+func noteFirst[N comparable](firsts map[N]map[int]string, parent N, tok int, what string) int {
+	m := firsts[parent]
+	if m == nil {
+		m = map[int]string{}
+		firsts[parent] = m
+	}
+	if have, ok := m[tok]; ok && have != what {
+		return 1
+	}
+	m[tok] = what
+	return 0
+}
+
+// synthesize builds recs and returns the JSON lines.
+func synthesize(t *testing.T, name string, cfg Config, recs []trace.Record) []byte {
+	t.Helper()
+	b := newBuilder(t, name, cfg)
+	var buf bytes.Buffer
+	w := NewWriter(&buf, cfg.API)
+	if err := b.Stream(context.Background(), 0, feed(recs), w.Write); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestSameSeedSameBytes: two runs with one seed give identical bytes, another seed different
+// ones (the committed checksums in TestGoldenMooncake extend this across machines).
+func TestSameSeedSameBytes(t *testing.T) {
+	recs := mooncake(t, 60)
+	cfg := Config{Seed: 42, MaxPromptTokens: 4096}
+	a := synthesize(t, "qwen3", cfg, recs)
+	b := synthesize(t, "qwen3", cfg, recs)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs with the same seed differ")
+	}
+	cfg.Seed = 43
+	c := synthesize(t, "qwen3", cfg, recs)
+	if bytes.Equal(a, c) {
+		t.Fatal("seeds 42 and 43 gave the same prompts")
+	}
+}
+
+// TestSessions: a session's next turn extends the previous prompt and a synthetic answer of
+// the previous turn's output length; a turn shorter than that starts afresh and is counted.
+func TestSessions(t *testing.T) {
+	recs := []trace.Record{
+		{PromptTokens: 300, OutputTokens: 40, SessionID: "a", Source: "s.jsonl", Line: 1},
+		{PromptTokens: 500, OutputTokens: 10, SessionID: "b", Turn: 0, Source: "s.jsonl", Line: 2},
+		{PromptTokens: 900, OutputTokens: 30, SessionID: "a", Turn: 1, Source: "s.jsonl", Line: 3},
+		{PromptTokens: 200, OutputTokens: 30, SessionID: "a", Turn: 2, Source: "s.jsonl", Line: 4},
+	}
+	for _, api := range []API{APICompletions, APIChat} {
+		for _, name := range []string{"qwen3", "llama2"} {
+			t.Run(name+"_"+string(api), func(t *testing.T) {
+				b := newBuilder(t, name, Config{Seed: 3, API: api})
+				var reqs []Request
+				for _, rec := range recs {
+					r, err := b.Build(rec)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(r.PromptIDs) != r.TargetPromptTokens || r.TargetPromptTokens != rec.PromptTokens {
+						t.Fatalf("line %d: %d tokens, want %d", rec.Line, len(r.PromptIDs), rec.PromptTokens)
+					}
+					reqs = append(reqs, r)
+				}
+				first, second := reqs[0].PromptIDs, reqs[2].PromptIDs
+				shared := firstDiff(first, second)
+				if shared < 0 {
+					shared = len(first)
+				}
+				// Completions: the whole first prompt is a prefix of the second. Chat: all of it
+				// but possibly the template's generation prompt at its end.
+				slack := 0
+				if api == APIChat {
+					slack = 4
+				}
+				if shared < len(first)-slack {
+					t.Errorf("turn 2 shares %d of turn 1's %d tokens", shared, len(first))
+				}
+				if api == APIChat {
+					m := reqs[2].Messages
+					if len(m) != 3 || m[0].Content != reqs[0].Messages[0].Content || m[1].Role != "assistant" {
+						t.Errorf("turn 2 messages: %+v", m)
+					}
+					if got := len(b.tok.Encode(m[1].Content, false)); got != recs[0].OutputTokens {
+						t.Errorf("the synthetic answer has %d tokens, want the previous turn's output %d", got, recs[0].OutputTokens)
+					}
+				}
+				s := b.Stats()
+				if s.SessionTurns != 1 || s.SessionRestarts != 1 {
+					t.Errorf("stats %+v: want 1 extended turn and 1 restart", s)
+				}
+			})
+		}
+	}
+}
+
+// TestTooShortNamesRecord: a target below the fixed overhead fails, naming file:line.
+func TestTooShortNamesRecord(t *testing.T) {
+	b := newBuilder(t, "llama2", Config{Seed: 1})
+	for _, n := range []int{0, 1, -5} {
+		_, err := b.Build(trace.Record{PromptTokens: n, OutputTokens: 1, Source: "trace.jsonl", Line: 17})
+		if err == nil || !strings.Contains(err.Error(), "trace.jsonl:17") {
+			t.Errorf("prompt_tokens %d: err %v, want one naming trace.jsonl:17", n, err)
+		}
+	}
+	r, err := b.Build(trace.Record{PromptTokens: 2, OutputTokens: 0, Source: "trace.jsonl", Line: 18})
+	if err != nil || len(r.PromptIDs) != 2 || r.MaxTokens != 1 {
+		t.Errorf("2 tokens (BOS + one word): %v %v max_tokens %d", err, r.PromptIDs, r.MaxTokens)
+	}
+	c := newBuilder(t, "qwen3", Config{Seed: 1, API: APIChat})
+	o, err := c.ChatOverhead()
+	if err != nil || o <= 0 {
+		t.Fatalf("chat overhead %d, %v", o, err)
+	}
+	_, err = c.Build(trace.Record{PromptTokens: o, OutputTokens: 1, Source: "trace.jsonl", Line: 19})
+	if err == nil || !strings.Contains(err.Error(), "trace.jsonl:19") || !strings.Contains(err.Error(), "chat template") {
+		t.Errorf("target = overhead: err %v", err)
+	}
+	r, err = c.Build(trace.Record{PromptTokens: o + 1, OutputTokens: 1})
+	if err != nil || len(r.PromptIDs) != o+1 {
+		t.Errorf("target = overhead+1: %v, %d tokens", err, len(r.PromptIDs))
+	}
+	_, err = c.Build(trace.Record{PromptTokens: 1000, BlockHashes: []uint64{1, 2}, Source: "trace.jsonl", Line: 20})
+	if err == nil || !strings.Contains(err.Error(), "block size") {
+		t.Errorf("hashes without block size: %v", err)
+	}
+}
+
+// TestChatTemplatesExact renders each cached model's own chat template (Mistral's has none:
+// DefaultChatTemplate) and checks the server-side count of the rendered prompt is the target.
+func TestChatTemplatesExact(t *testing.T) {
+	for _, name := range []string{"qwen3", "llama3", "llama3_1", "deepseek_v3", "llama2"} {
+		t.Run(name, func(t *testing.T) {
+			b := newBuilder(t, name, Config{Seed: 5, API: APIChat})
+			for _, n := range []int{40, 777, 3000} {
+				r, err := b.Build(trace.Record{PromptTokens: n, OutputTokens: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := len(b.tok.Encode(r.Prompt, false)); got != n {
+					t.Errorf("%d tokens: rendered prompt re-counts to %d", n, got)
+				}
+			}
+		})
+	}
+}
+
+// TestChatOverheadOverride: with a calibrated overhead the content is sized by it.
+func TestChatOverheadOverride(t *testing.T) {
+	b := newBuilder(t, "qwen3", Config{Seed: 5, API: APIChat})
+	own, _ := b.ChatOverhead()
+	if err := b.SetChatOverhead(own + 10); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Build(trace.Record{PromptTokens: 500, OutputTokens: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(b.tok.Encode(r.Messages[0].Content, false)); got != 500-own-10 {
+		t.Errorf("content has %d tokens, want %d", got, 500-own-10)
+	}
+	if b.SetChatOverhead(-1) == nil {
+		t.Error("a negative overhead was accepted")
+	}
+}
+
+func TestStrftime(t *testing.T) {
+	if got := strftime(chatDate, "%d %b %Y %%"); got != "26 Jul 2024 %" {
+		t.Errorf("strftime: %q", got)
+	}
+}

@@ -1,0 +1,166 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalizer rewrites text before pre-tokenization, as the crate's normalizers do. The crate
+// keeps alignments to the original text; only the ids matter here, so plain strings suffice.
+type normalizer interface {
+	normalize(s string) string
+}
+
+type normalizerFunc func(s string) string
+
+func (f normalizerFunc) normalize(s string) string { return f(s) }
+
+type normSequence []normalizer
+
+func (q normSequence) normalize(s string) string {
+	for _, n := range q {
+		s = n.normalize(s)
+	}
+	return s
+}
+
+// componentJSON holds any component: its type and the fields the types below use.
+type componentJSON struct {
+	Type string `json:"type"`
+	// Sequence members, under the key each Sequence type uses.
+	Normalizers   []json.RawMessage `json:"normalizers"`
+	Pretokenizers []json.RawMessage `json:"pretokenizers"`
+	Processors    []json.RawMessage `json:"processors"`
+	Decoders      []json.RawMessage `json:"decoders"`
+
+	Pattern  *patternJSON `json:"pattern"`
+	Content  *string      `json:"content"`
+	Prepend  *string      `json:"prepend"`
+	Left     *bool        `json:"left"`
+	Right    *bool        `json:"right"`
+	Behavior string       `json:"behavior"`
+	Invert   bool         `json:"invert"`
+
+	AddPrefixSpace   *bool   `json:"add_prefix_space"`
+	UseRegex         *bool   `json:"use_regex"`
+	Replacement      *string `json:"replacement"`
+	PrependScheme    *string `json:"prepend_scheme"`
+	Split            *bool   `json:"split"`
+	IndividualDigits bool    `json:"individual_digits"`
+
+	Start int `json:"start"`
+	Stop  int `json:"stop"`
+
+	Single        []templatePiece            `json:"single"`
+	SpecialTokens map[string]templateSpecial `json:"special_tokens"`
+	Cls           []json.RawMessage          `json:"cls"`
+	Sep           []json.RawMessage          `json:"sep"`
+}
+
+// patternJSON is {"String": "..."} or {"Regex": "..."}.
+type patternJSON struct {
+	String *string `json:"String"`
+	Regex  *string `json:"Regex"`
+}
+
+func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var c componentJSON
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	switch c.Type {
+	case "Sequence":
+		var q normSequence
+		for i, r := range c.Normalizers {
+			n, err := parseNormalizer(r, fmt.Sprintf("%s.normalizers[%d]", where, i))
+			if err != nil {
+				return nil, err
+			}
+			if n != nil {
+				q = append(q, n)
+			}
+		}
+		return q, nil
+	case "NFC":
+		return normalizerFunc(norm.NFC.String), nil
+	case "NFD":
+		return normalizerFunc(norm.NFD.String), nil
+	case "NFKC":
+		return normalizerFunc(norm.NFKC.String), nil
+	case "NFKD":
+		return normalizerFunc(norm.NFKD.String), nil
+	case "Lowercase":
+		return normalizerFunc(strings.ToLower), nil
+	case "Strip":
+		left, right := c.Left == nil || *c.Left, c.Right == nil || *c.Right
+		return normalizerFunc(func(s string) string {
+			if left {
+				s = strings.TrimLeftFunc(s, unicode.IsSpace)
+			}
+			if right {
+				s = strings.TrimRightFunc(s, unicode.IsSpace)
+			}
+			return s
+		}), nil
+	case "Prepend":
+		if c.Prepend == nil {
+			return nil, fmt.Errorf("%s: Prepend has no \"prepend\"", where)
+		}
+		p := *c.Prepend
+		return normalizerFunc(func(s string) string {
+			if s == "" {
+				return s
+			}
+			return p + s
+		}), nil
+	case "Replace":
+		if c.Content == nil || c.Pattern == nil {
+			return nil, fmt.Errorf("%s: Replace needs \"pattern\" and \"content\"", where)
+		}
+		content := *c.Content
+		if c.Pattern.String != nil {
+			old := *c.Pattern.String
+			if old == "" {
+				return nil, fmt.Errorf("%s: Replace pattern is empty", where)
+			}
+			return normalizerFunc(func(s string) string { return strings.ReplaceAll(s, old, content) }), nil
+		}
+		if c.Pattern.Regex != nil {
+			m, err := compilePattern(*c.Pattern.Regex)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			return normalizerFunc(func(s string) string {
+				ms := m.appendMatches(nil, s)
+				if len(ms) == 0 {
+					return s
+				}
+				var b strings.Builder
+				prev := 0
+				for _, r := range ms {
+					b.WriteString(s[prev:r[0]])
+					b.WriteString(content)
+					prev = r[1]
+				}
+				b.WriteString(s[prev:])
+				return b.String()
+			}), nil
+		}
+		return nil, fmt.Errorf("%s: Replace pattern needs \"String\" or \"Regex\"", where)
+	case "":
+		return nil, fmt.Errorf("%s: missing \"type\"", where)
+	}
+	return nil, fmt.Errorf("%s: unsupported type %q", where, c.Type)
+}
+
+func isNull(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s == "" || s == "null"
+}
