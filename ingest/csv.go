@@ -30,14 +30,14 @@ type csvSource struct {
 func newCSVSource(br *bufio.Reader, closer io.Closer, name string, m mapping, explicit map[string]string, unitNs int64) (*csvSource, error) {
 	s := &csvSource{
 		name:   name,
-		lines:  &lineReader{name: name, br: br, first: true},
+		lines:  newLineReader(br, name),
 		closer: closer,
-		conv:   converter{unitNs: unitNs, m: m},
+		conv:   converter{unitNs: unitNs},
 		m:      m,
 	}
 	header, err := s.lines.next()
 	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", name, errEmpty)
+		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
 	}
 	if err != nil {
 		return nil, err

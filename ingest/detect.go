@@ -19,7 +19,7 @@ func Detect(prefix []byte) (string, error) {
 	}
 	trimmed := bytes.TrimLeft(prefix, " \t\r\n")
 	if len(trimmed) == 0 {
-		return "", errEmpty
+		return "", ErrEmpty
 	}
 	first := trimmed
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {

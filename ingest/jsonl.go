@@ -22,10 +22,10 @@ type jsonlSource struct {
 func newJSONLSource(br *bufio.Reader, closer io.Closer, name string, m mapping, unitNs int64) *jsonlSource {
 	return &jsonlSource{
 		name:   name,
-		lines:  &lineReader{name: name, br: br, first: true},
+		lines:  newLineReader(br, name),
 		closer: closer,
 		scan:   jsonScanner{paths: buildPaths(m)},
-		conv:   converter{unitNs: unitNs, m: m},
+		conv:   converter{unitNs: unitNs},
 		m:      m,
 	}
 }

@@ -21,8 +21,8 @@ type lineReader struct {
 	first bool
 }
 
-func newLineReader(r io.Reader, name string) *lineReader {
-	return &lineReader{name: name, br: bufio.NewReaderSize(r, 256<<10), first: true}
+func newLineReader(br *bufio.Reader, name string) *lineReader {
+	return &lineReader{name: name, br: br, first: true}
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -290,3 +290,30 @@ func TestRowErrorFormat(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// TestEmptyInputs: a file with no rows is an error in every format, and says so.
+func TestEmptyInputs(t *testing.T) {
+	dir := t.TempDir()
+	headerOnly := filepath.Join(dir, "header.csv")
+	os.WriteFile(headerOnly, []byte("TIMESTAMP,ContextTokens,GeneratedTokens\r\n"), 0o644)
+	blank := filepath.Join(dir, "blank.jsonl")
+	os.WriteFile(blank, []byte("\n  \n\r\n"), 0o644)
+	noRows := filepath.Join(dir, "none.parquet")
+	writeParquet(t, noRows, nil)
+	for _, c := range []struct {
+		path string
+		opts Options
+	}{
+		{td("empty.jsonl"), Options{}},
+		{td("empty.jsonl"), Options{Format: FormatAzure}},
+		{headerOnly, Options{}},
+		{blank, Options{Format: FormatJSONL}},
+		{noRows, Options{}},
+	} {
+		_, _, err := ReadAll(c.path, c.opts)
+		if !errors.Is(err, ErrEmpty) {
+			t.Errorf("%s %+v: %v, want ErrEmpty", c.path, c.opts, err)
+		}
+		oneLine(t, err, filepath.Base(c.path))
+	}
+}

@@ -65,7 +65,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		}
 		return &normalizedSource{name: name, tr: tr, f: f, loc: loc}, nil
 	}
-	s := &parquetSource{name: name, f: f, loc: loc, conv: converter{unitNs: unitNs, m: m}, m: m}
+	s := &parquetSource{name: name, f: f, loc: loc, conv: converter{unitNs: unitNs}, m: m}
 	for i := range s.cols {
 		s.cols[i] = -1
 	}
@@ -94,7 +94,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 			}
 		}
 	}
-	s.pr = parquet.NewReader(pf)
+	s.pr = parquet.NewGenericReader[any](pf)
 	s.buf = make([]parquet.Row, parquetRowsPerRead)
 	return s, nil
 }
@@ -140,7 +140,7 @@ func (s *normalizedSource) close() error {
 type parquetSource struct {
 	name   string
 	f      *os.File
-	pr     *parquet.Reader
+	pr     *parquet.GenericReader[any]
 	loc    rowLocator
 	conv   converter
 	m      mapping
@@ -153,6 +153,7 @@ type parquetSource struct {
 	num    []byte
 	hashes []byte
 	rawOut []byte
+	last   parquet.Row // the row last handed out, for raw
 	eof    bool
 }
 
@@ -171,7 +172,7 @@ func (s *parquetSource) next(r *row) (err error) {
 	*r = row{}
 	r.rec.Source = s.name
 	r.rec.Line = s.idx
-	s.rawOut = append(s.rawOut[:0], '{')
+	s.last = vals
 	for f := 0; f < numFields; f++ {
 		ci := s.cols[f]
 		if ci < 0 {
@@ -183,7 +184,6 @@ func (s *parquetSource) next(r *row) (err error) {
 			return e
 		}
 	}
-	s.rawOut = append(s.rawOut, '}')
 	return nil
 }
 
@@ -212,7 +212,6 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 			}
 		}
 		s.hashes = append(s.hashes, ']')
-		s.addRaw(f, s.hashes, false)
 		return s.conv.set(r, f, kArray, s.hashes)
 	}
 	var v parquet.Value
@@ -224,7 +223,6 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 		}
 	}
 	if !found || v.IsNull() {
-		s.addRaw(f, []byte("null"), false)
 		if requiredField[f] {
 			return errMissing
 		}
@@ -237,7 +235,6 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 		s.num = strconv.AppendInt(s.num, int64(v.Int32()), 10)
 	case parquet.Int64:
 		if f == fTimestamp && s.tsUnit > 0 {
-			s.addRaw(f, strconv.AppendInt(s.num, v.Int64(), 10), false)
 			t := v.Int64()
 			if t > 0 && t > (1<<62)/s.tsUnit || t < 0 && t < -(1<<62)/s.tsUnit {
 				return errTimeRange
@@ -259,24 +256,58 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 	default:
 		return fmt.Errorf("unsupported parquet type %s", v.Kind())
 	}
-	s.addRaw(f, s.num, kind == kString)
 	return s.conv.set(r, f, kind, s.num)
 }
 
-// addRaw appends "column": value to the row's JSON rendering for the quarantine.
-func (s *parquetSource) addRaw(f int, val []byte, quote bool) {
-	if len(s.rawOut) > 1 {
-		s.rawOut = append(s.rawOut, ',')
+// raw renders the last row's mapped columns as a JSON object for the quarantine; it is only
+// called for rejected rows, so good rows pay nothing for it.
+func (s *parquetSource) raw() []byte {
+	out := append(s.rawOut[:0], '{')
+	for f, ci := range s.cols {
+		if ci < 0 {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(s.m[f])
+		out = append(append(out, k...), ':')
+		var vals []any
+		for _, v := range s.last {
+			if v.Column() != ci || v.IsNull() {
+				continue
+			}
+			switch v.Kind() {
+			case parquet.Int32:
+				vals = append(vals, v.Int32())
+			case parquet.Int64:
+				vals = append(vals, v.Int64())
+			case parquet.Float:
+				vals = append(vals, v.Float())
+			case parquet.Double:
+				vals = append(vals, v.Double())
+			case parquet.Boolean:
+				vals = append(vals, v.Boolean())
+			default:
+				vals = append(vals, string(v.ByteArray()))
+			}
+		}
+		var j []byte
+		switch {
+		case f == fHashes:
+			if vals == nil {
+				vals = []any{}
+			}
+			j, _ = json.Marshal(vals)
+		case len(vals) == 0:
+			j = []byte("null")
+		default:
+			j, _ = json.Marshal(vals[0])
+		}
+		out = append(out, j...)
 	}
-	k, _ := json.Marshal(s.m[f])
-	s.rawOut = append(s.rawOut, k...)
-	s.rawOut = append(s.rawOut, ':')
-	if quote {
-		q, _ := json.Marshal(string(val))
-		s.rawOut = append(s.rawOut, q...)
-	} else {
-		s.rawOut = append(s.rawOut, val...)
-	}
+	s.rawOut = append(out, '}')
+	return s.rawOut
 }
 
 func (s *parquetSource) fill() (err error) {
@@ -304,8 +335,6 @@ func (s *parquetSource) fill() (err error) {
 	}
 	return nil
 }
-
-func (s *parquetSource) raw() []byte { return s.rawOut }
 
 func (s *parquetSource) where() *RowError { return s.loc.locate(s.name, s.idx-1) }
 

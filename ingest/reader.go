@@ -425,7 +425,7 @@ func (r *reader) stop(err error) error {
 	if errors.Is(err, io.EOF) {
 		switch {
 		case r.rowsSeen == 0:
-			err = fmt.Errorf("%s: %w", r.name, errEmpty)
+			err = fmt.Errorf("%s: %w", r.name, ErrEmpty)
 		case r.counts.Records == 0:
 			err = fmt.Errorf("%s: no valid records: all %d rows rejected (first: %s)", r.name, r.counts.Rejected, firstOr(r.counts.Errors))
 		}

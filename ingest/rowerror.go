@@ -37,11 +37,8 @@ func (e *RowError) Error() string {
 
 func (e *RowError) Unwrap() error { return e.Err }
 
-// errEmpty marks a trace with no rows at all.
-var errEmpty = errors.New("empty trace: no records")
-
 // ErrEmpty is returned (wrapped, with the file name) for a trace with no rows at all.
-var ErrEmpty = errEmpty
+var ErrEmpty = errors.New("empty trace: no records")
 
 // errMissing is a required field absent from a row (or null there).
 var errMissing = errors.New("missing")

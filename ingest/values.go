@@ -20,7 +20,6 @@ type row struct {
 // that hash slices are carved from.
 type converter struct {
 	unitNs int64
-	m      mapping
 	slab   []uint64
 	tmp    []uint64
 }

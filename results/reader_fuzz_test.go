@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
-	"runtime"
 )
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzRead from freshly written files")
@@ -61,19 +59,6 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(4 * time.Second):
-				os.WriteFile("/tmp/zz_slow", b, 0o644)
-				buf := make([]byte, 1<<20)
-				n := runtime.Stack(buf, true)
-				os.WriteFile("/tmp/zz_stack", buf[:n], 0o644)
-				os.Exit(3)
-			}
-		}()
 		n := 0
 		err := read("fuzz.parquet", bytes.NewReader(b), int64(len(b)), func(Row) error {
 			n++

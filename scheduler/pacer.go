@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"time"
@@ -80,6 +81,13 @@ func newTracePacer(sorted []Item, cfg Config) (*tracePacer, error) {
 		}
 		sel = append(sel, sorted[i])
 	}
+	var base time.Duration
+	if len(sel) > 0 {
+		base = sel[0].Timestamp
+	}
+	if cfg.Shards > 1 {
+		sel = shard(sel, cfg.Shard, cfg.Shards)
+	}
 	n := len(sel)
 	p := &tracePacer{
 		items: sel,
@@ -91,7 +99,7 @@ func newTracePacer(sorted []Item, cfg Config) (*tracePacer, error) {
 	for i := range sel {
 		sel[i].seq = i
 		p.next[i] = -1
-		d, err := scale(sel[i].Timestamp-sel[0].Timestamp, speed)
+		d, err := scale(sel[i].Timestamp-base, speed)
 		if err != nil {
 			return nil, fmt.Errorf("scheduler: item %d (timestamp %v): %w", sel[i].Index, sel[i].Timestamp, err)
 		}
@@ -122,6 +130,24 @@ func newTracePacer(sorted []Item, cfg Config) (*tracePacer, error) {
 		}
 	}
 	return p, nil
+}
+
+// shard keeps this shard's share of the window, in place: a session goes by a hash of its
+// ID, so all its turns land on one shard; other items go round robin by position.
+func shard(sel []Item, k, n int) []Item {
+	out := sel[:0]
+	for i, it := range sel {
+		owner := i % n
+		if it.SessionID != "" {
+			h := fnv.New64a()
+			h.Write([]byte(it.SessionID))
+			owner = int(h.Sum64() % uint64(n))
+		}
+		if owner == k {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // scale converts a trace offset to a schedule offset at the given speed.

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -253,5 +254,55 @@ func TestPacerRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := NewPacer(items(0, time.Hour), Config{Speed: 1e-300}); err == nil {
 		t.Error("an offset beyond the schedulable range was accepted")
+	}
+}
+
+func TestPacerShards(t *testing.T) {
+	var trace []Item
+	for i := range 30 {
+		it := Item{Index: i, Timestamp: time.Duration(1000+i*10) * ms}
+		if i%3 == 0 {
+			it.SessionID, it.Turn = fmt.Sprint("s", i%4), i
+		}
+		trace = append(trace, it)
+	}
+	whole, err := NewPacer(trace, Config{From: 20 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholeDue, _ := simulate(t, whole, instant)
+	seen := map[int]int{}
+	sessionShard := map[string]int{}
+	for k := range 3 {
+		p, err := NewPacer(trace, Config{From: 20 * ms, Shard: k, Shards: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		due, _ := simulate(t, p, instant)
+		for idx, at := range due {
+			seen[idx]++
+			if at != wholeDue[idx] {
+				t.Errorf("shard %d: item %d due at %v, unsharded at %v: shards must share a time base", k, idx, at, wholeDue[idx])
+			}
+			if id := trace[idx].SessionID; id != "" {
+				if other, ok := sessionShard[id]; ok && other != k {
+					t.Errorf("session %s split over shards %d and %d", id, other, k)
+				}
+				sessionShard[id] = k
+			}
+		}
+	}
+	if len(seen) != len(wholeDue) {
+		t.Fatalf("shards cover %d items, the window has %d", len(seen), len(wholeDue))
+	}
+	for idx, n := range seen {
+		if n != 1 {
+			t.Errorf("item %d sent by %d shards", idx, n)
+		}
+	}
+	for _, cfg := range []Config{{Shard: 3, Shards: 3}, {Shard: -1, Shards: 2}, {Shards: -1}, {Shard: 1}} {
+		if _, err := NewPacer(trace, cfg); err == nil {
+			t.Errorf("shard config %+v accepted", cfg)
+		}
 	}
 }

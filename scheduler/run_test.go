@@ -127,7 +127,7 @@ func TestMaxConcurrencyQueueWait(t *testing.T) {
 		t.Fatalf("sent %d, want 6", stats.Sent)
 	}
 	rows := rec.byIndex()
-	var waits []time.Duration
+	var waits, lateness []time.Duration
 	for _, r := range rows {
 		tm := r.timing
 		if tm.SentNS-tm.ScheduledNS < tm.QueueWaitNS {
@@ -138,22 +138,28 @@ func TestMaxConcurrencyQueueWait(t *testing.T) {
 			// A queued item gets its slot when an earlier request returns.
 			freed := false
 			for _, o := range rows {
-				freed = freed || (o.it.Index != r.it.Index && abs(o.done-tm.SentNS) < int64(5*ms))
+				freed = freed || (o.it.Index != r.it.Index && o.done <= tm.SentNS && tm.SentNS-o.done < int64(20*ms))
 			}
 			if !freed {
-				t.Errorf("item %d sent at %v, when no request returned", r.it.Index, time.Duration(tm.SentNS))
+				t.Errorf("item %d sent at %v, when no request had just returned", r.it.Index, time.Duration(tm.SentNS))
 			}
 		}
 		waits = append(waits, time.Duration(tm.QueueWaitNS))
+		lateness = append(lateness, time.Duration(tm.SentNS-tm.ScheduledNS))
 	}
 	slices.Sort(waits)
-	t.Logf("queue waits %v", waits)
-	for i, w := range waits {
-		// Three waves of two: the second waits one 50 ms request, the third two. A slow
-		// machine only lengthens the waits.
-		want := time.Duration(i/2) * 50 * ms
-		if w < want-ms || (want == 0 && w > 5*ms) {
-			t.Errorf("queue wait #%d = %v, want about %v", i, w, want)
+	slices.Sort(lateness)
+	t.Logf("queue waits %v, lateness %v", waits, lateness)
+	for i := range waits {
+		// Two leave at once; four wait. In three waves of two, the second leaves after one
+		// 50 ms request and the third after two, so latency from the scheduled time includes
+		// at least that much. A slow machine only lengthens it.
+		if queued := waits[i] > 0; queued != (i >= 2) {
+			t.Errorf("queue waits %v: want exactly 4 non-zero", waits)
+			break
+		}
+		if want := time.Duration(i/2) * 50 * ms; lateness[i] < want-ms {
+			t.Errorf("lateness #%d = %v, want at least %v", i, lateness[i], want)
 		}
 	}
 	if got := time.Duration(stats.MaxQueueWaitNS); got != waits[5] {
@@ -209,7 +215,7 @@ func TestSessionTurnWaitsForAnswer(t *testing.T) {
 			t.Errorf("turn %d scheduled at %v, before turn %d's answer (%v) + gap %v", turn,
 				time.Duration(cur.timing.ScheduledNS), turn-1, time.Duration(prev.done), gap)
 		}
-		if cur.timing.ScheduledNS > prev.done+int64(gap)+int64(5*ms) {
+		if cur.timing.ScheduledNS > prev.done+int64(gap)+int64(20*ms) {
 			t.Errorf("turn %d scheduled at %v, long after turn %d's answer (%v) + gap %v", turn,
 				time.Duration(cur.timing.ScheduledNS), turn-1, time.Duration(prev.done), gap)
 		}
@@ -232,10 +238,18 @@ func TestDurationStopsDispatch(t *testing.T) {
 	if stats.Stop != StopDuration || stats.Selected != 100 || stats.Sent+stats.NotSent != 100 {
 		t.Fatalf("stats %+v, want a duration stop with sent + not sent = 100", stats)
 	}
-	if stats.Sent != 20 {
-		t.Errorf("sent %d, want the 20 items due before 200 ms", stats.Sent)
+	// 20 items are due before 200 ms; a busy machine may reach the deadline before sending
+	// the last of them, but what was sent must be a prefix of the schedule.
+	rows := rec.byIndex()
+	if stats.Sent < 1 || stats.Sent > 20 || len(rows) != stats.Sent {
+		t.Fatalf("sent %d (%d sends seen), want up to the 20 items due before 200 ms", stats.Sent, len(rows))
 	}
-	for _, r := range rec.byIndex() {
+	for i := range stats.Sent {
+		if _, ok := rows[i]; !ok {
+			t.Errorf("item %d was not sent although later ones were", i)
+		}
+	}
+	for _, r := range rows {
 		if r.timing.ScheduledNS >= int64(200*ms) {
 			t.Errorf("item %d due at %v was sent after the duration", r.it.Index, time.Duration(r.timing.ScheduledNS))
 		}
@@ -258,8 +272,9 @@ func TestCancelWaitsForInFlight(t *testing.T) {
 		t.Fatalf("stop %q, want canceled", stats.Stop)
 	}
 	rows := rec.byIndex()
-	if len(rows) != stats.Sent || stats.Sent != 3 {
-		t.Fatalf("%d sends returned, stats say %d sent; want 3 (the cap)", len(rows), stats.Sent)
+	// Items are due every 20 ms and none is answered, so the cap of 3 is full from 40 ms on.
+	if len(rows) != stats.Sent || stats.Sent < 1 || stats.Sent > 3 {
+		t.Fatalf("%d sends returned, stats say %d sent; want 3 (the cap) at most", len(rows), stats.Sent)
 	}
 	if stats.Sent+stats.NotSent != 50 {
 		t.Fatalf("sent %d + not sent %d != 50", stats.Sent, stats.NotSent)
@@ -296,9 +311,20 @@ func TestWarmupFinishesFirst(t *testing.T) {
 	if stats.WarmupSent != 2 || stats.Sent != 1 || stats.Selected != 1 {
 		t.Fatalf("stats %+v, want 2 warmup sends and 1 measured (limit applies to measured items only)", stats)
 	}
-	want := []string{"start", "warm", "start", "warm", "end", "warm", "end", "warm", "start", "measured", "end", "measured"}
-	if !slices.Equal(events, want) {
-		t.Fatalf("events %v, want both warmups finished before the measured send", events)
+	firstMeasured, warmEnds := -1, 0
+	for i := 0; i+1 < len(events); i += 2 {
+		switch {
+		case events[i+1] == "measured" && firstMeasured < 0:
+			firstMeasured = i
+		case events[i] == "end" && events[i+1] == "warm":
+			if firstMeasured >= 0 {
+				t.Fatalf("events %v: a warmup ended after the measured send started", events)
+			}
+			warmEnds++
+		}
+	}
+	if warmEnds != 2 || firstMeasured < 0 {
+		t.Fatalf("events %v, want both warmups finished, then the measured send", events)
 	}
 }
 

@@ -37,8 +37,9 @@ type Config struct {
 	// ModelName is the served model id listed by /v1/models. Requests may name any model; the
 	// answer echoes the requested name (or ModelName when the request names none).
 	ModelName string
-	// ZeroCost answers as fast as possible with no modeled delay and no engine, writing a whole
-	// answer in a few writes; it exists to measure the client.
+	// ZeroCost answers as fast as possible with no modeled delay and no engine (so no queue, no
+	// 429 from it, and cached_tokens is always 0), writing a whole answer in a few writes; it
+	// exists to measure the client.
 	ZeroCost bool
 	// Seed drives the step-time jitter and fault injection.
 	Seed int64
@@ -121,14 +122,12 @@ func (c Config) validate() error {
 		{"BlockSize", c.BlockSize}, {"NumBlocks", c.NumBlocks}, {"MaxBatch", c.MaxBatch},
 		{"TokenBudget", c.TokenBudget}, {"MaxModelLen", c.MaxModelLen},
 		{"DefaultMaxTokens", c.DefaultMaxTokens}, {"TokensPerChunk", c.TokensPerChunk},
+		{"MaxWaiting", c.MaxWaiting}, // every request waits at least until the next step
 	}
 	for _, p := range pos {
 		if p.v <= 0 {
 			return fmt.Errorf("sim config: %s must be > 0, got %d", p.name, p.v)
 		}
-	}
-	if c.MaxWaiting < 0 {
-		return fmt.Errorf("sim config: MaxWaiting must be >= 0, got %d", c.MaxWaiting)
 	}
 	durs := []struct {
 		name string
@@ -155,13 +154,12 @@ func (c Config) validate() error {
 		{"Faults.ErrorRate", c.Faults.ErrorRate}, {"Faults.RateLimitRate", c.Faults.RateLimitRate},
 		{"Faults.BreakRate", c.Faults.BreakRate}, {"Faults.StallRate", c.Faults.StallRate},
 	}
-	sum := 0.0
 	for _, r := range rates {
 		if r.v < 0 || r.v > 1 || r.v != r.v {
 			return fmt.Errorf("sim config: %s must be in [0,1], got %v", r.name, r.v)
 		}
 	}
-	sum = c.Faults.ErrorRate + c.Faults.RateLimitRate + c.Faults.BreakRate
+	sum := c.Faults.ErrorRate + c.Faults.RateLimitRate + c.Faults.BreakRate
 	if sum > 1 {
 		return fmt.Errorf("sim config: Faults.ErrorRate+RateLimitRate+BreakRate must be <= 1, got %v", sum)
 	}

@@ -12,11 +12,11 @@ import (
 var errEngineClosed = errors.New("simulated engine stopped")
 
 // stream carries one sequence's progress from the engine goroutine to its HTTP handler without
-// ever blocking the engine: the engine stores the token count and pokes a one-slot channel.
+// ever blocking the engine: the engine stores the token count and pokes a one-slot channel; the
+// answer is complete when the count reaches max_tokens.
 type stream struct {
 	tokens atomic.Int64
 	cached atomic.Int64
-	done   atomic.Bool
 	err    atomic.Pointer[error]
 	notify chan struct{}
 }
@@ -52,9 +52,6 @@ func newEngine(cfg *Config) *engine {
 			s.out.cached.Store(int64(s.cached))
 		}
 		s.out.tokens.Store(int64(tokens))
-		if s.state == seqFinished {
-			s.out.done.Store(true)
-		}
 		s.out.poke()
 	})
 	return e

@@ -53,7 +53,7 @@ func BenchmarkPlan(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ids, _ := bl.v.render(intWords(j.segs[0]), true)
+			ids, _ := bl.v.render(j.segs[0])
 			tokens += len(ids)
 		}
 	}

@@ -215,7 +215,7 @@ func (b *Builder) chatOverhead(msgs int) (int, error) {
 	var conv []Message
 	for i := range msgs {
 		words := appendWords(nil, b.cfg.Seed, domainRepair, i, probeWords, len(b.v.word))
-		_, text := b.v.render(intWords(words), true)
+		_, text := b.v.render(words)
 		conv = append(conv, Message{Role: roleAt(i, msgs), Content: text})
 	}
 	rendered, err := b.chat.render(conv)
@@ -233,14 +233,6 @@ func roleAt(i, n int) string {
 		return "user"
 	}
 	return "assistant"
-}
-
-func intWords(w []int32) []int {
-	out := make([]int, len(w))
-	for i, x := range w {
-		out[i] = int(x)
-	}
-	return out
 }
 
 // content chooses n words for a fresh prompt: the blocks of the record's hashes that fit, then
@@ -296,7 +288,7 @@ func (b *Builder) verifyCompletions(j *job) (Request, error) {
 	words := j.segs[0]
 	repaired := false
 	for attempt := 0; ; attempt++ {
-		ids, text := b.v.render(intWords(words), true)
+		ids, text := b.v.render(words)
 		want := make([]int, 0, len(ids)+len(b.v.prefix)+len(b.v.suffix))
 		want = append(append(append(want, b.v.prefix...), ids...), b.v.suffix...)
 		got := b.tok.Encode(text, true)
@@ -345,7 +337,7 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		msgs := make([]Message, len(segs))
 		segIDs := make([][]int, len(segs))
 		for i, s := range segs {
-			ids, text := b.v.render(intWords(s), true)
+			ids, text := b.v.render(s)
 			segIDs[i] = ids
 			msgs[i] = Message{Role: j.roles[i], Content: text}
 		}

@@ -18,9 +18,10 @@ const minPoolWords = 256
 // level BPE text at spaces and SentencePiece vocabularies have no piece spanning "▁", so words
 // never merge across their boundaries; buildVocab checks that on the real tokenizer anyway.
 type vocab struct {
-	word []string // the word, without a space
-	head []int    // id of the word at the start of a text or message
-	mid  []int    // id of the word after a space
+	word   []string // the word, without a space
+	spaced []string // " " + word, as it follows another word
+	head   []int    // id of the word at the start of a text or message
+	mid    []int    // id of the word after a space
 	// prefix and suffix are the special tokens Encode(text, true) adds around the text (a BOS
 	// for Llama-2/Mistral, nothing for Qwen).
 	prefix, suffix []int
@@ -76,6 +77,10 @@ func buildVocab(tok tokenizer.Tokenizer) (*vocab, error) {
 	if err := v.prune(tok); err != nil {
 		return nil, err
 	}
+	v.spaced = make([]string, len(v.word))
+	for i, w := range v.word {
+		v.spaced[i] = " " + w
+	}
 	// The post-processor's special tokens, found around a known word.
 	plain := []int{v.head[0]}
 	full := tok.Encode(v.word[0], true)
@@ -101,7 +106,7 @@ func (v *vocab) prune(tok tokenizer.Tokenizer) error {
 	for round := 0; round < 50; round++ {
 		bad := map[int]bool{}
 		for _, order := range v.orders() {
-			ids, text := v.render(order, true)
+			ids, text := v.renderInts(order)
 			got := tok.Encode(text, false)
 			if i := firstDiff(got, ids); i >= 0 {
 				for _, j := range []int{i - 1, i, i + 1} {
@@ -144,12 +149,33 @@ func (v *vocab) orders() [][]int {
 	return [][]int{a, b, c}
 }
 
-// render turns pool indexes into ids and text. With head the first word starts the text.
-func (v *vocab) render(words []int, head bool) ([]int, string) {
+// render turns pool indexes into ids and text; the first word starts the text (no space).
+func (v *vocab) render(words []int32) ([]int, string) {
+	ids := make([]int, len(words))
+	size := 0
+	for _, w := range words {
+		size += len(v.spaced[w])
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for i, w := range words {
+		if i == 0 {
+			ids[i] = v.head[w]
+			sb.WriteString(v.word[w])
+			continue
+		}
+		ids[i] = v.mid[w]
+		sb.WriteString(v.spaced[w])
+	}
+	return ids, sb.String()
+}
+
+// renderInts is render for int indexes, used while the pool is being checked.
+func (v *vocab) renderInts(words []int) ([]int, string) {
 	ids := make([]int, len(words))
 	var sb strings.Builder
 	for i, w := range words {
-		if i == 0 && head {
+		if i == 0 {
 			ids[i] = v.head[w]
 			sb.WriteString(v.word[w])
 			continue

@@ -112,6 +112,9 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 		cfg.Sim = sc
 		cfg.Version = version
 		_, err = runner.Run(ctx, cfg)
+		if errors.Is(err, runner.ErrInterrupted) {
+			return &exitError{code: 130, err: err}
+		}
 		if errors.Is(err, runner.ErrTooManyFailures) {
 			return &exitError{code: 3, err: err}
 		}

@@ -3,7 +3,8 @@
 // usage: node scripts/tokref/bench.js TOKENIZER.json FILE [--min-seconds S]
 // Prints one JSON line: bytes, tokens and bytes/s, tokens/s for the file encoded whole and for
 // the file encoded line by line (each line without its "\n", awaited one after another). Each
-// mode repeats until at least S seconds (default 3) have passed.
+// mode repeats until at least S seconds (default 3) have passed; CPU seconds of the process are
+// reported too (bytes_per_cpu_s), as wall time is unreliable on a loaded machine.
 process.env.RAYON_NUM_THREADS = '1';
 process.env.TOKENIZERS_PARALLELISM = 'false';
 const fs = require('fs');
@@ -43,13 +44,20 @@ async function measure(fn) {
   const tokens = await fn(); // warm-up, also the token count
   let runs = 0;
   const start = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   let secs = 0;
   do {
     await fn();
     runs++;
     secs = Number(process.hrtime.bigint() - start) / 1e9;
   } while (secs < minSeconds);
-  return { tokens, runs, seconds: +secs.toFixed(3), bytes_per_s: Math.round((bytes * runs) / secs), tokens_per_s: Math.round((tokens * runs) / secs) };
+  const c = process.cpuUsage(cpu0);
+  const cpu = (c.user + c.system) / 1e6; // the fairer figure on a shared machine
+  return {
+    tokens, runs, seconds: +secs.toFixed(3), cpu_seconds: +cpu.toFixed(3),
+    bytes_per_s: Math.round((bytes * runs) / secs), tokens_per_s: Math.round((tokens * runs) / secs),
+    bytes_per_cpu_s: Math.round((bytes * runs) / cpu),
+  };
 }
 (async () => {
   const whole = await measure(encodeWhole);
