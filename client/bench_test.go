@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -195,4 +196,29 @@ func BenchmarkParseFrame(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkRequest is the client's cost per request apart from chunks: building the body with
+// go-openai's types (a 4 KB prompt), the http.Request, and reading a minimal 1-chunk stream
+// from memory.
+func BenchmarkRequest(b *testing.B) {
+	body := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	for _, api := range []string{APIChat, APICompletions} {
+		b.Run(api, func(b *testing.B) {
+			c := newClient(b, "http://127.0.0.1:1", api, func(c *Config) { c.ExtraBody = map[string]any{"ignore_eos": true} })
+			c.oa.HTTPClient = memDoer{body}
+			req := Request{Prompt: strings.Repeat("The quick <brown> fox & co. ", 150), MaxTokens: 1}
+			req.Messages = []Message{{Role: "user", Content: req.Prompt}}
+			clock := newClock()
+			b.ReportAllocs()
+			cpu0 := cpuNS()
+			for b.Loop() {
+				if r := c.Do(context.Background(), req, clock); !r.OK() {
+					b.Fatal(r.ErrorMessage)
+				}
+			}
+			b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/req")
+		})
+	}
 }

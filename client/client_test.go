@@ -469,3 +469,26 @@ func TestNewRejects(t *testing.T) {
 		}
 	}
 }
+
+// A server that keeps the stream open after [DONE] does not hold the request: the drain is
+// cut after drainWait, the request is a success and ends at [DONE].
+func TestOpenAfterDone(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		sse(w, `{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`)
+		sse(w, "[DONE]")
+		waitGone(r)
+	}))
+	defer srv.Close()
+	start := time.Now()
+	r := newClient(t, srv.URL, APIChat, nil).Do(context.Background(), Request{Prompt: "x"}, newClock())
+	if !r.OK() || len(r.ChunkNS) != 1 {
+		t.Fatalf("%q %q", r.ErrorClass, r.ErrorMessage)
+	}
+	if d := time.Since(start); d > drainWait+time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if d := time.Duration(r.DoneNS - r.LastTokenNS); d > drainWait/2 {
+		t.Fatalf("done %v after the last token: DoneNS should be the [DONE] time", d)
+	}
+}

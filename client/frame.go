@@ -34,8 +34,9 @@ type scanner struct {
 	done bool
 }
 
-// parseFrame extracts a frame from one JSON object. ok is false when b does not start with a
-// well-formed object (trailing bytes after it are ignored).
+// parseFrame extracts a frame from one JSON object. ok is false when b does not start with an
+// object the scanner can walk; it checks structure, not full JSON validity, and ignores bytes
+// after the object.
 func parseFrame(b []byte) (f frame, ok bool) {
 	s := scanner{b: b}
 	f.prompt, f.completion, f.cached, f.errCode = -1, -1, -1, -1

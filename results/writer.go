@@ -54,7 +54,6 @@ type Writer struct {
 	done   chan struct{}
 
 	written  atomic.Int64 // rows accepted by Write
-	flushed  atomic.Int64 // rows in row groups on disk
 	errv     atomic.Pointer[error]
 	closeErr error
 
@@ -192,7 +191,6 @@ func (w *Writer) loop() {
 			w.setErr(fmt.Errorf("results: %s: flushing rows up to %d: %w", w.path, n, err))
 			return w.err()
 		}
-		w.flushed.Store(n)
 		pending = 0
 		last = time.Now()
 		return nil

@@ -51,8 +51,8 @@ type tracePacer struct {
 	popped   int
 }
 
-// NewPacer selects cfg's window of items (From, To, Limit), scales it by cfg.Speed and links
-// sessions. The items are copied; their order does not matter.
+// NewPacer selects cfg's window of items (From, To, Limit, then Shard), scales it by
+// cfg.Speed and links sessions. The items are copied; their order does not matter.
 func NewPacer(items []Item, cfg Config) (Pacer, error) {
 	return newTracePacer(slices.Clone(items), cfg)
 }

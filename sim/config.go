@@ -85,6 +85,8 @@ type Config struct {
 	ChatCounter func(messages []Message) (int, error)
 	// Tokenize, when set, turns prompt text into token ids so that prefix-cache blocks are keyed by
 	// real token content. Nil means blocks are fixed-size byte chunks of the prompt (approximate).
+	// When set, a completions text prompt counts len(Tokenize(text)) tokens (one encode, not
+	// two), so it must return the ids the server sees, special tokens included.
 	Tokenize func(text string) []int
 }
 

@@ -24,6 +24,7 @@ const approxBytesPerToken = 4
 func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 	var p prompt
 	var text string
+	var ids []int
 	switch {
 	case r.HasIDs:
 		p.tokens = len(r.PromptIDs)
@@ -43,7 +44,14 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 		}
 	default:
 		text = r.PromptText
-		p.tokens = cfg.Counter.Count(text)
+		if cfg.Tokenize != nil && !cfg.ZeroCost {
+			// One encode serves both the count and the cache blocks: a real tokenizer's
+			// encode is the most expensive thing the simulator does per request.
+			ids = cfg.Tokenize(text)
+			p.tokens = len(ids)
+		} else {
+			p.tokens = cfg.Counter.Count(text)
+		}
 	}
 	if p.tokens <= 0 {
 		return prompt{}, fmt.Errorf("request body: field \"prompt\": empty prompt (0 tokens)")
@@ -54,8 +62,9 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 	// Like vLLM, at least the last prompt token is always computed, so only blocks ending before
 	// it can be cache hits.
 	maxBlocks := (p.tokens - 1) / cfg.BlockSize
-	ids := r.PromptIDs
-	if !r.HasIDs && cfg.Tokenize != nil {
+	if r.HasIDs {
+		ids = r.PromptIDs
+	} else if ids == nil && cfg.Tokenize != nil {
 		ids = cfg.Tokenize(text)
 	}
 	if r.HasIDs || cfg.Tokenize != nil {

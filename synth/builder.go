@@ -76,9 +76,11 @@ func New(tok tokenizer.Tokenizer, cfg Config) (*Builder, error) {
 	return b, nil
 }
 
-// SetChatOverhead replaces the rendered template's overhead (tokens the server adds around the
-// messages' content) with n, measured on the real server by a probe request, for servers whose
-// template differs from tokenizer_config.json's. The count is then trusted, not verified.
+// SetChatOverhead replaces the rendered template's overhead (tokens the server adds around one
+// user message's content) with n, measured on the real server by a probe request, for servers
+// whose template differs from tokenizer_config.json's. Later turns of a session add what our
+// template adds per message on top. The server's count is then trusted, not verified: Prompt
+// and PromptIDs stay our rendering, and len(PromptIDs) may differ from TargetPromptTokens.
 func (b *Builder) SetChatOverhead(n int) error {
 	if n < 0 {
 		return fmt.Errorf("synth: chat overhead %d must not be negative", n)
@@ -206,8 +208,23 @@ func (b *Builder) fixedOverhead(msgs int) (int, error) {
 // content made of pool words (verify checks it on every prompt anyway).
 func (b *Builder) chatOverhead(msgs int) (int, error) {
 	if b.overrideSet {
-		return b.override, nil
+		// The calibrated value covers one user message; later turns add what our template
+		// adds per message pair.
+		one, err := b.renderedOverhead(1)
+		if err != nil {
+			return 0, err
+		}
+		many, err := b.renderedOverhead(msgs)
+		if err != nil {
+			return 0, err
+		}
+		return b.override + many - one, nil
 	}
+	return b.renderedOverhead(msgs)
+}
+
+// renderedOverhead is chatOverhead measured on our chat template.
+func (b *Builder) renderedOverhead(msgs int) (int, error) {
 	if o, ok := b.overhead[msgs]; ok {
 		return o, nil
 	}

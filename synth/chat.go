@@ -67,7 +67,7 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 	}
 	tpl, err := exec.NewTemplate(root, cfg, shifted, env)
 	if err != nil {
-		return nil, fmt.Errorf("synth: parsing the chat template: %w", err)
+		return nil, fmt.Errorf("synth: parsing the chat template (the gonja engine cannot parse some Jinja, e.g. a parenthesized \"(a if c else b)\"; Gemma 3's template has one): %w", err)
 	}
 	return &chatTemplate{tpl: tpl, vars: map[string]any{
 		"bos_token":             bos,

@@ -73,13 +73,16 @@ func TestSharedPrefixes(t *testing.T) {
 
 	// (3) Direct check on pairs: the longest common prefix of the ids is exactly
 	// min(k*bs, len a, len b) where k is the number of leading hashes they share.
-	checked := 0
+	checked, sharing := 0, 0
 	for i := 0; i < len(reqs) && checked < 20000; i++ {
 		for j := i + 1; j < len(reqs) && j < i+40; j++ {
 			a, c := reqs[i], reqs[j]
 			k := 0
 			for k < len(a.BlockHashes) && k < len(c.BlockHashes) && a.BlockHashes[k] == c.BlockHashes[k] {
 				k++
+			}
+			if k > 0 {
+				sharing++
 			}
 			ia, ic := content(a), content(c)
 			want := min(k*bs, len(ia), len(ic))
@@ -94,7 +97,7 @@ func TestSharedPrefixes(t *testing.T) {
 		}
 	}
 	s := b.Stats()
-	t.Logf("%d prompts, %d distinct blocks, %d pairs compared directly; stats %+v", len(reqs), len(blocks), checked, s)
+	t.Logf("%d prompts, %d distinct blocks, %d pairs compared directly (%d sharing a prefix); stats %+v", len(reqs), len(blocks), checked, sharing, s)
 	if s.SiblingClashes != 0 {
 		t.Errorf("%d sibling clashes", s.SiblingClashes)
 	}
@@ -274,5 +277,29 @@ func TestChatOverheadOverride(t *testing.T) {
 func TestStrftime(t *testing.T) {
 	if got := strftime(chatDate, "%d %b %Y %%"); got != "26 Jul 2024 %" {
 		t.Errorf("strftime: %q", got)
+	}
+}
+
+// TestStreamErrors: a bad record stops the stream after the records before it were emitted in
+// order, and an emit error is returned as is.
+func TestStreamErrors(t *testing.T) {
+	b := newBuilder(t, "qwen3", Config{Seed: 2})
+	recs := []trace.Record{{PromptTokens: 50}, {PromptTokens: 60}, {PromptTokens: 70}, {PromptTokens: 0, Source: "t.jsonl", Line: 4}, {PromptTokens: 80}}
+	var got []int
+	err := b.Stream(context.Background(), 2, feed(recs), func(r Request) error {
+		got = append(got, r.TargetPromptTokens)
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "t.jsonl:4") || !slices.Equal(got, []int{50, 60, 70}) {
+		t.Fatalf("err %v, emitted %v", err, got)
+	}
+	stop := fmt.Errorf("disk full")
+	n := 0
+	err = newBuilder(t, "qwen3", Config{Seed: 2}).Stream(context.Background(), 2, feed(recs[:3]), func(Request) error {
+		n++
+		return stop
+	})
+	if err != stop || n != 1 {
+		t.Fatalf("err %v after %d emits", err, n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -482,6 +483,9 @@ func (r *Reader) readHashes(c parquet.ColumnChunk) error {
 		}
 		if len(reps) != len(defs) {
 			return errors.New("block_hashes: repetition and definition levels differ in length")
+		}
+		if len(g.hashVals)+len(vals) > math.MaxInt32 {
+			return errors.New("block_hashes: more than 2^31 hashes in one row group")
 		}
 		vi := 0
 		for k, rl := range reps {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -163,5 +164,44 @@ func TestCacheSimCommand(t *testing.T) {
 	}
 	if code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", ingestSharedTrace(t, "azure2023_conv.csv")); code == 0 || !strings.Contains(stderr, "no block hashes") {
 		t.Errorf("azure: exit %d, %q", code, stderr)
+	}
+}
+
+func TestIngestCommandFlags(t *testing.T) {
+	dir := t.TempDir()
+	// --sort accepts an out-of-order trace and says so; without it the same trace fails.
+	out := filepath.Join(dir, "sorted.parquet")
+	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"out_of_order.jsonl", "--sort", "--out", out)
+	if code != 0 || stdout != `{"records":4,"rejected":0}`+"\n" || !strings.Contains(stderr, "sorted") {
+		t.Fatalf("--sort: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if code, _, _ := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"out_of_order.jsonl", "--out", out); code == 0 {
+		t.Error("out-of-order trace accepted without --sort")
+	}
+	// --quarantine alone implies --on-error skip; with an explicit fail it is refused.
+	q := filepath.Join(dir, "q.csv")
+	code, stdout, _ = ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--out", out)
+	if raw, _ := os.ReadFile(q); code != 0 || stdout != `{"records":2,"rejected":1}`+"\n" || string(raw) != "2023-11-16 25:15:50.9951690,396,109\n" {
+		t.Errorf("--quarantine: exit %d, %q, quarantine %q", code, stdout, raw)
+	}
+	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--on-error", "fail", "--out", out); code == 0 || !strings.Contains(stderr, "--quarantine needs --on-error skip") {
+		t.Errorf("--quarantine with fail: exit %d, %q", code, stderr)
+	}
+	// --arrow beside --out writes both; --time-unit scales numeric timestamps.
+	pq, ar := filepath.Join(dir, "g.parquet"), filepath.Join(dir, "g.arrow")
+	code, _, stderr = ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv", "--map", "timestamp=when,prompt_tokens=in,output_tokens=out", "--time-unit", "ms", "--out", pq, "--arrow", ar)
+	if code != 0 {
+		t.Fatalf("generic csv: exit %d: %s", code, stderr)
+	}
+	a, err1 := trace.ReadAll(pq)
+	b, err2 := trace.ReadArrowFile(ar)
+	if err1 != nil || err2 != nil || len(a) != 2 || len(b) != 2 || a[1].Timestamp.Microseconds() != 750 || !reflect.DeepEqual(a, b) {
+		t.Errorf("generic csv: %+v %v / %+v %v", a, err1, b, err2)
+	}
+	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv", "--time-unit", "h", "--out", pq); code == 0 || !strings.Contains(stderr, `unknown time unit "h"`) {
+		t.Errorf("bad --time-unit: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv"); code == 0 || !strings.Contains(stderr, "nothing to do") {
+		t.Errorf("no output: exit %d, %q", code, stderr)
 	}
 }

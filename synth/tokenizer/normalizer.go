@@ -89,13 +89,13 @@ func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 		}
 		return q, nil
 	case "NFC":
-		return normalizerFunc(norm.NFC.String), nil
+		return normalizerFunc(oldNorm(norm.NFC)), nil
 	case "NFD":
-		return normalizerFunc(norm.NFD.String), nil
+		return normalizerFunc(oldNorm(norm.NFD)), nil
 	case "NFKC":
-		return normalizerFunc(norm.NFKC.String), nil
+		return normalizerFunc(oldNorm(norm.NFKC)), nil
 	case "NFKD":
-		return normalizerFunc(norm.NFKD.String), nil
+		return normalizerFunc(oldNorm(norm.NFKD)), nil
 	case "Lowercase":
 		return normalizerFunc(strings.ToLower), nil
 	case "Strip":

@@ -76,3 +76,14 @@ func TestOnigurumaTraps(t *testing.T) {
 		}
 	}
 }
+
+// TestOldNormalization: the crate's NFC tables predate some combining marks (U+08CE, U+08D1
+// here), which it leaves in place where Go's NFC reorders them. Reference ids from tokref.
+func TestOldNormalization(t *testing.T) {
+	tk := loadReal(t, "qwen3")
+	text := "\u08c5\u08ce\u08d1\u08d7\u08e9\u08f1\u08f4 x"
+	want := []int{156, 96, 227, 156, 96, 236, 156, 96, 239, 156, 96, 109, 156, 96, 102, 156, 96, 245, 156, 96, 112, 856}
+	if got := tk.Encode(text, false); !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

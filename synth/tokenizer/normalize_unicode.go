@@ -1,0 +1,69 @@
+package tokenizer
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// oldNorm runs a Unicode normalization form the way the crate does with its older tables. The
+// code points of normUnknown are plain starters there (no reordering, no decomposition, no
+// composition), so the text is normalized in pieces between them; and where Go composes a
+// piece into one of them, the composition is undone.
+func oldNorm(f norm.Form) func(string) string {
+	return func(s string) string {
+		if !mayHoldUnknown(s) {
+			return f.String(s)
+		}
+		var b strings.Builder
+		prev := 0
+		for i, r := range s {
+			if isNormUnknown(r) {
+				writeNormalized(&b, f, s[prev:i])
+				b.WriteRune(r)
+				prev = i + utf8.RuneLen(r)
+			}
+		}
+		writeNormalized(&b, f, s[prev:])
+		return b.String()
+	}
+}
+
+func writeNormalized(b *strings.Builder, f norm.Form, s string) {
+	out := f.String(s)
+	if !mayHoldUnknown(out) {
+		b.WriteString(out)
+		return
+	}
+	for _, r := range out {
+		if isNormUnknown(r) {
+			b.WriteString(norm.NFD.String(string(r)))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+}
+
+func isNormUnknown(r rune) bool {
+	_, found := slices.BinarySearch(normUnknown, r)
+	return found
+}
+
+// normUnknownLead is the first UTF-8 byte of the smallest code point of normUnknown: a string
+// with no byte at or above it holds none of them.
+var normUnknownLead = func() byte {
+	var buf [4]byte
+	utf8.EncodeRune(buf[:], normUnknown[0])
+	return buf[0]
+}()
+
+func mayHoldUnknown(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= normUnknownLead {
+			return true
+		}
+	}
+	return false
+}
