@@ -104,6 +104,7 @@ func benchOurs(b *testing.B, c *Client) {
 }
 
 func benchRecv(b *testing.B, oc *openai.Client, raw bool) {
+	//lint:ignore SA1019 the servers we replay against read max_tokens
 	req := openai.ChatCompletionRequest{Model: "m", MaxTokens: benchChunks,
 		Messages:      []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}},
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true}}

@@ -47,14 +47,15 @@ func (c *Client) body(r Request) ([]byte, error) {
 	if c.api == APIChat {
 		msgs := make([]chatMessage, 0, max(len(r.Messages), 1))
 		for _, m := range r.Messages {
-			msgs = append(msgs, chatMessage{Role: m.Role, Content: m.Content})
+			msgs = append(msgs, chatMessage(m))
 		}
 		if len(msgs) == 0 {
 			msgs = append(msgs, chatMessage{Role: openai.ChatMessageRoleUser, Content: r.Prompt})
 		}
 		v = chatRequest{
 			ChatCompletionRequest: openai.ChatCompletionRequest{
-				Model:         c.model,
+				Model: c.model,
+				//lint:ignore SA1019 vLLM, SGLang and Ollama read max_tokens; max_completion_tokens is not universal.
 				MaxTokens:     r.MaxTokens,
 				Stream:        true,
 				StreamOptions: c.usage,

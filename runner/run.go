@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), tokPath)
-	reqs, err := build(ctx, tok, scfg, recs)
+	builder, reqs, err := build(ctx, tok, scfg, recs, cfg.SendIDs, cfg.Ingest.OnError == ingest.OnErrorSkip, cfg.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 			wrecs = append(wrecs, r)
 		}
 		makeUnique(wrecs)
-		if warm, err = build(ctx, tok, wcfg, wrecs); err != nil {
+		if _, warm, err = build(ctx, tok, wcfg, wrecs, cfg.SendIDs, true, io.Discard); err != nil {
 			return nil, fmt.Errorf("warmup: %w", err)
 		}
 	}
@@ -160,6 +160,16 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		}
 		sc.Counter = serverCounter{tok}
 		sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
+		if scfg.API == synth.APIChat {
+			// Count chat prompts as a server would: this tokenizer's chat template, rendered.
+			sc.ChatCounter = func(msgs []sim.Message) (int, error) {
+				m := make([]synth.Message, len(msgs))
+				for i, x := range msgs {
+					m[i] = synth.Message{Role: x.Role, Content: x.Content}
+				}
+				return builder.CountChat(m)
+			}
+		}
 		if cfg.Model == "" {
 			cfg.Model = sc.ModelName
 		}
@@ -404,10 +414,16 @@ func makeUnique(recs []trace.Record) {
 	}
 }
 
-func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record) ([]synth.Request, error) {
+// build synthesizes every request before the clock starts, so the send path does no tokenizer work.
+func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record, sendIDs, skip bool, stderr io.Writer) (*synth.Builder, []synth.Request, error) {
 	b, err := synth.New(tok, scfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if scfg.API == synth.APIChat {
+		if recs, err = fitChat(b, recs, skip, stderr); err != nil {
+			return nil, nil, err
+		}
 	}
 	out := make([]synth.Request, 0, len(recs))
 	i := 0
@@ -419,8 +435,36 @@ func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs
 		return recs[i-1], nil
 	}
 	err = b.Stream(ctx, runtime.GOMAXPROCS(0), next, func(r synth.Request) error {
+		if scfg.API == synth.APIChat || !sendIDs {
+			r.PromptIDs = nil // not sent: don't hold every prompt twice during the run
+		}
 		out = append(out, r)
 		return nil
 	})
-	return out, err
+	return b, out, err
+}
+
+// fitChat handles records too short for the chat API: a chat template adds a fixed number of
+// tokens, so a record with fewer prompt tokens than that cannot be replayed as chat. With skip
+// they are left out and counted; otherwise the first one is an error that says what to do.
+func fitChat(b *synth.Builder, recs []trace.Record, skip bool, stderr io.Writer) ([]trace.Record, error) {
+	ov, err := b.ChatOverhead()
+	if err != nil {
+		return nil, err
+	}
+	kept := recs[:0:0]
+	for _, r := range recs {
+		if r.PromptTokens > ov {
+			kept = append(kept, r)
+			continue
+		}
+		if !skip {
+			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d: replay it with --api completions, or leave such requests out with --on-error skip",
+				r.Source, r.Line, r.PromptTokens, ov)
+		}
+	}
+	if n := len(recs) - len(kept); n > 0 {
+		fmt.Fprintf(stderr, "replay: left out %d requests with at most %d prompt tokens, the chat template's own size (--on-error skip)\n", n, ov)
+	}
+	return kept, nil
 }

@@ -341,12 +341,6 @@ func TestRunRejectsBadInput(t *testing.T) {
 	}
 }
 
-func abs(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
 
 // TestDurationStillReleasesTurns: the next open-loop item lies beyond the deadline, but a
 // session turn released by an answer before the deadline must still be sent.

@@ -145,6 +145,7 @@ func TestGoOpenAIClient(t *testing.T) {
 	cc.BaseURL = url + "/v1"
 	client := openai.NewClientWithConfig(cc)
 	stream, err := client.CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{
+		//lint:ignore SA1019 the simulator reads max_tokens like vLLM
 		Model: "x", MaxTokens: 9, Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}},
 	})

@@ -150,7 +150,7 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		MaxTokens:          max(1, rec.OutputTokens),
 		Capped:             capped,
 	}}
-	cont, restarted, err := b.continueSession(j, rec, target, at)
+	cont, restarted, err := b.continueSession(j, rec, target)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package synth
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,9 @@ type chatTemplate struct {
 	vars map[string]any
 }
 
+// parenConditional matches "(a if c else b)" with no parentheses inside.
+var parenConditional = regexp.MustCompile(`\(([^()]*?) if ([^()]*?) else ([^()]*?)\)`)
+
 // chatDate is the date strftime_now renders: a fixed day, not the wall clock, so prompts stay
 // byte-identical between runs (dates like "26 Jul 2024" have the same token count as today's).
 var chatDate = time.Date(2024, time.July, 26, 0, 0, 0, 0, time.UTC)
@@ -67,7 +71,19 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 	}
 	tpl, err := exec.NewTemplate(root, cfg, shifted, env)
 	if err != nil {
-		return nil, fmt.Errorf("synth: parsing the chat template (the gonja engine cannot parse some Jinja, e.g. a parenthesized \"(a if c else b)\"; Gemma 3's template has one): %w", err)
+		// gonja cannot parse a parenthesized conditional expression; rewrite those into a
+		// helper call and try once more (both branches are then evaluated, which is harmless
+		// for the plain values templates put there).
+		if alt := parenConditional.ReplaceAllString(source, "replay_iif($2, $1, $3)"); alt != source {
+			if shifted, err2 := loaders.NewShiftedLoader(root, strings.NewReader(alt), loader); err2 == nil {
+				if t2, err2 := exec.NewTemplate(root, cfg, shifted, env); err2 == nil {
+					tpl, err = t2, nil
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("synth: parsing the chat template (the gonja engine cannot parse all of Jinja): %w", err)
 	}
 	return &chatTemplate{tpl: tpl, vars: map[string]any{
 		"bos_token":             bos,
@@ -77,6 +93,12 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 			return "", errors.New("template raised: " + msg)
 		},
 		"strftime_now": func(format string) string { return strftime(chatDate, format) },
+		"replay_iif": func(cond bool, a, b any) any {
+			if cond {
+				return a
+			}
+			return b
+		},
 	}}, nil
 }
 

@@ -21,7 +21,7 @@ type session struct {
 // prefix cache sees the conversation grow. When the record's prompt is shorter than the previous
 // prompt plus answer (the trace's turns do not nest), it reports restarted and the caller starts
 // a fresh prompt.
-func (b *Builder) continueSession(j *job, rec trace.Record, target int, at string) (cont, restarted bool, err error) {
+func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, restarted bool, err error) {
 	if rec.SessionID == "" {
 		return false, false, nil
 	}

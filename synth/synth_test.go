@@ -3,7 +3,10 @@ package synth
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -239,7 +242,7 @@ func TestTooShortNamesRecord(t *testing.T) {
 // TestChatTemplatesExact renders each cached model's own chat template (Mistral's has none:
 // DefaultChatTemplate) and checks the server-side count of the rendered prompt is the target.
 func TestChatTemplatesExact(t *testing.T) {
-	for _, name := range []string{"qwen3", "llama3", "llama3_1", "deepseek_v3", "llama2"} {
+	for _, name := range []string{"qwen3", "llama3", "llama3_1", "deepseek_v3", "gemma3", "llama2"} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder(t, name, Config{Seed: 5, API: APIChat})
 			for _, n := range []int{40, 777, 3000} {
@@ -301,5 +304,125 @@ func TestStreamErrors(t *testing.T) {
 	})
 	if err != stop || n != 1 {
 		t.Fatalf("err %v after %d emits", err, n)
+	}
+}
+
+// TestChatOverheadOverrideSessions: calibrating to exactly our template's own overhead changes
+// nothing, later turns included.
+func TestChatOverheadOverrideSessions(t *testing.T) {
+	recs := []trace.Record{
+		{PromptTokens: 300, OutputTokens: 40, SessionID: "a"},
+		{PromptTokens: 900, OutputTokens: 30, SessionID: "a", Turn: 1},
+		{PromptTokens: 1500, OutputTokens: 30, SessionID: "a", Turn: 2},
+	}
+	plain := newBuilder(t, "qwen3", Config{Seed: 8, API: APIChat})
+	calibrated := newBuilder(t, "qwen3", Config{Seed: 8, API: APIChat})
+	own, _ := plain.ChatOverhead()
+	if err := calibrated.SetChatOverhead(own); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		a, err1 := plain.Build(rec)
+		b, err2 := calibrated.Build(rec)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if a.Prompt != b.Prompt || len(b.PromptIDs) != rec.PromptTokens {
+			t.Errorf("turn %d: calibrated prompt differs (%d tokens, want %d)", rec.Turn, len(b.PromptIDs), rec.PromptTokens)
+		}
+	}
+	if s := calibrated.Stats(); s.SessionTurns != 2 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestChatAdjustsToContentDependentTemplate: a template whose overhead depends on the content
+// (here it prints the content's length in digits, one token per digit for Qwen3) is corrected
+// after rendering until the count is exact, and counted in Stats.Adjusted.
+func TestChatAdjustsToContentDependentTemplate(t *testing.T) {
+	tpl := "{% for m in messages %}<|im_start|>{{ m['role'] }} {{ m['content'] | length }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n"
+	b, err := New(loadTok(t, "qwen3"), Config{Seed: 9, API: APIChat, ChatTemplate: tpl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{30, 2000, 12000} {
+		r, err := b.Build(trace.Record{PromptTokens: n, OutputTokens: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(b.tok.Encode(r.Prompt, false)); got != n {
+			t.Errorf("%d: rendered prompt counts %d", n, got)
+		}
+	}
+	if s := b.Stats(); s.Adjusted == 0 {
+		t.Errorf("no prompt needed adjusting: %+v", s)
+	}
+}
+
+// TestRepair: a pool word whose id is wrong (standing in for a word that does not round-trip)
+// is found by re-encoding and replaced; if every word is wrong the build fails loudly.
+func TestRepair(t *testing.T) {
+	b := newBuilder(t, "qwen3", Config{Seed: 4})
+	rec := trace.Record{PromptTokens: 400, OutputTokens: 1, Source: "r.jsonl", Line: 2}
+	j, err := b.plan(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := j.segs[0][5]
+	b.v.mid[w]++ // the planned ids now disagree with what the text encodes to
+	r, err := b.verify(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.PromptIDs) != 400 || b.Stats().Repaired != 1 {
+		t.Errorf("%d tokens, stats %+v", len(r.PromptIDs), b.Stats())
+	}
+	if got := b.tok.Encode(r.Prompt, true); !slices.Equal(got, r.PromptIDs) {
+		t.Error("repaired prompt does not re-encode to its ids")
+	}
+	for i := range b.v.mid {
+		b.v.mid[i] = -1
+	}
+	if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "r.jsonl:2") {
+		t.Errorf("an unrepairable prompt gave err %v", err)
+	}
+}
+
+// TestChatTemplatesMatchHF compares our rendering of each cached model's chat template with
+// the rendering of Hugging Face's own JavaScript Jinja (@huggingface/jinja, committed as
+// testdata/chat/NAME.txt by testdata/chat/render.js) for the same conversation.
+func TestChatTemplatesMatchHF(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "chat", "conversation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv []Message
+	if err := json.Unmarshal(raw, &conv); err != nil {
+		t.Fatal(err)
+	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "chat", "*.txt"))
+	if len(goldens) < 5 {
+		t.Fatalf("only %d golden renderings", len(goldens))
+	}
+	for _, g := range goldens {
+		name := strings.TrimSuffix(filepath.Base(g), ".txt")
+		t.Run(name, func(t *testing.T) {
+			var cfg Config
+			if err := ApplyTokenizerConfig(filepath.Join(cacheDir(), name), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			ct, err := newChatTemplate(cfg.ChatTemplate, cfg.BOSToken, cfg.EOSToken)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ct.render(conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := os.ReadFile(g)
+			if got != string(want) {
+				t.Errorf("rendering differs from Hugging Face's:\n got %q\nwant %q", got, want)
+			}
+		})
 	}
 }

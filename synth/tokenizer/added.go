@@ -141,7 +141,8 @@ func (m *addedMatcher) split(dst []segment, s string, first bool) []segment {
 	return dst
 }
 
-func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+// isWordChar is the crate's test for single_word: alphanumeric (letters and numbers) or '_'.
+func isWordChar(r rune) bool { return r == '_' || class(r)&(clsL|clsN) != 0 }
 
 func endsWithWord(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)

@@ -30,21 +30,31 @@ type bpe struct {
 	prefix       string // continuing_subword_prefix
 	suffix       string // end_of_word_suffix
 
+	// chunkable: long words may be cut before each "▁" that follows a rune outside
+	// noCutAfter, because no vocabulary token spans such a place (so no merge can either);
+	// the pieces then hit the word cache. SentencePiece-style models without a pre-tokenizer
+	// (Llama-2, Mistral, Gemma) otherwise merge a whole prompt as one word.
+	chunkable  bool
+	noCutAfter map[rune]bool
+
 	cache wordCache
 }
 
+// metaspace is SentencePiece's word-boundary rune.
+const metaspace = "\u2581"
+
 // bpeJSON is the model section of tokenizer.json.
 type bpeJSON struct {
-	Type                    string           `json:"type"`
-	Dropout                 *float64         `json:"dropout"`
-	UnkToken                *string          `json:"unk_token"`
-	ContinuingSubwordPrefix *string          `json:"continuing_subword_prefix"`
-	EndOfWordSuffix         *string          `json:"end_of_word_suffix"`
-	FuseUnk                 bool             `json:"fuse_unk"`
-	ByteFallback            bool             `json:"byte_fallback"`
-	IgnoreMerges            bool             `json:"ignore_merges"`
-	Vocab                   map[string]int32 `json:"vocab"`
-	Merges                  json.RawMessage  `json:"merges"`
+	Type                    string          `json:"type"`
+	Dropout                 *float64        `json:"dropout"`
+	UnkToken                *string         `json:"unk_token"`
+	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
+	FuseUnk                 bool            `json:"fuse_unk"`
+	ByteFallback            bool            `json:"byte_fallback"`
+	IgnoreMerges            bool            `json:"ignore_merges"`
+	Vocab                   json.RawMessage `json:"vocab"`
+	Merges                  json.RawMessage `json:"merges"`
 }
 
 // mergeJSON is one merge.
@@ -72,6 +82,24 @@ func pairsFormat(raw json.RawMessage) bool {
 func parseMerges(raw json.RawMessage) ([]mergeJSON, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
+	}
+	if flat, err := scanStrings(raw, pairsFormat(raw)); err == nil {
+		if pairsFormat(raw) {
+			out := make([]mergeJSON, len(flat)/2)
+			for i := range out {
+				out[i] = mergeJSON{flat[2*i], flat[2*i+1]}
+			}
+			return out, nil
+		}
+		out := make([]mergeJSON, len(flat))
+		for i, s := range flat {
+			a, b, ok := strings.Cut(s, " ")
+			if !ok {
+				return nil, fmt.Errorf("merges[%d]: %q has no space between its two parts", i, s)
+			}
+			out[i] = mergeJSON{a, b}
+		}
+		return out, nil
 	}
 	if !pairsFormat(raw) {
 		var strs []string
@@ -109,16 +137,17 @@ func newBPE(j *bpeJSON) (*bpe, error) {
 	if err != nil {
 		return nil, err
 	}
+	vocab, err := decodeVocab(j.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("vocab: %w", err)
+	}
 	m := &bpe{
-		vocab:        j.Vocab,
+		vocab:        vocab,
 		merges:       make(map[uint64]uint64, len(merges)),
 		unk:          -1,
 		fuseUnk:      j.FuseUnk,
 		byteFallback: j.ByteFallback,
 		ignoreMerges: j.IgnoreMerges,
-	}
-	if m.vocab == nil {
-		m.vocab = map[string]int32{}
 	}
 	maxID := int32(-1)
 	for tok, id := range m.vocab {
@@ -151,6 +180,7 @@ func newBPE(j *bpeJSON) (*bpe, error) {
 			m.fallbackIDs[b] = id
 		}
 	}
+	var joined []byte
 	for i, mg := range merges {
 		a, ok := m.vocab[mg.a]
 		if !ok {
@@ -163,16 +193,38 @@ func newBPE(j *bpeJSON) (*bpe, error) {
 		if len(mg.b) < len(m.prefix) {
 			return nil, fmt.Errorf("merges[%d]: %q is shorter than continuing_subword_prefix", i, mg.b)
 		}
-		joined := mg.a + mg.b[len(m.prefix):]
-		n, ok := m.vocab[joined]
+		joined = append(append(joined[:0], mg.a...), mg.b[len(m.prefix):]...)
+		n, ok := m.vocab[string(joined)]
 		if !ok {
 			return nil, fmt.Errorf("merges[%d]: merged token %q is not in the vocab", i, joined)
 		}
 		m.merges[uint64(a)<<32|uint64(b)] = uint64(i)<<32 | uint64(n)
 	}
 	m.cache.init()
+	m.initChunking()
 	return m, nil
 }
+
+// initChunking finds whether words may be cut before "▁" (see bpe.chunkable).
+func (m *bpe) initChunking() {
+	if _, ok := m.vocab[metaspace]; !ok || m.ignoreMerges || m.prefix != "" || m.suffix != "" {
+		return
+	}
+	m.noCutAfter = map[rune]bool{}
+	for tok := range m.vocab {
+		prev := rune(-1)
+		for _, r := range tok {
+			if r == '\u2581' && prev >= 0 && prev != '\u2581' {
+				m.noCutAfter[prev] = true
+			}
+			prev = r
+		}
+	}
+	m.chunkable = true
+}
+
+// chunkMin is the word length from which cutting into pieces pays off.
+const chunkMin = 64
 
 // piece returns the token of id.
 func (m *bpe) piece(id int) (string, bool) {
@@ -225,6 +277,28 @@ func (m *bpe) appendWord(dst []int, word string, raw bool, sc *bpeScratch) []int
 			return append(dst, int(id))
 		}
 	}
+	if !raw && m.chunkable && len(word) >= chunkMin {
+		return m.appendChunks(dst, word, sc)
+	}
+	return m.appendPiece(dst, word, raw, sc)
+}
+
+// appendChunks cuts a long word before each "▁" that no token spans and encodes the pieces.
+func (m *bpe) appendChunks(dst []int, word string, sc *bpeScratch) []int {
+	start := 0
+	prev := rune(-1)
+	for i, r := range word {
+		if r == '\u2581' && i > start && prev != '\u2581' && !m.noCutAfter[prev] {
+			dst = m.appendPiece(dst, word[start:i], false, sc)
+			start = i
+		}
+		prev = r
+	}
+	return m.appendPiece(dst, word[start:], false, sc)
+}
+
+// appendPiece encodes one word (or piece of one) through the cache and the merges.
+func (m *bpe) appendPiece(dst []int, word string, raw bool, sc *bpeScratch) []int {
 	if ids, ok := m.cache.get(word); ok {
 		for _, id := range ids {
 			dst = append(dst, int(id))

@@ -41,7 +41,7 @@ var _ Tokenizer = (*HF)(nil)
 func (t *HF) Encode(text string, addSpecial bool) []int {
 	sc := t.pool.Get().(*scratch)
 	ids := t.encode(make([]int, 0, len(text)/4+4), text, sc)
-	t.pool.Put(sc)
+	t.release(sc)
 	if addSpecial && t.post != nil {
 		ids = t.post.process(ids)
 	}
@@ -57,8 +57,19 @@ func (t *HF) Count(text string) int {
 	ids := t.encode(sc.ids[:0], text, sc)
 	n := len(ids)
 	sc.ids = ids
-	t.pool.Put(sc)
+	t.release(sc)
 	return n
+}
+
+// release returns scratch buffers to the pool, unless one huge text (over a million words) made
+// them too big to keep around (they also point into that text, which would stay alive with
+// them until the pool is emptied at a garbage collection).
+func (t *HF) release(sc *scratch) {
+	const keep = 1 << 20
+	if cap(sc.words) > keep || cap(sc.words2) > keep || cap(sc.ids) > keep || cap(sc.bpe.syms) > keep {
+		return
+	}
+	t.pool.Put(sc)
 }
 
 // encode appends the ids of text without post-processing: added tokens are split off first

@@ -17,7 +17,7 @@ type fileJSON struct {
 	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
 	PostProcessor json.RawMessage `json:"post_processor"`
 	Decoder       json.RawMessage `json:"decoder"`
-	Model         json.RawMessage `json:"model"`
+	Model         *bpeJSON        `json:"model"`
 	// truncation and padding are ignored on purpose: replay counts whole prompts.
 }
 
@@ -57,19 +57,10 @@ func Parse(data []byte) (*HF, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("not a tokenizer.json: %w", err)
 	}
-	if isNull(f.Model) {
+	if f.Model == nil {
 		return nil, errors.New("model: missing")
 	}
-	var mj bpeJSON
-	if err := json.Unmarshal(f.Model, &mj); err != nil {
-		var head struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(f.Model, &head) == nil && head.Type != "BPE" && head.Type != "" {
-			return nil, fmt.Errorf("model: unsupported type %q (only BPE models are supported)", head.Type)
-		}
-		return nil, fmt.Errorf("model: %w", err)
-	}
+	mj := *f.Model
 	if mj.Type != "BPE" && !(mj.Type == "" && mj.Merges != nil) {
 		if mj.Type == "" {
 			return nil, errors.New("model: missing \"type\"")

@@ -93,7 +93,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"MODEL", `{"type": "BPE", "vocab": {"a": 0}, "merges": ["ab"]}`}, `model: merges[0]: "ab" has no space`},
 		{[]string{"MODEL", `{"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}`}, `model: merges[0]: has 1 parts`},
 		{[]string{"MODEL", `{"type": "BPE", "vocab": {"a": 0}, "merges": [], "unk_token": "<unk>"}`}, `model: unk_token "<unk>" is not in the vocab`},
-		{[]string{"MODEL", `{"type": "BPE", "vocab": {"a": "zero"}, "merges": []}`}, `model: json`},
+		{[]string{"MODEL", `{"type": "BPE", "vocab": {"a": "zero"}, "merges": []}`}, `model: vocab: json`},
 		{[]string{"MODEL", `null`}, `model: missing`},
 	}
 	for _, c := range cases {

@@ -1,4 +1,4 @@
-// Code generated from testdata/unicodegen/normprobe.js; DO NOT EDIT.
+// Code generated from testdata/unicodegen/normprobe.js (see its usage); DO NOT EDIT.
 
 package tokenizer
 

@@ -46,7 +46,20 @@ func writeNormalized(b *strings.Builder, f norm.Form, s string) {
 	}
 }
 
+// normUnknownBits is normUnknown as a bitmap over the first two planes (where all of them are).
+var normUnknownBits = func() (bits [0x20000 / 64]uint64) {
+	for _, r := range normUnknown {
+		if r < 0x20000 {
+			bits[r>>6] |= 1 << (r & 63)
+		}
+	}
+	return bits
+}()
+
 func isNormUnknown(r rune) bool {
+	if r >= 0 && r < 0x20000 {
+		return normUnknownBits[r>>6]&(1<<(r&63)) != 0
+	}
 	_, found := slices.BinarySearch(normUnknown, r)
 	return found
 }

@@ -28,45 +28,6 @@ func (q normSequence) normalize(s string) string {
 	return s
 }
 
-// componentJSON holds any component: its type and the fields the types below use.
-type componentJSON struct {
-	Type string `json:"type"`
-	// Sequence members, under the key each Sequence type uses.
-	Normalizers   []json.RawMessage `json:"normalizers"`
-	Pretokenizers []json.RawMessage `json:"pretokenizers"`
-	Processors    []json.RawMessage `json:"processors"`
-	Decoders      []json.RawMessage `json:"decoders"`
-
-	Pattern  *patternJSON `json:"pattern"`
-	Content  *string      `json:"content"`
-	Prepend  *string      `json:"prepend"`
-	Left     *bool        `json:"left"`
-	Right    *bool        `json:"right"`
-	Behavior string       `json:"behavior"`
-	Invert   bool         `json:"invert"`
-
-	AddPrefixSpace   *bool   `json:"add_prefix_space"`
-	UseRegex         *bool   `json:"use_regex"`
-	Replacement      *string `json:"replacement"`
-	PrependScheme    *string `json:"prepend_scheme"`
-	Split            *bool   `json:"split"`
-	IndividualDigits bool    `json:"individual_digits"`
-
-	Start int `json:"start"`
-	Stop  int `json:"stop"`
-
-	Single        []templatePiece            `json:"single"`
-	SpecialTokens map[string]templateSpecial `json:"special_tokens"`
-	Cls           []json.RawMessage          `json:"cls"`
-	Sep           []json.RawMessage          `json:"sep"`
-}
-
-// patternJSON is {"String": "..."} or {"Regex": "..."}.
-type patternJSON struct {
-	String *string `json:"String"`
-	Regex  *string `json:"Regex"`
-}
-
 func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 	if isNull(raw) {
 		return nil, nil
@@ -99,7 +60,7 @@ func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 	case "Lowercase":
 		return normalizerFunc(strings.ToLower), nil
 	case "Strip":
-		left, right := c.Left == nil || *c.Left, c.Right == nil || *c.Right
+		left, right := c.StripLeft == nil || *c.StripLeft, c.StripRight == nil || *c.StripRight
 		return normalizerFunc(func(s string) string {
 			if left {
 				s = strings.TrimLeftFunc(s, unicode.IsSpace)
@@ -158,9 +119,4 @@ func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 		return nil, fmt.Errorf("%s: missing \"type\"", where)
 	}
 	return nil, fmt.Errorf("%s: unsupported type %q", where, c.Type)
-}
-
-func isNull(raw json.RawMessage) bool {
-	s := strings.TrimSpace(string(raw))
-	return s == "" || s == "null"
 }

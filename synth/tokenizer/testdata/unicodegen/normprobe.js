@@ -1,6 +1,6 @@
 // Probes which code points the reference's normalizers (unicode-normalization-alignments, an
 // older Unicode than Go's tables) do not know, for normalize_tables.go.
-// Input: lines "codepoint ccc decomposes(NFD) decomposes(NFKD)" for every code point with a
+// Input (from ./normlist): lines "codepoint ccc decomposes(NFD) decomposes(NFKD)" for every code point with a
 // non-zero canonical combining class or a decomposition in golang.org/x/text/unicode/norm.
 // usage: node normprobe.js LIST > unknown.json
 const fs = require('fs');

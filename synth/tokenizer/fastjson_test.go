@@ -1,0 +1,78 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestFastJSONMatchesEncodingJSON checks the vocabulary and merge scanners against
+// encoding/json on the real files and on awkward inputs.
+func TestFastJSONMatchesEncodingJSON(t *testing.T) {
+	for _, name := range []string{"llama3", "gemma3", "deepseek_v3"} {
+		data, err := os.ReadFile(filepath.Join(cacheDir(t), name, "tokenizer.json"))
+		if err != nil {
+			t.Fatalf("%v: run scripts/fetch-tokenizers.sh", err)
+		}
+		var f struct {
+			Model struct {
+				Vocab  json.RawMessage `json:"vocab"`
+				Merges json.RawMessage `json:"merges"`
+			} `json:"model"`
+		}
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		fast, err := scanVocab(f.Model.Vocab)
+		if err != nil {
+			t.Fatalf("%s: scanVocab: %v", name, err)
+		}
+		var slow map[string]int32
+		if err := json.Unmarshal(f.Model.Vocab, &slow); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(fast, slow) {
+			t.Fatalf("%s: scanned vocab differs from encoding/json's", name)
+		}
+		pairs := pairsFormat(f.Model.Merges)
+		flat, err := scanStrings(f.Model.Merges, pairs)
+		if err != nil {
+			t.Fatalf("%s: scanStrings: %v", name, err)
+		}
+		var want []string
+		if pairs {
+			var p [][]string
+			if err := json.Unmarshal(f.Model.Merges, &p); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range p {
+				want = append(want, x...)
+			}
+		} else if err := json.Unmarshal(f.Model.Merges, &want); err != nil {
+			t.Fatal(err)
+		}
+		if len(flat) != len(want) {
+			t.Fatalf("%s: %d merge strings, want %d", name, len(flat), len(want))
+		}
+		for i := range flat {
+			if flat[i] != want[i] {
+				t.Fatalf("%s: merge string %d = %q, want %q", name, i, flat[i], want[i])
+			}
+		}
+	}
+	for _, in := range []string{`{"a\"b": 1, "\u00e9\ud83d\ude00": 2, "x": -3}`, `{}`, "{\"\xff\": 1}", ` { "a" : 1 } `} {
+		got, err := decodeVocab(json.RawMessage(in))
+		var want map[string]int32
+		werr := json.Unmarshal([]byte(in), &want)
+		if (err != nil) != (werr != nil) || !maps.Equal(got, want) {
+			t.Errorf("%q: got %v, %v; encoding/json %v, %v", in, got, err, want, werr)
+		}
+	}
+	for _, bad := range []string{`{"a": 1,}`, `{"a": 1.5}`, `{"a" 1}`, `{"a": 1} x`} {
+		if _, err := decodeVocab(json.RawMessage(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
