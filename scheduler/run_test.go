@@ -341,7 +341,6 @@ func TestRunRejectsBadInput(t *testing.T) {
 	}
 }
 
-
 // TestDurationStillReleasesTurns: the next open-loop item lies beyond the deadline, but a
 // session turn released by an answer before the deadline must still be sent.
 func TestDurationStillReleasesTurns(t *testing.T) {
