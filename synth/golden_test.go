@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
@@ -37,14 +38,6 @@ var goldens = []struct {
 	{"llama2", APIChat},
 }
 
-// cacheDir is where the real tokenizers are (scripts/fetch-tokenizers.sh fills it).
-func cacheDir() string {
-	if d := os.Getenv("REPLAY_TOKENIZER_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join("..", ".cache", "tokenizers")
-}
-
 // toks keeps loaded tokenizers for the test binary's life (loading takes seconds).
 var toks sync.Map
 
@@ -54,11 +47,7 @@ func loadTok(t testing.TB, name string) tokenizer.Tokenizer {
 	if tok, ok := toks.Load(name); ok {
 		return tok.(tokenizer.Tokenizer)
 	}
-	dir := filepath.Join(cacheDir(), name)
-	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err != nil {
-		t.Fatalf("tokenizer %s missing in %s: run scripts/fetch-tokenizers.sh", name, cacheDir())
-	}
-	tok, err := tokenizer.Load(dir)
+	tok, err := tokenizer.Load(testenv.Tokenizer(t, name))
 	if err != nil {
 		t.Fatalf("loading %s: %v", name, err)
 	}
@@ -72,7 +61,7 @@ func newBuilder(t testing.TB, name string, cfg Config) *Builder {
 	t.Helper()
 	tok := loadTok(t, name)
 	if cfg.API == APIChat {
-		if err := ApplyTokenizerConfig(filepath.Join(cacheDir(), name), &cfg); err != nil {
+		if err := ApplyTokenizerConfig(testenv.Tokenizer(t, name), &cfg); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,37 +3,15 @@ package synth
 import (
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
 
-// sharedTrace finds a file of the shared public traces: $REPLAY_SHARED/traces, or a
-// shared/traces folder beside the repository (the layout here and in CI).
-func sharedTrace(t testing.TB, name string) string {
-	t.Helper()
-	if d := os.Getenv("REPLAY_SHARED"); d != "" {
-		return filepath.Join(d, "traces", name)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "traces", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("shared trace %s not found: put the shared folder (with traces/) beside the repository or set REPLAY_SHARED", name)
-		}
-		dir = parent
-	}
-}
+// sharedTrace finds a file of the shared public traces (see testenv.SharedTrace).
+func sharedTrace(t testing.TB, name string) string { return testenv.SharedTrace(t, name) }
 
 // mooncake reads the first n records (all when n <= 0) of the shared Mooncake trace.
 func mooncake(t testing.TB, n int) []trace.Record {

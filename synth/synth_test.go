@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -408,7 +409,7 @@ func TestChatTemplatesMatchHF(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(g), ".txt")
 		t.Run(name, func(t *testing.T) {
 			var cfg Config
-			if err := ApplyTokenizerConfig(filepath.Join(cacheDir(), name), &cfg); err != nil {
+			if err := ApplyTokenizerConfig(testenv.Tokenizer(t, name), &cfg); err != nil {
 				t.Fatal(err)
 			}
 			ct, err := newChatTemplate(cfg.ChatTemplate, cfg.BOSToken, cfg.EOSToken)

@@ -1,7 +1,5 @@
 package tokenizer
 
-import "unicode/utf8"
-
 // The GPT-2 byte-level alphabet: every byte maps to one printable rune so that BPE vocabularies
 // can be stored as text. Printable Latin-1 bytes map to themselves, the rest to U+0100 onwards.
 var (
@@ -24,15 +22,6 @@ func init() {
 		}
 		runeToByte[byteToRune[b]] = int16(b)
 	}
-}
-
-// byteLevelEncode maps raw bytes to their byte-level runes.
-func byteLevelEncode(s string) string {
-	out := make([]byte, 0, len(s)*2)
-	for i := 0; i < len(s); i++ {
-		out = utf8.AppendRune(out, byteToRune[s[i]])
-	}
-	return string(out)
 }
 
 // byteLevelDecode maps a byte-level string back to raw bytes; ok is false if some rune is not
