@@ -28,6 +28,8 @@ import (
 //
 //	go test ./runner -run '^$' -bench Replay -benchtime 1x
 //
+// scripts/bench-replay.sh runs the same with prebuilt binaries, optionally under chrt.
+//
 // Each reports its figures as custom metrics; BENCHMARKS.md has the latest.
 
 // BenchmarkReplayLateness replays 5 s of evenly spaced requests at 1,000 and 5,000 req/s and
@@ -150,9 +152,12 @@ func benchRun(b *testing.B, url, tracePath string, speed float64) *analysis.Summ
 // startSim runs `replay sim` as its own process on a free loopback port.
 func startSim(b *testing.B, args ...string) string {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "replay")
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(testenv.RepoRoot(), "cmd", "replay")).CombinedOutput(); err != nil {
-		b.Fatalf("building replay: %v\n%s", err, out)
+	bin := os.Getenv("REPLAY_BIN") // a prebuilt binary, so a run under chrt does not compile
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "replay")
+		if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(testenv.RepoRoot(), "cmd", "replay")).CombinedOutput(); err != nil {
+			b.Fatalf("building replay: %v\n%s", err, out)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
