@@ -91,17 +91,16 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: one H100-class GPU serving a 7-8B model (prefill about
-// 50k tokens/s, a decode step of 15 ms plus 0.05 ms per sequence, 256k tokens of KV cache).
-// With them a 2x replay of the 2-minute Azure conversation sample queues (mean TTFT about 1 s)
-// and drains 10 s after the last arrival; the prefill-heavy Mooncake sample (47k prompt
-// tokens/s at 1x) needs a faster --prefill-per-token to keep up.
+// 50k tokens/s, a decode step of 15 ms plus 0.05 ms per sequence, up to 256 running sequences
+// like vLLM's default max_num_seqs, 256k tokens of KV cache). The prefill-heavy Mooncake sample
+// (47k prompt tokens/s at 1x) needs a faster --prefill-per-token to keep up at 2x.
 func DefaultConfig() Config {
 	return Config{
 		ModelName:        "replay-sim",
 		Seed:             1,
 		BlockSize:        16,
 		NumBlocks:        16384,
-		MaxBatch:         64,
+		MaxBatch:         256,
 		TokenBudget:      8192,
 		MaxWaiting:       4096,
 		MaxModelLen:      262144,
