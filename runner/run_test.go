@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -125,5 +126,54 @@ func TestBaseURL(t *testing.T) {
 		if _, err := baseURL(bad); err == nil {
 			t.Errorf("baseURL(%q) accepted a URL without scheme and host", bad)
 		}
+	}
+}
+
+// TestMaxConcurrencyQueueWait: under --max-concurrency 1, requests that arrive together queue
+// behind each other; the rows must carry that wait, and latency from the scheduled time must
+// include it (no coordinated omission).
+func TestMaxConcurrencyQueueWait(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "burst.csv")
+	csv := "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+	for range 4 {
+		csv += "2024-01-01 00:00:00.0000000,50,20\n"
+	}
+	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc := sim.DefaultConfig() // 20 decode steps of ~15 ms: each request takes ~300 ms
+	cfg := Config{
+		Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(),
+		Schedule: scheduler.Config{Speed: 1, MaxConcurrency: 1},
+		Sim:      sc, Stderr: io.Discard, Stdout: io.Discard,
+	}
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].QueueWaitNS < rows[j].QueueWaitNS })
+	for i, r := range rows {
+		if r.ErrorClass != "" {
+			t.Fatalf("row %d failed: %s", i, r.ErrorMessage)
+		}
+		// The k-th request waits for the k requests before it, each at least 20 steps long.
+		if want := int64(i) * int64(20*sc.StepBase); r.QueueWaitNS < want {
+			t.Fatalf("row %d waited %v for its slot, want at least %v", i, time.Duration(r.QueueWaitNS), time.Duration(want))
+		}
+		if r.SentNS-r.ScheduledNS < r.QueueWaitNS {
+			t.Fatalf("row %d: sent - scheduled %v does not include the queue wait %v", i, time.Duration(r.SentNS-r.ScheduledNS), time.Duration(r.QueueWaitNS))
+		}
+	}
+	last := rows[len(rows)-1]
+	if sum.QueueWait.Max < float64(last.QueueWaitNS)/1e6*0.99 {
+		t.Fatalf("summary queue wait max %.1f ms, the last row waited %.1f ms", sum.QueueWait.Max, float64(last.QueueWaitNS)/1e6)
+	}
+	if sum.TTFTSched.Max < sum.TTFT.Max+float64(last.QueueWaitNS)/1e6*0.9 {
+		t.Fatalf("TTFT from scheduled time (max %.1f ms) does not include the queue wait (%.1f ms) on top of TTFT (max %.1f ms)",
+			sum.TTFTSched.Max, float64(last.QueueWaitNS)/1e6, sum.TTFT.Max)
 	}
 }
