@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llm-replay/replay/accesslog"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/trace"
 )
@@ -20,12 +21,14 @@ func init() {
 	register(&command{
 		name:    "ingest",
 		summary: "Normalize an access log or public trace into a trace file (Parquet or Arrow)",
-		usage:   "--trace FILE [--format F] [--map field=column,...] --out FILE.parquet",
+		usage:   "--trace FILE [--format F] [--map field=column,...] --out FILE.parquet\n  replay ingest --trace LOG.jsonl --format openai-log --tokenizer FILE [--block-size 16] [--export mooncake] --out FILE",
 		example: `  replay ingest --trace ../shared/traces/mooncake_synthetic.jsonl --out trace.parquet
   replay ingest --trace gateway.jsonl --format jsonl --time-unit ms \
       --map timestamp=ts,prompt_tokens=usage.prompt_tokens,output_tokens=usage.completion_tokens \
       --on-error skip --quarantine bad.jsonl --out trace.parquet
-  replay ingest --trace ../shared/traces/azure2023_conv.csv --stats`,
+  replay ingest --trace ../shared/traces/azure2023_conv.csv --stats
+  replay ingest --trace gateway.log.jsonl --format openai-log --tokenizer ./Qwen3-8B \
+      --block-size 16 --export mooncake --out anonymized.jsonl`,
 		setup: setupIngest,
 	})
 }
@@ -39,9 +42,9 @@ type ingestFlags struct {
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.trace, "trace", "", "trace or access log to read (required)")
 	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", "))
-	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths (fields: "+strings.Join(ingest.Fields[:], ", ")+")")
+	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths (fields: "+strings.Join(ingest.Fields[:], ", ")+"; for openai-log: "+strings.Join(accesslog.Fields, ", ")+")")
 	fs.StringVar(&f.timeUnit, "time-unit", "", "unit of numeric timestamps: s, ms, us or ns (default: ms for mooncake, s otherwise)")
-	fs.IntVar(&f.blockSize, "block-size", 0, "tokens per prefix hash block (default: 512 for mooncake, none otherwise)")
+	fs.IntVar(&f.blockSize, "block-size", 0, "tokens per prefix hash block (default: 512 for mooncake, 16 for openai-log, none otherwise)")
 	fs.StringVar(&f.hashCheck, "hash-check", "error", "a row whose hash count is not ceil(prompt/block-size): error, warn or ignore")
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
 }
@@ -66,9 +69,35 @@ func setupIngest(fs *pflag.FlagSet) func(ctx context.Context, args []string) err
 	arrowOut := fs.String("arrow", "", "also write an Arrow IPC file here")
 	stats := fs.Bool("stats", false, "print the trace's shape: span, rate, burstiness, token percentiles, ideal prefix hit rate")
 	asJSON := fs.Bool("json", false, "with --stats, print everything as one JSON line")
+	var lf logFlags
+	lf.add(fs)
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
+		}
+		if in.trace != "" {
+			isLog, err := isRequestLog(in.format, in.trace)
+			if err != nil {
+				return err
+			}
+			if isLog {
+				if *out == "" && *arrowOut == "" && !*stats {
+					return errors.New("nothing to do: give --out FILE.parquet, --export mooncake --out FILE.jsonl, --arrow FILE.arrow or --stats")
+				}
+				if *quarantine != "" && fs.Changed("on-error") && in.onError != ingest.OnErrorSkip {
+					return errors.New("--quarantine needs --on-error skip")
+				}
+				if *quarantine != "" {
+					in.onError = ingest.OnErrorSkip
+				}
+				if *sortFlag {
+					return errors.New("--sort is not available for request logs: sort the log by time first")
+				}
+				return runRequestLog(ctx, in, lf, *quarantine, *out, *arrowOut, *stats, *asJSON, os.Stdout, os.Stderr)
+			}
+		}
+		if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText {
+			return errors.New("--tokenizer, --export, --hash-key-file and --keep-text are for request logs (--format openai-log)")
 		}
 		opts, err := in.options()
 		if err != nil {

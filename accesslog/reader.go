@@ -1,0 +1,396 @@
+package accesslog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/synth/tokenizer"
+	"github.com/llm-replay/replay/trace"
+)
+
+// DefaultBlockSize is the tokens per hashed block when Options.BlockSize is 0 (vLLM's KV block).
+const DefaultBlockSize = 16
+
+// maxKeptErrors bounds the rejection messages kept for the user.
+const maxKeptErrors = 10
+
+// Options says how to read a request log.
+type Options struct {
+	// Tokenizer is the served model's tokenizer (required) and Chat its chat template renderer
+	// (required for chat requests; see LoadModel).
+	Tokenizer tokenizer.Tokenizer
+	Chat      *synth.ChatRenderer
+	// BlockSize is the tokens per hashed block; 0 means DefaultBlockSize.
+	BlockSize int
+	// HashKey keys the block hashes and the pseudonyms of logged session ids; nil means a fresh
+	// random key, used for this reader only and never shown.
+	HashKey []byte
+	// Map overrides where fields sit in a line (see Fields), e.g. {"request": "body"}.
+	Map map[string]string
+	// TimeUnit is the unit of numeric timestamps: "s" (default), "ms", "us" or "ns".
+	TimeUnit string
+	// OnError is "fail" (default: the first bad line ends the read with its error) or "skip"
+	// (the line goes to Quarantine and is counted).
+	OnError    string
+	Quarantine io.Writer
+	// KeepText keeps the rendered prompt and the response text in each Request. Without it no
+	// byte of either leaves the reader.
+	KeepText bool
+}
+
+// Request is one log line's record, with its text only when Options.KeepText is set.
+type Request struct {
+	trace.Record
+	// UsagePromptTokens is the server's own prompt count from the log's usage, -1 when absent.
+	UsagePromptTokens int
+	// Prompt is the prompt as the server saw it (chat template applied) and Response the
+	// generated text; both empty unless Options.KeepText.
+	Prompt, Response string
+}
+
+// Counts is what a Reader did with the lines it saw.
+type Counts struct {
+	Records  int64 `json:"records"`
+	Rejected int64 `json:"rejected"`
+	// UsageMismatches counts records whose logged usage.prompt_tokens differs from our count:
+	// the log's model or template is not the one given, or the server changed the prompt.
+	UsageMismatches int64 `json:"usage_mismatches,omitempty"`
+	// UsageChecked counts records that had usage.prompt_tokens to compare with.
+	UsageChecked int64 `json:"usage_checked,omitempty"`
+	// Sessions counts the distinct conversations seen.
+	Sessions int64 `json:"sessions,omitempty"`
+	// Errors holds the first rejection messages, for the user.
+	Errors []string `json:"-"`
+}
+
+// Reader streams a request log as Requests, in log order. It is not safe for concurrent use.
+type Reader struct {
+	path   string
+	f      *os.File
+	lines  func() ([]byte, error) // the next line (or Parquet row as JSON); io.EOF at the end
+	opts   Options
+	m      mapping
+	unit   time.Duration
+	hasher *blockHasher   // pseudonyms (sequential stage)
+	pool   []*blockHasher // one per worker (block hashes)
+	queue  []prepared     // the current batch, prepared in parallel, handed out in order
+	sess   *sessions
+	turns  map[string]int // logged session id -> turns seen
+	line   int64
+	origin time.Time
+	last   time.Time
+	begun  bool
+	counts Counts
+	err    error
+}
+
+// LoadModel loads a tokenizer (a tokenizer.json file or its folder) and the chat template from
+// the tokenizer_config.json beside it (DefaultChatTemplate when there is none).
+func LoadModel(path string) (tokenizer.Tokenizer, *synth.ChatRenderer, error) {
+	tok, err := tokenizer.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cfg synth.Config
+	if err := synth.ApplyTokenizerConfig(path, &cfg); err != nil {
+		return nil, nil, err
+	}
+	chat, err := synth.NewChatRenderer(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tok, chat, nil
+}
+
+// Open opens a request log for reading: JSON lines, or Parquet (detected by its magic number)
+// whose rows hold the same fields as columns.
+func Open(path string, opts Options) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("accesslog: %w", err)
+	}
+	var magic [4]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("accesslog: %w", err)
+	}
+	r, err := NewReader(f, path, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.f = f
+	if n == 4 && string(magic[:]) == "PAR1" {
+		if r.lines, err = parquetLines(f, path); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// NewReader reads a JSON-lines request log from src; name is used in error messages.
+func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
+	if opts.Tokenizer == nil {
+		return nil, errors.New("accesslog: a tokenizer is required (--tokenizer)")
+	}
+	if opts.BlockSize == 0 {
+		opts.BlockSize = DefaultBlockSize
+	}
+	if opts.BlockSize < 0 {
+		return nil, fmt.Errorf("accesslog: block size %d: want a positive number", opts.BlockSize)
+	}
+	switch opts.OnError {
+	case "":
+		opts.OnError = ingest.OnErrorFail
+	case ingest.OnErrorFail, ingest.OnErrorSkip:
+	default:
+		return nil, fmt.Errorf("accesslog: unknown --on-error %q (want fail or skip)", opts.OnError)
+	}
+	units := map[string]time.Duration{"": time.Second, "s": time.Second, "ms": time.Millisecond, "us": time.Microsecond, "ns": time.Nanosecond}
+	unit, ok := units[opts.TimeUnit]
+	if !ok {
+		return nil, fmt.Errorf("accesslog: unknown time unit %q (want s, ms, us or ns)", opts.TimeUnit)
+	}
+	m, err := buildMapping(opts.Map)
+	if err != nil {
+		return nil, err
+	}
+	key := opts.HashKey
+	if key == nil {
+		if key, err = NewKey(); err != nil {
+			return nil, err
+		}
+	}
+	h, err := newBlockHasher(key)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(src, 1<<20)
+	r := &Reader{
+		path: name, opts: opts, m: m, unit: unit,
+		hasher: h, sess: newSessions(), turns: map[string]int{},
+		lines: func() ([]byte, error) {
+			raw, err := br.ReadBytes('\n')
+			if len(raw) > 0 {
+				return raw, nil
+			}
+			return nil, err
+		},
+	}
+	for range runtime.GOMAXPROCS(0) {
+		w, _ := newBlockHasher(key)
+		r.pool = append(r.pool, w)
+	}
+	return r, nil
+}
+
+// Counts reports the lines accepted and rejected so far (final after io.EOF).
+func (r *Reader) Counts() Counts {
+	c := r.counts
+	c.Sessions = int64(r.sess.roots + len(r.turns))
+	return c
+}
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+// batchLines is how many lines are prepared in parallel at a time.
+const batchLines = 64
+
+// prepared is one line after the work that needs no other line: parsing, rendering,
+// tokenizing, hashing. err is the line's problem, if any.
+type prepared struct {
+	line   int64
+	raw    []byte
+	e      entry
+	ids    []int
+	prompt string
+	out    int
+	hashes []uint64
+	err    error
+}
+
+// fill reads the next batch of non-empty lines and prepares them on all cores. It returns
+// false at the end of the input (r.err then says why).
+func (r *Reader) fill() bool {
+	r.queue = r.queue[:0]
+	for len(r.queue) < batchLines {
+		raw, rerr := r.lines()
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				r.err = fmt.Errorf("%s: %w", r.path, rerr)
+			}
+			break
+		}
+		r.line++
+		if data := bytes.TrimSpace(raw); len(data) > 0 {
+			r.queue = append(r.queue, prepared{line: r.line, raw: data})
+		}
+	}
+	if len(r.queue) == 0 {
+		if r.err == nil {
+			if r.counts.Records == 0 && r.counts.Rejected == 0 {
+				r.err = fmt.Errorf("%s: %w", r.path, ingest.ErrEmpty)
+			} else {
+				r.err = io.EOF
+			}
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	workers := min(len(r.pool), len(r.queue))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(r.queue); i += workers {
+				r.prepare(&r.queue[i], r.pool[w])
+			}
+		}()
+	}
+	wg.Wait()
+	return true
+}
+
+// Next returns the next line's Request, io.EOF after the last. Under OnError "fail" the first
+// bad line's *ingest.RowError ends the stream.
+func (r *Reader) Next() (Request, error) {
+	for {
+		if len(r.queue) == 0 {
+			if r.err != nil {
+				return Request{}, r.err
+			}
+			if !r.fill() {
+				return Request{}, r.err
+			}
+		}
+		p := r.queue[0]
+		r.queue = r.queue[1:]
+		req, err := r.finish(&p)
+		if err == nil {
+			r.counts.Records++
+			return req, nil
+		}
+		rowErr := &ingest.RowError{File: r.path, Line: p.line, Row: -1, Err: err}
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			rowErr.Field, rowErr.Err = fe.field, fe.err
+		}
+		if r.opts.OnError != ingest.OnErrorSkip {
+			r.err, r.queue = rowErr, nil
+			return Request{}, r.err
+		}
+		r.counts.Rejected++
+		if len(r.counts.Errors) < maxKeptErrors {
+			r.counts.Errors = append(r.counts.Errors, rowErr.Error())
+		}
+		if r.opts.Quarantine != nil {
+			if _, err := r.opts.Quarantine.Write(append(p.raw, '\n')); err != nil {
+				r.err, r.queue = fmt.Errorf("writing the quarantine: %w", err), nil
+				return Request{}, r.err
+			}
+		}
+	}
+}
+
+// prepare does the per-line work that depends on no other line; it runs concurrently with
+// other lines' (the tokenizer and the chat renderer are safe for concurrent use).
+func (r *Reader) prepare(p *prepared, h *blockHasher) {
+	e, err := parseLine(p.raw, r.m, r.unit)
+	if err != nil {
+		p.err = err
+		return
+	}
+	p.e = e
+	tok := r.opts.Tokenizer
+	switch {
+	case e.chat:
+		if r.opts.Chat == nil {
+			p.err = errors.New("a chat request, but no chat template was loaded")
+			return
+		}
+		p.prompt, err = r.opts.Chat.Render(e.messages)
+		if err != nil {
+			p.err = &fieldError{field: r.m.name("request") + ".messages", err: err}
+			return
+		}
+		p.ids = tok.Encode(p.prompt, false) // the template holds the BOS text
+	case e.promptIDs != nil:
+		p.ids = e.promptIDs
+		if r.opts.KeepText {
+			p.prompt = tok.Decode(p.ids, false)
+		}
+	default:
+		p.prompt = e.prompt
+		p.ids = tok.Encode(p.prompt, true) // the server's post-processor adds BOS
+	}
+	p.out = e.usageCompletion
+	if p.out < 0 {
+		p.out = tok.Count(e.responseText)
+	}
+	p.hashes = h.hashes(p.ids, r.opts.BlockSize)
+}
+
+// finish does the work that follows log order: the time check, sessions and counts.
+func (r *Reader) finish(p *prepared) (Request, error) {
+	if p.err != nil {
+		return Request{}, p.err
+	}
+	e := p.e
+	if r.begun && e.time.Before(r.last) {
+		return Request{}, &fieldError{field: r.m.name("timestamp"), err: fmt.Errorf("out of order: %s is before the previous line's %s (sort the log by time first)", e.time.Format(time.RFC3339Nano), r.last.Format(time.RFC3339Nano))}
+	}
+	rec := trace.Record{
+		PromptTokens: len(p.ids),
+		OutputTokens: p.out,
+		BlockHashes:  p.hashes,
+		BlockSize:    r.opts.BlockSize,
+		Model:        e.model,
+		Source:       r.path,
+		Line:         p.line,
+	}
+	switch {
+	case e.session != "":
+		rec.SessionID = r.hasher.pseudonym(e.session)
+		rec.Turn = r.turns[rec.SessionID]
+		r.turns[rec.SessionID]++
+	case e.chat:
+		rec.SessionID, rec.Turn = r.sess.assign(e.user, e.messages, e.responseText, e.hasResponse)
+	default:
+		rec.SessionID = r.sess.newRoot().session
+	}
+	if !r.begun {
+		r.origin, r.begun = e.time, true
+	}
+	r.last = e.time
+	rec.Timestamp = e.time.Sub(r.origin)
+	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
+	if e.usagePrompt >= 0 {
+		r.counts.UsageChecked++
+		if e.usagePrompt != rec.PromptTokens {
+			r.counts.UsageMismatches++
+		}
+	}
+	if r.opts.KeepText {
+		req.Prompt, req.Response = p.prompt, e.responseText
+	}
+	return req, nil
+}

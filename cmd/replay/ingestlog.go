@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llm-replay/replay/accesslog"
+	"github.com/llm-replay/replay/ingest"
+)
+
+// logFlags are `replay ingest`'s flags for raw request logs (--format openai-log).
+type logFlags struct {
+	tokenizer, export, hashKeyFile string
+	keepText                       bool
+}
+
+func (f *logFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer.json or its folder; its tokenizer_config.json gives the chat template")
+	fs.StringVar(&f.export, "export", "", "request logs: write --out in this shape instead of the normalized trace (mooncake: JSONL with timestamp ms, input_length, output_length, hash_ids renumbered densely)")
+	fs.StringVar(&f.hashKeyFile, "hash-key-file", "", "request logs: key for the prefix block hashes (raw bytes or hex); default a random key, shown nowhere, so hashes cannot be looked up in a dictionary")
+	fs.BoolVar(&f.keepText, "keep-text", false, "request logs: keep the prompt (template applied) and response text: in the Mooncake lines as prompt/response, beside a Parquet trace in OUT.text.jsonl (default: no text at all)")
+}
+
+// isRequestLog says whether the trace is to be read as a request log.
+func isRequestLog(format, path string) (bool, error) {
+	switch format {
+	case ingest.FormatOpenAILog:
+		return true, nil
+	case ingest.FormatAuto, "":
+	default:
+		return false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	got, err := ingest.Detect(buf[:n])
+	return err == nil && got == ingest.FormatOpenAILog, nil
+}
+
+// runRequestLog reads a request log with the tokenizer and writes the normalized trace and/or
+// the Mooncake export.
+func runRequestLog(ctx context.Context, in ingestFlags, lf logFlags, quarantine, out, arrowOut string, stats, asJSON bool, stdout, stderr io.Writer) (err error) {
+	if lf.tokenizer == "" {
+		return errors.New("--format openai-log needs --tokenizer (the served model's tokenizer.json or folder): prompt counts come from rendering and tokenizing each request")
+	}
+	switch lf.export {
+	case "", "mooncake":
+	default:
+		return fmt.Errorf("unknown --export %q (want mooncake)", lf.export)
+	}
+	if lf.export != "" && out == "" {
+		return errors.New("--export mooncake needs --out FILE.jsonl")
+	}
+	m, err := accesslog.ParseMap(in.mapping)
+	if err != nil {
+		return err
+	}
+	tok, chat, err := accesslog.LoadModel(lf.tokenizer)
+	if err != nil {
+		return err
+	}
+	opts := accesslog.Options{Tokenizer: tok, Chat: chat, BlockSize: in.blockSize, Map: m, TimeUnit: in.timeUnit, OnError: in.onError, KeepText: lf.keepText}
+	if lf.hashKeyFile != "" {
+		if opts.HashKey, err = accesslog.ReadKeyFile(lf.hashKeyFile); err != nil {
+			return err
+		}
+	}
+	var created []string
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			if cerr := c.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}
+		if err != nil { // never leave a half-written output that looks complete
+			for _, p := range created {
+				os.Remove(p)
+			}
+		}
+	}()
+	create := func(p string) (*os.File, error) {
+		f, err := os.Create(p)
+		if err != nil {
+			return nil, err
+		}
+		created = append(created, p)
+		closers = append(closers, f)
+		return f, nil
+	}
+	if quarantine != "" {
+		q, err := create(quarantine)
+		if err != nil {
+			return err
+		}
+		opts.Quarantine = q
+		created = created[:len(created)-1] // a quarantine is kept even when the run fails
+	}
+	r, err := accesslog.Open(in.trace, opts)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, r)
+
+	var moon *accesslog.MooncakeWriter
+	var writers []recordWriter
+	var text *json.Encoder
+	if lf.export == "mooncake" {
+		f, err := create(out)
+		if err != nil {
+			return err
+		}
+		moon = accesslog.NewMooncakeWriter(f)
+	} else if out != "" {
+		w, err := createWriter(out)
+		if err != nil {
+			return err
+		}
+		created = append(created, out)
+		writers = append(writers, w)
+		if lf.keepText {
+			f, err := create(strings.TrimSuffix(out, ".parquet") + ".text.jsonl")
+			if err != nil {
+				return err
+			}
+			text = json.NewEncoder(f)
+		}
+	}
+	if arrowOut != "" {
+		w, err := createWriter(arrowOut)
+		if err != nil {
+			return err
+		}
+		created = append(created, arrowOut)
+		writers = append(writers, w)
+	}
+	defer func() {
+		for _, w := range writers {
+			if cerr := w.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}
+	}()
+	var shape *ingest.ShapeBuilder
+	if stats {
+		shape = ingest.NewShapeBuilder()
+	}
+	for n := 0; ; n++ {
+		if n%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		req, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if moon != nil {
+			if err := moon.Write(req); err != nil {
+				return err
+			}
+		}
+		for _, w := range writers {
+			if err := w.Write(req.Record); err != nil {
+				return err
+			}
+		}
+		if text != nil {
+			if err := text.Encode(map[string]any{"line": req.Line, "prompt": req.Prompt, "response": req.Response}); err != nil {
+				return err
+			}
+		}
+		if shape != nil {
+			shape.Add(req.Record)
+		}
+	}
+	if moon != nil {
+		if err := moon.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, w := range writers {
+		if err := w.Close(); err != nil {
+			writers = nil
+			return err
+		}
+	}
+	writers = nil
+	c := r.Counts()
+	for _, e := range c.Errors {
+		fmt.Fprintf(stderr, "rejected: %s\n", e)
+	}
+	if c.Rejected > int64(len(c.Errors)) {
+		fmt.Fprintf(stderr, "rejected: ... %d more\n", c.Rejected-int64(len(c.Errors)))
+	}
+	if c.Rejected > 0 && quarantine != "" {
+		fmt.Fprintf(stderr, "%d rejected lines written to %s\n", c.Rejected, quarantine)
+	}
+	if c.UsageMismatches > 0 {
+		fmt.Fprintf(stderr, "warning: %d of %d requests with usage.prompt_tokens disagree with our count: is --tokenizer the logged model's?\n", c.UsageMismatches, c.UsageChecked)
+	}
+	counts := struct {
+		Records  int64         `json:"records"`
+		Rejected int64         `json:"rejected"`
+		Stats    *ingest.Shape `json:"stats,omitempty"`
+	}{Records: c.Records, Rejected: c.Rejected}
+	var s ingest.Shape
+	if shape != nil {
+		s = shape.Shape()
+		if asJSON {
+			counts.Stats = &s
+		}
+	}
+	line, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
+		return err
+	}
+	if shape != nil && !asJSON {
+		return s.WriteText(stdout)
+	}
+	return nil
+}
