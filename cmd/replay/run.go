@@ -33,7 +33,9 @@ func init() {
 	})
 }
 
-func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+// addRunFlags defines the flags of a replay run (shared by run and sweep) and returns the
+// function that turns them into a runner.Config once parsed.
+func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 	var in ingestFlags
 	in.add(fs)
 	fs.Lookup("trace").Usage = "trace or access log to replay (default: the embedded sample, samples/azure_conv_2min.csv)"
@@ -69,18 +71,18 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 	fs.DurationVar(&sc.StepBase, "sim-step-base", sc.StepBase, "simulator: fixed time of each decode step")
 	fs.IntVar(&sc.MaxBatch, "sim-max-batch", sc.MaxBatch, "simulator: maximum running sequences")
 	fs.Float64Var(&sc.Faults.ErrorRate, "sim-fault-error-rate", 0, "simulator: fraction of requests answered with HTTP 500")
-	return func(ctx context.Context, args []string) error {
+	return func(args []string) (runner.Config, error) {
 		if len(args) > 0 {
-			return fmt.Errorf("unexpected arguments %q", args)
+			return cfg, fmt.Errorf("unexpected arguments %q", args)
 		}
 		if cfg.Out == "" {
-			return errors.New("--out is required")
+			return cfg, errors.New("--out is required")
 		}
 		trace := in.trace
 		in.trace = "-" // options() insists on a trace; run has a default
 		opts, err := in.options()
 		if err != nil {
-			return err
+			return cfg, err
 		}
 		cfg.Trace, cfg.Ingest = trace, opts
 		cfg.Synth.Seed = *seed
@@ -90,34 +92,50 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 		case "unique":
 			cfg.UniquePrefixes = true
 		default:
-			return fmt.Errorf("--prefix-mode %q: want trace or unique", *prefixMode)
+			return cfg, fmt.Errorf("--prefix-mode %q: want trace or unique", *prefixMode)
 		}
 		if *extra != "" {
 			if err := json.Unmarshal([]byte(*extra), &cfg.ExtraBody); err != nil {
-				return fmt.Errorf("--extra-body: want a JSON object: %w", err)
+				return cfg, fmt.Errorf("--extra-body: want a JSON object: %w", err)
 			}
 		}
 		switch {
 		case *apiKeyEnv != "" && *apiKeyFile != "":
-			return errors.New("give --api-key-env or --api-key-file, not both")
+			return cfg, errors.New("give --api-key-env or --api-key-file, not both")
 		case *apiKeyEnv != "":
 			if cfg.APIKey, err = client.APIKeyFromEnv(*apiKeyEnv); err != nil {
-				return err
+				return cfg, err
 			}
 		case *apiKeyFile != "":
 			if cfg.APIKey, err = client.APIKeyFromFile(*apiKeyFile); err != nil {
-				return err
+				return cfg, err
 			}
 		}
 		cfg.Sim = sc
 		cfg.Version = version
-		_, err = runner.Run(ctx, cfg)
-		if errors.Is(err, runner.ErrInterrupted) {
-			return &exitError{code: 130, err: err}
-		}
-		if errors.Is(err, runner.ErrTooManyFailures) {
-			return &exitError{code: 3, err: err}
-		}
-		return err
+		return cfg, nil
 	}
+}
+
+func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+	config := addRunFlags(fs)
+	return func(ctx context.Context, args []string) error {
+		cfg, err := config(args)
+		if err != nil {
+			return err
+		}
+		_, err = runner.Run(ctx, cfg)
+		return runExit(err)
+	}
+}
+
+// runExit maps a run's outcome to the documented exit codes.
+func runExit(err error) error {
+	if errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: 130, err: err}
+	}
+	if errors.Is(err, runner.ErrTooManyFailures) {
+		return &exitError{code: 3, err: err}
+	}
+	return err
 }

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/llm-replay/replay/analysis"
+)
+
+// SweepPoint is one run of a sweep: the speed factor and what the run measured.
+type SweepPoint struct {
+	Speed   float64           `json:"speed"`
+	Dir     string            `json:"dir"`
+	Summary *analysis.Summary `json:"summary"`
+	// Holds is true when at least Target percent of the requests met every SLO limit.
+	Holds bool `json:"holds"`
+}
+
+// SweepResult is the whole sweep; Knee is the largest speed that held the SLO (0 if none did).
+type SweepResult struct {
+	SLO       string       `json:"slo"`
+	TargetPct float64      `json:"target_pct"`
+	Knee      float64      `json:"knee"`
+	Points    []SweepPoint `json:"points"`
+}
+
+// Sweep replays the same trace at each speed in turn (each run into its own folder under
+// base.Out) and finds the largest speed at which at least targetPct of the requests met the
+// SLO. It stops early after the first speed that fails, since faster ones will not hold either
+// on a sane endpoint; pass speeds in increasing order.
+func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64) (*SweepResult, error) {
+	if base.SLO == "" {
+		return nil, errors.New("sweep needs --slo: the knee is where the SLO stops holding")
+	}
+	if len(speeds) == 0 {
+		return nil, errors.New("sweep needs at least one speed")
+	}
+	res := &SweepResult{SLO: base.SLO, TargetPct: targetPct}
+	for i, sp := range speeds {
+		if sp <= 0 || (i > 0 && sp <= speeds[i-1]) {
+			return nil, fmt.Errorf("--speeds must be positive and increasing, got %v", speeds)
+		}
+		cfg := base
+		cfg.Schedule.Speed = sp
+		cfg.Out = filepath.Join(base.Out, "speed-"+strconv.FormatFloat(sp, 'g', -1, 64))
+		cfg.MaxErrorRate = 1 // failures are what a sweep measures
+		cfg.Stdout = io.Discard
+		fmt.Fprintf(base.Stderr, "replay sweep: speed %gx -> %s\n", sp, cfg.Out)
+		sum, err := Run(ctx, cfg)
+		if err != nil {
+			return res, fmt.Errorf("speed %gx: %w", sp, err)
+		}
+		p := SweepPoint{Speed: sp, Dir: cfg.Out, Summary: sum}
+		p.Holds = sum.Goodput != nil && sum.Goodput.AllPct >= targetPct
+		res.Points = append(res.Points, p)
+		if !p.Holds {
+			break
+		}
+		res.Knee = sp
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return res, err
+	}
+	return res, os.WriteFile(filepath.Join(base.Out, "sweep.json"), append(b, '\n'), 0o644)
+}
+
+// WriteSweepTable prints one line per speed and the verdict.
+func WriteSweepTable(w io.Writer, r *SweepResult) {
+	fmt.Fprintf(w, "%8s %10s %12s %12s %10s  %s\n", "speed", "req/s", "ttft p95 ms", "e2e p95 ms", "slo met %", "holds")
+	for _, p := range r.Points {
+		s := p.Summary
+		met := 0.0
+		if s.Goodput != nil {
+			met = s.Goodput.AllPct
+		}
+		fmt.Fprintf(w, "%7gx %10.2f %12.1f %12.1f %10.1f  %v\n", p.Speed, s.Throughput.ReqS, s.TTFTSched.P95, s.E2ESched.P95, met, p.Holds)
+	}
+	if r.Knee == 0 {
+		fmt.Fprintf(w, "no speed held %s for %.0f%% of requests\n", r.SLO, r.TargetPct)
+		return
+	}
+	fmt.Fprintf(w, "knee: %gx is the largest speed tried at which %.0f%% of requests met %s\n", r.Knee, r.TargetPct, r.SLO)
+}
