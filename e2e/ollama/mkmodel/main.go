@@ -1,0 +1,332 @@
+// Command mkmodel writes a random-weight Llama-architecture GGUF model that carries a real
+// SentencePiece-BPE tokenizer (Mistral-7B's 32k, from a Hugging Face tokenizer.json), so a real
+// engine (Ollama / llama.cpp) can serve it on a CPU with real prefill, decode, batching and
+// prefix caching. No weights are downloaded: every weight is drawn from a seeded generator.
+//
+// The end-of-sequence token is made unreachable by construction, so every generation runs to
+// max_tokens: residual dimension 0 carries a large constant that no layer writes to, and the
+// output row of </s> reads only that dimension with a large negative weight, so its logit is
+// always far below every other token's.
+//
+// The file is written with Ollama's own GGUF writer (fs/ggml.WriteGGUF); matrices are F16 and
+// norms F32, and `ollama create --quantize q8_0` turns it into the ~60 MB Q8_0 model.
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strconv"
+
+	"github.com/ollama/ollama/fs/ggml"
+	"github.com/x448/float16"
+)
+
+// preset is one model shape.
+type preset struct {
+	dim, layers, heads, kvHeads, ffn int
+}
+
+var presets = map[string]preset{
+	// small: fast enough on one CPU thread for correctness runs (~60 MB at Q8_0).
+	"small": {dim: 512, layers: 8, heads: 8, kvHeads: 8, ffn: 1408},
+	// large: a slower server for benchmarks that need queueing to show (~200 MB at Q8_0).
+	"large": {dim: 1024, layers: 12, heads: 16, kvHeads: 16, ffn: 2816},
+}
+
+// GGUF token types, as llama.cpp reads tokenizer.ggml.token_type.
+const (
+	tokenNormal  = 1
+	tokenUnknown = 2
+	tokenControl = 3
+	tokenByte    = 6
+)
+
+const (
+	// carrier is the constant held by residual dimension 0 in every token embedding.
+	carrier = 16
+	// eosWeight is the output weight of </s> on dimension 0; with the carrier it puts the
+	// </s> logit hundreds below the others.
+	eosWeight = -100
+)
+
+func main() {
+	tokPath := flag.String("tokenizer", "", "Hugging Face tokenizer.json of a SentencePiece-BPE (Llama/Mistral) tokenizer")
+	out := flag.String("out", "", "GGUF file to write")
+	name := flag.String("preset", "small", "model shape: small (d512 x 8 layers) or large (d1024 x 12 layers)")
+	seed := flag.Uint64("seed", 1, "weight seed: the same seed writes the same file")
+	ctxLen := flag.Uint("context", 32768, "context length written into the model")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n\n"+
+			"Example:\n  go run ./mkmodel --tokenizer ../../samples/tokenizer/mistral/tokenizer.json --out /tmp/m.gguf\n\nFlags:\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if *tokPath == "" || *out == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	p, ok := presets[*name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
+		os.Exit(2)
+	}
+	if err := run(*tokPath, *out, p, *seed, uint32(*ctxLen)); err != nil {
+		fmt.Fprintln(os.Stderr, "mkmodel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(tokPath, out string, p preset, seed uint64, ctxLen uint32) error {
+	voc, err := readVocab(tokPath)
+	if err != nil {
+		return err
+	}
+	if voc.eos < 0 || voc.bos < 0 {
+		return fmt.Errorf("%s: no <s> or </s> token in the vocabulary", tokPath)
+	}
+
+	headDim := p.dim / p.heads
+	kv := ggml.KV{
+		"general.architecture":                   "llama",
+		"general.name":                           fmt.Sprintf("replay-random-d%d-l%d", p.dim, p.layers),
+		"general.file_type":                      uint32(1), // mostly F16
+		"general.quantization_version":           uint32(2),
+		"llama.vocab_size":                       uint32(len(voc.tokens)),
+		"llama.context_length":                   ctxLen,
+		"llama.embedding_length":                 uint32(p.dim),
+		"llama.block_count":                      uint32(p.layers),
+		"llama.feed_forward_length":              uint32(p.ffn),
+		"llama.attention.head_count":             uint32(p.heads),
+		"llama.attention.head_count_kv":          uint32(p.kvHeads),
+		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
+		"llama.rope.freq_base":                   float32(10000),
+		"llama.rope.dimension_count":             uint32(headDim),
+		"tokenizer.ggml.model":                   "llama",
+		"tokenizer.ggml.tokens":                  voc.tokens,
+		"tokenizer.ggml.scores":                  voc.scores,
+		"tokenizer.ggml.token_type":              voc.types,
+		"tokenizer.ggml.bos_token_id":            uint32(voc.bos),
+		"tokenizer.ggml.eos_token_id":            uint32(voc.eos),
+		"tokenizer.ggml.add_bos_token":           voc.addBOS,
+		"tokenizer.ggml.add_eos_token":           false,
+	}
+	if voc.unk >= 0 {
+		kv["tokenizer.ggml.unknown_token_id"] = uint32(voc.unk)
+	}
+
+	n := len(voc.tokens)
+	d := uint64(p.dim)
+	kvDim := uint64(headDim * p.kvHeads)
+	ff := uint64(p.ffn)
+	std := float32(1 / math.Sqrt(float64(p.dim)))
+	var ts []*ggml.Tensor
+	add := func(name string, shape []uint64, fill func(r *rand.Rand, w []float32)) {
+		// Each tensor gets its own stream so the file does not depend on write order.
+		s := seed ^ hash(name)
+		ts = append(ts, &ggml.Tensor{Name: name, Kind: kindOf(shape), Shape: shape, WriterTo: &lazy{shape: shape, seed: s, fill: fill}})
+	}
+	normal := func(scale float32) func(*rand.Rand, []float32) {
+		return func(r *rand.Rand, w []float32) {
+			for i := range w {
+				w[i] = float32(r.NormFloat64()) * scale
+			}
+		}
+	}
+	ones := func(_ *rand.Rand, w []float32) {
+		for i := range w {
+			w[i] = 1
+		}
+	}
+	// zeroRow0 draws a matrix, then clears the row that writes residual dimension 0 (the first
+	// ne0 elements), so the carrier survives every layer unchanged.
+	zeroRow0 := func(ne0 uint64, scale float32) func(*rand.Rand, []float32) {
+		return func(r *rand.Rand, w []float32) {
+			normal(scale)(r, w)
+			clear(w[:ne0])
+		}
+	}
+
+	add("token_embd.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
+		normal(1)(r, w)
+		for t := 0; t < n; t++ {
+			w[uint64(t)*d] = carrier
+		}
+	})
+	for i := 0; i < p.layers; i++ {
+		b := fmt.Sprintf("blk.%d.", i)
+		add(b+"attn_norm.weight", []uint64{d}, ones)
+		add(b+"attn_q.weight", []uint64{d, d}, normal(std))
+		add(b+"attn_k.weight", []uint64{d, kvDim}, normal(std))
+		add(b+"attn_v.weight", []uint64{d, kvDim}, normal(std))
+		add(b+"attn_output.weight", []uint64{d, d}, zeroRow0(d, std))
+		add(b+"ffn_norm.weight", []uint64{d}, ones)
+		add(b+"ffn_gate.weight", []uint64{d, ff}, normal(std))
+		add(b+"ffn_up.weight", []uint64{d, ff}, normal(std))
+		add(b+"ffn_down.weight", []uint64{ff, d}, zeroRow0(ff, float32(1/math.Sqrt(float64(p.ffn)))))
+	}
+	add("output_norm.weight", []uint64{d}, ones)
+	eos := uint64(voc.eos)
+	add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
+		normal(std)(r, w)
+		for t := uint64(0); t < uint64(n); t++ {
+			w[t*d] = 0 // no token reads the carrier ...
+		}
+		clear(w[eos*d : (eos+1)*d])
+		w[eos*d] = eosWeight // ... except </s>, which reads only it, negatively.
+	})
+
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return f.Close()
+}
+
+// kindOf stores vectors (norms) as F32, matrices as F16.
+func kindOf(shape []uint64) uint32 {
+	if len(shape) == 1 {
+		return uint32(ggml.TensorTypeF32)
+	}
+	return uint32(ggml.TensorTypeF16)
+}
+
+// lazy draws a tensor's values only when WriteGGUF asks for its bytes.
+type lazy struct {
+	shape []uint64
+	seed  uint64
+	fill  func(r *rand.Rand, w []float32)
+}
+
+func (l *lazy) WriteTo(w io.Writer) (int64, error) {
+	n := uint64(1)
+	for _, s := range l.shape {
+		n *= s
+	}
+	vals := make([]float32, n)
+	l.fill(rand.New(rand.NewPCG(l.seed, 0x5eed)), vals)
+	var buf []byte
+	if kindOf(l.shape) == uint32(ggml.TensorTypeF32) {
+		buf = make([]byte, 4*n)
+		for i, v := range vals {
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+		}
+	} else {
+		buf = make([]byte, 2*n)
+		for i, v := range vals {
+			binary.LittleEndian.PutUint16(buf[2*i:], float16.Fromfloat32(v).Bits())
+		}
+	}
+	k, err := w.Write(buf)
+	return int64(k), err
+}
+
+// hash is FNV-1a, to give each tensor name its own seed.
+func hash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// vocab is the GGUF view of a SentencePiece-BPE tokenizer.
+type vocab struct {
+	tokens        []string
+	scores        []float32
+	types         []int32
+	bos, eos, unk int
+	addBOS        bool
+}
+
+var byteToken = regexp.MustCompile(`^<0x[0-9A-Fa-f]{2}>$`)
+
+// readVocab turns a Hugging Face tokenizer.json (model.type BPE with byte_fallback, as
+// converted from a SentencePiece model) into llama.cpp's SentencePiece vocabulary. llama.cpp
+// merges the adjacent pair whose result has the highest score; the Hugging Face merges of such
+// a tokenizer are ordered by the result's id, so score = -id gives the same merge order.
+func readVocab(path string) (*vocab, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tj struct {
+		AddedTokens []struct {
+			ID      int    `json:"id"`
+			Content string `json:"content"`
+			Special bool   `json:"special"`
+		} `json:"added_tokens"`
+		Model struct {
+			Type         string         `json:"type"`
+			ByteFallback bool           `json:"byte_fallback"`
+			Vocab        map[string]int `json:"vocab"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(raw, &tj); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if tj.Model.Type != "BPE" || !tj.Model.ByteFallback {
+		return nil, fmt.Errorf("%s: model.type %q byte_fallback %v: want a SentencePiece-style BPE with byte_fallback", path, tj.Model.Type, tj.Model.ByteFallback)
+	}
+	n := len(tj.Model.Vocab)
+	for _, a := range tj.AddedTokens {
+		n = max(n, a.ID+1)
+	}
+	if n == 0 {
+		return nil, errors.New(path + ": empty vocabulary")
+	}
+	v := &vocab{
+		tokens: make([]string, n),
+		scores: make([]float32, n),
+		types:  make([]int32, n),
+		bos:    -1, eos: -1, unk: -1,
+		addBOS: true,
+	}
+	seen := make([]bool, n)
+	for tok, id := range tj.Model.Vocab {
+		if id < 0 || id >= n {
+			return nil, fmt.Errorf("%s: model.vocab[%q]: id %d out of range", path, tok, id)
+		}
+		v.tokens[id], seen[id] = tok, true
+		v.scores[id] = -float32(id)
+		v.types[id] = tokenNormal
+		if byteToken.MatchString(tok) {
+			v.types[id] = tokenByte
+			v.scores[id] = 0
+		}
+	}
+	for _, a := range tj.AddedTokens {
+		if a.ID < 0 {
+			return nil, fmt.Errorf("%s: added_tokens id %d out of range", path, a.ID)
+		}
+		v.tokens[a.ID], seen[a.ID] = a.Content, true
+		v.scores[a.ID] = 0
+		v.types[a.ID] = tokenControl
+		switch a.Content {
+		case "<unk>":
+			v.types[a.ID], v.unk = tokenUnknown, a.ID
+		case "<s>":
+			v.bos = a.ID
+		case "</s>":
+			v.eos = a.ID
+		}
+	}
+	for id, ok := range seen {
+		if !ok {
+			return nil, fmt.Errorf("%s: no token with id %s", path, strconv.Itoa(id))
+		}
+	}
+	return v, nil
+}
