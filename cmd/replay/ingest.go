@@ -215,11 +215,17 @@ func runIngest(ctx context.Context, opts ingest.Options, path, out, arrowOut str
 	if c.Sorted {
 		fmt.Fprintln(stderr, "note: the trace was out of order; records were sorted by time")
 	}
+	return writeIngestCounts(stdout, c.Records, c.Rejected, shape, asJSON)
+}
+
+// writeIngestCounts prints the contract's one-line {"records":N,"rejected":M} (with the trace's
+// shape inside under --stats --json, or as text after it under --stats).
+func writeIngestCounts(stdout io.Writer, records, rejected int64, shape *ingest.ShapeBuilder, asJSON bool) error {
 	counts := struct {
 		Records  int64         `json:"records"`
 		Rejected int64         `json:"rejected"`
 		Stats    *ingest.Shape `json:"stats,omitempty"`
-	}{Records: c.Records, Rejected: c.Rejected}
+	}{Records: records, Rejected: rejected}
 	var s ingest.Shape
 	if shape != nil {
 		s = shape.Shape()

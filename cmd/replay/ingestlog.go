@@ -214,27 +214,5 @@ func runRequestLog(ctx context.Context, in ingestFlags, lf logFlags, quarantine,
 	if c.UsageMismatches > 0 {
 		fmt.Fprintf(stderr, "warning: %d of %d requests with usage.prompt_tokens disagree with our count: is --tokenizer the logged model's?\n", c.UsageMismatches, c.UsageChecked)
 	}
-	counts := struct {
-		Records  int64         `json:"records"`
-		Rejected int64         `json:"rejected"`
-		Stats    *ingest.Shape `json:"stats,omitempty"`
-	}{Records: c.Records, Rejected: c.Rejected}
-	var s ingest.Shape
-	if shape != nil {
-		s = shape.Shape()
-		if asJSON {
-			counts.Stats = &s
-		}
-	}
-	line, err := json.Marshal(counts)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
-		return err
-	}
-	if shape != nil && !asJSON {
-		return s.WriteText(stdout)
-	}
-	return nil
+	return writeIngestCounts(stdout, c.Records, c.Rejected, shape, asJSON)
 }
