@@ -20,6 +20,11 @@ import (
 // DefaultBlockSize is the tokens per hashed block when Options.BlockSize is 0 (vLLM's KV block).
 const DefaultBlockSize = 16
 
+// segmentCacheBytes bounds each reader's cache of encoded text segments (see
+// tokenizer.Cached): chat turns repeat their conversation so far, and conversations share system
+// prompts, so most prompt text has been encoded before.
+const segmentCacheBytes = 128 << 20
+
 // maxKeptErrors bounds the rejection messages kept for the user.
 const maxKeptErrors = 10
 
@@ -143,6 +148,9 @@ func Open(path string, opts Options) (*Reader, error) {
 func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 	if opts.Tokenizer == nil {
 		return nil, errors.New("accesslog: a tokenizer is required (--tokenizer)")
+	}
+	if hf, ok := opts.Tokenizer.(*tokenizer.HF); ok {
+		opts.Tokenizer = hf.WithSegmentCache(segmentCacheBytes)
 	}
 	if opts.BlockSize == 0 {
 		opts.BlockSize = DefaultBlockSize

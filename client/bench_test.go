@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -67,8 +67,8 @@ func runChunks(b *testing.B, one func() (int, error)) {
 	b.Helper()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuNS()
-	defer func() { b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/chunk") }()
+	cpu0 := int64(testenv.CPUTime())
+	defer func() { b.ReportMetric(float64(int64(testenv.CPUTime())-cpu0)/float64(b.N), "cpu-ns/chunk") }()
 	for done := 0; done < b.N; {
 		n, err := one()
 		if err != nil {
@@ -79,16 +79,6 @@ func runChunks(b *testing.B, one func() (int, error)) {
 		}
 		done += n
 	}
-}
-
-// cpuNS is the process's user+system CPU time: on a shared machine it measures work, where
-// ns/op also counts time spent waiting for a core.
-func cpuNS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 func benchOurs(b *testing.B, c *Client) {
@@ -190,13 +180,13 @@ func BenchmarkStream(b *testing.B) {
 func BenchmarkParseFrame(b *testing.B) {
 	p := []byte(`{"id":"chatcmpl-8d1c6e0b2f4a4a0e9b1f","object":"chat.completion.chunk","created":1732870000,"model":"meta-llama/Llama-3.1-8B-Instruct","choices":[{"index":0,"delta":{"content":" token1"},"logprobs":null,"finish_reason":null}]}`)
 	b.SetBytes(int64(len(p)))
-	cpu0 := cpuNS()
+	cpu0 := int64(testenv.CPUTime())
 	for b.Loop() {
 		if f, ok := parseFrame(p); !ok || !f.content {
 			b.Fatal("no content")
 		}
 	}
-	b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(int64(testenv.CPUTime())-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkRequest is the client's cost per request apart from chunks: building the body with
@@ -213,13 +203,13 @@ func BenchmarkRequest(b *testing.B) {
 			req.Messages = []Message{{Role: "user", Content: req.Prompt}}
 			clock := newClock()
 			b.ReportAllocs()
-			cpu0 := cpuNS()
+			cpu0 := int64(testenv.CPUTime())
 			for b.Loop() {
 				if r := c.Do(context.Background(), req, clock); !r.OK() {
 					b.Fatal(r.ErrorMessage)
 				}
 			}
-			b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/req")
+			b.ReportMetric(float64(int64(testenv.CPUTime())-cpu0)/float64(b.N), "cpu-ns/req")
 		})
 	}
 }

@@ -12,9 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // makeRow builds a distinct, fully populated row from i.
@@ -286,7 +287,7 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.SetParallelism(64)
-	cpu0 := cpuNS()
+	cpu0 := int64(testenv.CPUTime())
 	var i atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -299,17 +300,8 @@ func BenchmarkWrite(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/row")
+	b.ReportMetric(float64(int64(testenv.CPUTime())-cpu0)/float64(b.N), "cpu-ns/row")
 	if st, err := os.Stat(path); err == nil {
 		b.ReportMetric(float64(st.Size())/float64(b.N), "file-B/row")
 	}
-}
-
-// cpuNS is the process's user+system CPU time (ns/op on a shared machine also counts waits).
-func cpuNS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

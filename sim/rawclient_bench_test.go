@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // rawExchange sends one pre-built HTTP/1.1 request on a kept-alive connection and reads the
@@ -74,7 +76,7 @@ func benchRawClient(b *testing.B, maxTokens, conc int) {
 	var chunks, fails atomic.Int64
 	b.SetParallelism((conc + 1) / 2)
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), testenv.CPUTime()
 	b.RunParallel(func(pb *testing.PB) {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -95,7 +97,7 @@ func benchRawClient(b *testing.B, maxTokens, conc int) {
 		}
 	})
 	el := time.Since(start).Seconds()
-	cpu := cpuTime() - cpu0
+	cpu := testenv.CPUTime() - cpu0
 	b.StopTimer()
 	if f := fails.Load(); f > 0 {
 		b.Fatalf("%d streams failed", f)

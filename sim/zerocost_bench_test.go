@@ -9,17 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// cpuTime is the CPU time this process has used (client and server together).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/llm-replay/replay/internal/testenv"
+)
 
 // benchZeroCost drives a zero-cost simulator on 127.0.0.1 with a raw net/http client that reads
 // SSE lines itself (no JSON decoding), from conc concurrent streams, and reports req/s and
@@ -43,7 +37,7 @@ func benchZeroCost(b *testing.B, maxTokens, conc int) {
 	var chunks, fails atomic.Int64
 	b.SetParallelism((conc + 1) / 2) // RunParallel starts GOMAXPROCS*p goroutines
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), testenv.CPUTime()
 	b.RunParallel(func(pb *testing.PB) {
 		br := bufio.NewReaderSize(nil, 64<<10)
 		for pb.Next() {
@@ -78,7 +72,7 @@ func benchZeroCost(b *testing.B, maxTokens, conc int) {
 		}
 	})
 	el := time.Since(start).Seconds()
-	cpu := cpuTime() - cpu0
+	cpu := testenv.CPUTime() - cpu0
 	b.StopTimer()
 	if f := fails.Load(); f > 0 {
 		b.Fatalf("%d of %d requests failed or came back short", f, b.N)

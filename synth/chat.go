@@ -36,8 +36,10 @@ type Message struct {
 // does: trim_blocks and lstrip_blocks on, add_generation_prompt, bos_token/eos_token, and the
 // helpers templates call (raise_exception, strftime_now) that plain Jinja lacks.
 type chatTemplate struct {
-	mu   sync.Mutex // gonja templates are not documented as safe for concurrent use
-	tpl  *exec.Template
+	// tpls holds parsed copies of the template, one per concurrent render: gonja templates
+	// are not documented as safe for concurrent use, and one behind a lock made rendering the
+	// serial part of reading request logs on all cores. Each copy costs one parse.
+	tpls sync.Pool // *exec.Template
 	vars map[string]any
 }
 
@@ -48,7 +50,8 @@ var parenConditional = regexp.MustCompile(`\(([^()]*?) if ([^()]*?) else ([^()]*
 // byte-identical between runs (dates like "26 Jul 2024" have the same token count as today's).
 var chatDate = time.Date(2024, time.July, 26, 0, 0, 0, 0, time.UTC)
 
-func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
+// parseChatTemplate parses a chat template with the settings transformers renders them with.
+func parseChatTemplate(source string) (*exec.Template, error) {
 	cfg := config.New()
 	cfg.TrimBlocks = true
 	cfg.LeftStripBlocks = true
@@ -85,7 +88,15 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("synth: parsing the chat template (the gonja engine cannot parse all of Jinja): %w", err)
 	}
-	return &chatTemplate{tpl: tpl, vars: map[string]any{
+	return tpl, nil
+}
+
+func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
+	tpl, err := parseChatTemplate(source)
+	if err != nil {
+		return nil, err
+	}
+	c := &chatTemplate{vars: map[string]any{
 		"bos_token":             bos,
 		"eos_token":             eos,
 		"add_generation_prompt": true,
@@ -99,7 +110,16 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 			}
 			return b
 		},
-	}}, nil
+	}}
+	c.tpls.New = func() any {
+		t, err := parseChatTemplate(source)
+		if err != nil { // it parsed once, so this is not expected; render reports it
+			return err
+		}
+		return t
+	}
+	c.tpls.Put(tpl)
+	return c, nil
 }
 
 // render returns the prompt text a server builds from messages.
@@ -113,9 +133,13 @@ func (c *chatTemplate) render(msgs []Message) (string, error) {
 		data[k] = v
 	}
 	data["messages"] = list
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out, err := c.tpl.ExecuteToString(exec.NewContext(data))
+	v := c.tpls.Get()
+	tpl, ok := v.(*exec.Template)
+	if !ok {
+		return "", fmt.Errorf("synth: parsing the chat template again: %v", v)
+	}
+	out, err := tpl.ExecuteToString(exec.NewContext(data))
+	c.tpls.Put(tpl)
 	if err != nil {
 		return "", fmt.Errorf("synth: rendering the chat template: %w", err)
 	}

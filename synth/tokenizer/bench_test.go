@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // benchText is the mixed text of the throughput benchmarks: the corpus lines joined by "\n",
@@ -35,7 +37,7 @@ func reportCPU(b *testing.B, start float64, bytes int) {
 	if start == 0 {
 		return
 	}
-	if used := cpuSeconds() - start; used > 0 {
+	if used := testenv.CPUTime().Seconds() - start; used > 0 {
 		b.ReportMetric(float64(bytes)*float64(b.N)/used/1e6, "MB/cpu-s")
 	}
 }
@@ -51,7 +53,7 @@ func BenchmarkEncode(b *testing.B) {
 			tk.Encode(text, false) // warm the word cache, as the reference's warm-up run does
 			b.SetBytes(int64(len(text)))
 			b.ResetTimer()
-			cpu0 := cpuSeconds()
+			cpu0 := testenv.CPUTime().Seconds()
 			for i := 0; i < b.N; i++ {
 				tk.Encode(text, false)
 			}
@@ -73,7 +75,7 @@ func BenchmarkEncodeLines(b *testing.B) {
 			}
 			b.SetBytes(int64(len(text)))
 			b.ResetTimer()
-			cpu0 := cpuSeconds()
+			cpu0 := testenv.CPUTime().Seconds()
 			for i := 0; i < b.N; i++ {
 				for _, l := range lines {
 					tk.Encode(l, false)
@@ -93,7 +95,7 @@ func BenchmarkCount(b *testing.B) {
 			tk.Count(text)
 			b.SetBytes(int64(len(text)))
 			b.ResetTimer()
-			cpu0 := cpuSeconds()
+			cpu0 := testenv.CPUTime().Seconds()
 			for i := 0; i < b.N; i++ {
 				tk.Count(text)
 			}
@@ -113,7 +115,7 @@ func BenchmarkEncodeParallel(b *testing.B) {
 			tk.Encode(text, false)
 			b.SetBytes(int64(len(text)))
 			b.ResetTimer()
-			cpu0 := cpuSeconds()
+			cpu0 := testenv.CPUTime().Seconds()
 			for i := 0; i < b.N; i++ {
 				var wg sync.WaitGroup
 				workers := 2

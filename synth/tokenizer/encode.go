@@ -38,9 +38,14 @@ type scratch struct {
 var _ Tokenizer = (*HF)(nil)
 
 // Encode implements Tokenizer.
-func (t *HF) Encode(text string, addSpecial bool) []int {
+func (t *HF) Encode(text string, addSpecial bool) []int { return t.encodeIDs(text, addSpecial, nil) }
+
+// Count implements Tokenizer.
+func (t *HF) Count(text string) int { return t.count(text, nil) }
+
+func (t *HF) encodeIDs(text string, addSpecial bool, cache *segmentCache) []int {
 	sc := t.pool.Get().(*scratch)
-	ids := t.encode(make([]int, 0, len(text)/4+4), text, sc)
+	ids := t.encode(make([]int, 0, len(text)/4+4), text, sc, cache)
 	t.release(sc)
 	if addSpecial && t.post != nil {
 		ids = t.post.process(ids)
@@ -51,10 +56,10 @@ func (t *HF) Encode(text string, addSpecial bool) []int {
 	return ids
 }
 
-// Count implements Tokenizer: the ids go to a reused buffer instead of a new slice.
-func (t *HF) Count(text string) int {
+// count encodes into a reused buffer instead of a new slice.
+func (t *HF) count(text string, cache *segmentCache) int {
 	sc := t.pool.Get().(*scratch)
-	ids := t.encode(sc.ids[:0], text, sc)
+	ids := t.encode(sc.ids[:0], text, sc, cache)
 	n := len(ids)
 	sc.ids = ids
 	t.release(sc)
@@ -74,8 +79,9 @@ func (t *HF) release(sc *scratch) {
 
 // encode appends the ids of text without post-processing: added tokens are split off first
 // (on the raw text, then on each normalized piece), the rest is normalized, pre-tokenized and
-// run through the model, as the crate's encode_single_sequence does.
-func (t *HF) encode(dst []int, text string, sc *scratch) []int {
+// run through the model, as the crate's encode_single_sequence does. With a cache, the ids of
+// long text segments come from it, or go into it.
+func (t *HF) encode(dst []int, text string, sc *scratch, cache *segmentCache) []int {
 	text = validUTF8(text)
 	segs := t.rawMatch.split(sc.segs[:0], text, true)
 	sc.segs = segs
@@ -84,24 +90,43 @@ func (t *HF) encode(dst []int, text string, sc *scratch) []int {
 			dst = append(dst, int(sg.id))
 			continue
 		}
-		s := sg.text
-		if t.normalizer != nil {
-			s = t.normalizer.normalize(s)
-		}
-		if t.normMatch.empty() {
-			dst = t.encodeText(dst, s, sg.first, sc)
+		if cache == nil || len(sg.text) < minCachedSegment {
+			dst = t.encodeSegment(dst, sg, sc)
 			continue
 		}
-		subs := t.normMatch.split(sc.segs2[:0], s, sg.first)
-		for _, sub := range subs {
-			if sub.id >= 0 {
-				dst = append(dst, int(sub.id))
-			} else {
-				dst = t.encodeText(dst, sub.text, sub.first, sc)
+		k := segmentKey{text: sg.text, first: sg.first}
+		if ids, ok := cache.get(k); ok {
+			for _, id := range ids {
+				dst = append(dst, int(id))
 			}
+			continue
 		}
-		sc.segs2 = subs[:0]
+		start := len(dst)
+		dst = t.encodeSegment(dst, sg, sc)
+		cache.put(sg.text, sg.first, dst[start:])
 	}
+	return dst
+}
+
+// encodeSegment appends the ids of one text segment (no raw added token inside): normalized,
+// split on the added tokens that match only after normalization, pre-tokenized, encoded.
+func (t *HF) encodeSegment(dst []int, sg segment, sc *scratch) []int {
+	s := sg.text
+	if t.normalizer != nil {
+		s = t.normalizer.normalize(s)
+	}
+	if t.normMatch.empty() {
+		return t.encodeText(dst, s, sg.first, sc)
+	}
+	subs := t.normMatch.split(sc.segs2[:0], s, sg.first)
+	for _, sub := range subs {
+		if sub.id >= 0 {
+			dst = append(dst, int(sub.id))
+		} else {
+			dst = t.encodeText(dst, sub.text, sub.first, sc)
+		}
+	}
+	sc.segs2 = subs[:0]
 	return dst
 }
 
