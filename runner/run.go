@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}
 
-	recs, err := readWindow(tracePath, cfg)
+	recs, err := readWindow(tracePath, tokPath, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -367,38 +367,6 @@ func baseURL(endpoint string) (string, error) {
 		u.Path = "/v1"
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
-}
-
-// readWindow reads the trace's records inside the scheduler's From/To window and Limit, so
-// that prompts are built only for what will be sent. The scheduler re-bases the window itself.
-func readWindow(path string, cfg Config) ([]trace.Record, error) {
-	rd, err := ingest.Open(path, cfg.Ingest)
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	var recs []trace.Record
-	from, to := cfg.Schedule.From, cfg.Schedule.To
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if rec.Timestamp < from || (to > 0 && rec.Timestamp >= to) {
-			continue
-		}
-		recs = append(recs, rec)
-		if cfg.Limit > 0 && len(recs) >= cfg.Limit {
-			break
-		}
-	}
-	if c := rd.Counts(); c.Rejected > 0 {
-		fmt.Fprintf(cfg.Stderr, "replay: %s: %d rows rejected (--on-error skip)\n", path, c.Rejected)
-	}
-	return recs, nil
 }
 
 // makeUnique gives every record its own block hashes, so no two requests share a prefix.

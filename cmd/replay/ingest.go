@@ -53,7 +53,11 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 	if f.trace == "" {
 		return ingest.Options{}, errors.New("--trace is required")
 	}
-	m, err := ingest.ParseMap(f.mapping)
+	parseMap := ingest.ParseMap
+	if f.format == ingest.FormatOpenAILog { // request logs have fields of their own
+		parseMap = accesslog.ParseMap
+	}
+	m, err := parseMap(f.mapping)
 	if err != nil {
 		return ingest.Options{}, err
 	}
@@ -76,7 +80,7 @@ func setupIngest(fs *pflag.FlagSet) func(ctx context.Context, args []string) err
 			return fmt.Errorf("unexpected arguments %q", args)
 		}
 		if in.trace != "" {
-			isLog, err := isRequestLog(in.format, in.trace)
+			isLog, err := accesslog.IsRequestLog(in.format, in.trace)
 			if err != nil {
 				return err
 			}

@@ -28,29 +28,6 @@ func (f *logFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepText, "keep-text", false, "request logs: keep the prompt (template applied) and response text: in the Mooncake lines as prompt/response, beside a Parquet trace in OUT.text.jsonl (default: no text at all)")
 }
 
-// isRequestLog says whether the trace is to be read as a request log.
-func isRequestLog(format, path string) (bool, error) {
-	switch format {
-	case ingest.FormatOpenAILog:
-		return true, nil
-	case ingest.FormatAuto, "":
-	default:
-		return false, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("%s: %w", path, err)
-	}
-	got, err := ingest.Detect(buf[:n])
-	return err == nil && got == ingest.FormatOpenAILog, nil
-}
-
 // runRequestLog reads a request log with the tokenizer and writes the normalized trace and/or
 // the Mooncake export.
 func runRequestLog(ctx context.Context, in ingestFlags, lf logFlags, quarantine, out, arrowOut string, stats, asJSON bool, stdout, stderr io.Writer) (err error) {

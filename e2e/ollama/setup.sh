@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: from a bare machine, everything e2e.sh needs to run a real engine on this CPU:
-#   1. the apt packages llama.cpp's cgo build includes (nlohmann-json3-dev, libstb-dev) and jq;
+#   1. the apt packages llama.cpp's cgo build includes (nlohmann-json3-dev, libstb-dev), and jq
+#      and curl for e2e.sh;
 #   2. Ollama built from the Go module proxy with cgo (llama.cpp inside), cached at
 #      $REPLAY_OLLAMA_CACHE/<version>/ollama (default <repo>/.cache/ollama) and reused when present
 #      (cold: ~13 min on 2 cores; warm: a file test);
@@ -31,6 +32,7 @@ need=()
 [[ -f /usr/include/nlohmann/json.hpp ]] || need+=(nlohmann-json3-dev)
 [[ -f /usr/include/stb/stb_image.h ]] || need+=(libstb-dev)
 command -v jq >/dev/null || need+=(jq)
+command -v curl >/dev/null || need+=(curl)
 command -v g++ >/dev/null || need+=(g++)
 if ((${#need[@]})); then
   sudo=()
