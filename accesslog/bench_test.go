@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/llm-replay/replay/accesslog/internal/genlog"
+	"github.com/llm-replay/replay/internal/genlog"
 	"github.com/llm-replay/replay/internal/testenv"
 )
 

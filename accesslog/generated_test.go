@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/llm-replay/replay/accesslog/internal/genlog"
+	"github.com/llm-replay/replay/internal/genlog"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/prefixcache"
 	"github.com/llm-replay/replay/synth"

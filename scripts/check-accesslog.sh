@@ -32,7 +32,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$here"
-go run ./accesslog/internal/genlog/cmd/genlog -n "$n" -seed "$seed" > "$tmp/log.jsonl"
+go run ./internal/genlog/cmd/genlog -n "$n" -seed "$seed" > "$tmp/log.jsonl"
 go build -o "$tmp/replay" ./cmd/replay
 start=$(date +%s.%N)
 "$tmp/replay" ingest --trace "$tmp/log.jsonl" --format openai-log --tokenizer "$tok" --keep-text \

@@ -21,8 +21,13 @@ type session struct {
 // prefix cache sees the conversation grow. When the record's prompt is shorter than the previous
 // prompt plus answer (the trace's turns do not nest), it reports restarted and the caller starts
 // a fresh prompt.
+//
+// A record with block hashes is never continued: its hashes say exactly which blocks it shares
+// with every earlier prompt (a request log's next turn shares the previous turn's blocks and
+// no more, since the logged answer's length need not be what usage reported), and building it
+// from them keeps that sharing, where mixing the two models would lose it at every restart.
 func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, restarted bool, err error) {
-	if rec.SessionID == "" {
+	if rec.SessionID == "" || len(rec.BlockHashes) > 0 {
 		return false, false, nil
 	}
 	s := b.sessions[rec.SessionID]
@@ -65,7 +70,7 @@ func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, r
 // rememberSession keeps j's prompt as the base of the session's next turn. The word slices are
 // never modified in place afterwards (repairs copy), so sharing them is safe.
 func (b *Builder) rememberSession(j *job, rec trace.Record) {
-	if rec.SessionID == "" {
+	if rec.SessionID == "" || len(rec.BlockHashes) > 0 {
 		return
 	}
 	b.sessions[rec.SessionID] = &session{

@@ -1,6 +1,6 @@
 // Command genlog writes the seeded request log accesslog is checked on (see package genlog):
 //
-//	go run ./accesslog/internal/genlog/cmd/genlog -n 10000 -seed 1 > log.jsonl
+//	go run ./internal/genlog/cmd/genlog -n 10000 -seed 1 > log.jsonl
 package main
 
 import (
@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/llm-replay/replay/accesslog/internal/genlog"
+	"github.com/llm-replay/replay/internal/genlog"
 )
 
 func main() {
