@@ -1,7 +1,6 @@
 package accesslog
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llm-replay/replay/internal/jsonv"
 	"github.com/llm-replay/replay/synth"
 )
 
@@ -48,19 +48,9 @@ func bad(field string, format string, args ...any) error {
 	return &fieldError{field: field, err: fmt.Errorf(format, args...)}
 }
 
-// decode parses JSON keeping numbers exact.
-func decode(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, errors.New("more than one JSON value")
-	}
-	return v, nil
-}
+// decode parses one JSON value keeping numbers exact (json.Number), as encoding/json with
+// UseNumber does, only faster: it was a fifth of the time of reading a log.
+func decode(data []byte) (any, error) { return jsonv.Decode(data) }
 
 // lookup walks a dotted path; a string met where an object is needed is parsed as JSON (a body
 // logged as text). ok is false when a step is absent or null.
