@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llm-replay/replay/accesslog"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/prefixcache"
 )
@@ -17,9 +18,10 @@ func init() {
 	register(&command{
 		name:    "cache-sim",
 		summary: "Ideal prefix-cache block hit rate of a trace (infinite, or LRU of N blocks)",
-		usage:   "--trace FILE [--format F] [--capacity-blocks N]",
+		usage:   "--trace FILE [--format F] [--capacity-blocks N] [--tokenizer FILE]",
 		example: `  replay cache-sim --trace ../shared/traces/mooncake_synthetic.jsonl
-  replay cache-sim --trace ../shared/traces/mooncake_synthetic.jsonl --capacity-blocks 10000`,
+  replay cache-sim --trace ../shared/traces/mooncake_synthetic.jsonl --capacity-blocks 10000
+  replay cache-sim --trace gateway.log.jsonl --format openai-log --tokenizer ./Qwen3-8B`,
 		setup: setupCacheSim,
 	})
 }
@@ -28,6 +30,7 @@ func setupCacheSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) e
 	var in ingestFlags
 	in.add(fs)
 	capacity := fs.Int("capacity-blocks", 0, "cache capacity in blocks, least recently used evicted first (0: infinite)")
+	tokPath := fs.String("tokenizer", "", "request logs (openai-log): the served model's tokenizer.json or folder, to count and hash the prompts")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
@@ -39,12 +42,12 @@ func setupCacheSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) e
 		if *capacity < 0 {
 			return errors.New("--capacity-blocks must be >= 0")
 		}
-		return runCacheSim(ctx, opts, in.trace, *capacity, os.Stdout, os.Stderr)
+		return runCacheSim(ctx, opts, in.trace, *tokPath, *capacity, os.Stdout, os.Stderr)
 	}
 }
 
-func runCacheSim(ctx context.Context, opts ingest.Options, path string, capacity int, stdout, stderr io.Writer) error {
-	r, err := ingest.Open(path, opts)
+func runCacheSim(ctx context.Context, opts ingest.Options, path, tokPath string, capacity int, stdout, stderr io.Writer) error {
+	r, err := accesslog.OpenRecords(path, tokPath, opts)
 	if err != nil {
 		return err
 	}
@@ -67,7 +70,7 @@ func runCacheSim(ctx context.Context, opts ingest.Options, path string, capacity
 	if res.Blocks == 0 {
 		return fmt.Errorf("%s: no block hashes in this trace, nothing to simulate", path)
 	}
-	if n := r.Counts().Rejected; n > 0 {
+	if n := r.Rejected(); n > 0 {
 		fmt.Fprintf(stderr, "%d rows rejected and left out\n", n)
 	}
 	size := "infinite"

@@ -125,3 +125,35 @@ func TestIngestRequestLog(t *testing.T) {
 		t.Errorf("--tokenizer on a Mooncake trace: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRequestLogCommands: the commands that read only records (cache-sim, synth) take a request
+// log too, given the tokenizer, and say what is missing without it. cache-sim on the log gives
+// the hit rate cache-sim gives on the log's Mooncake export.
+func TestRequestLogCommands(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "gateway.jsonl")
+	if err := os.WriteFile(log, []byte(ingestLogSample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok := testenv.SampleTokenizer()
+	code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", log)
+	if code == 0 || !strings.Contains(stderr, "is a request log: reading it needs --tokenizer") {
+		t.Fatalf("cache-sim without --tokenizer: exit %d, stderr %q", code, stderr)
+	}
+	moon := filepath.Join(dir, "m.jsonl")
+	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", tok, "--block-size", "16", "--export", "mooncake", "--out", moon); code != 0 {
+		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	code, fromLog, stderr := ingestRunCLI(t, "cache-sim", "--trace", log, "--tokenizer", tok)
+	if code != 0 {
+		t.Fatalf("cache-sim on the log: exit %d, %s", code, stderr)
+	}
+	code, fromExport, stderr := ingestRunCLI(t, "cache-sim", "--trace", moon, "--format", "mooncake", "--block-size", "16")
+	if code != 0 || fromLog != fromExport || !strings.HasPrefix(fromLog, "hit rate ") || fromLog == "hit rate 0.0%\n" {
+		t.Fatalf("cache-sim: %q on the log, %q on its export (exit %d, %s)", fromLog, fromExport, code, stderr)
+	}
+	out := filepath.Join(dir, "prompts.jsonl")
+	if code, _, stderr := ingestRunCLI(t, "synth", "--trace", log, "--tokenizer", tok, "--out", out); code != 0 || !strings.Contains(stderr, "3 requests") {
+		t.Fatalf("synth on the log: exit %d, %s", code, stderr)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llm-replay/replay/accesslog"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -74,12 +75,12 @@ func setupSynth(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 				return err
 			}
 		}
-		return runSynth(ctx, opts, in.trace, b, cfg.API, *out, *limit, *workers)
+		return runSynth(ctx, opts, in.trace, *tokPath, b, cfg.API, *out, *limit, *workers)
 	}
 }
 
-func runSynth(ctx context.Context, opts ingest.Options, path string, b *synth.Builder, api synth.API, out string, limit, workers int) (err error) {
-	r, err := ingest.Open(path, opts)
+func runSynth(ctx context.Context, opts ingest.Options, path, tokPath string, b *synth.Builder, api synth.API, out string, limit, workers int) (err error) {
+	r, err := accesslog.OpenRecords(path, tokPath, opts)
 	if err != nil {
 		return err
 	}
