@@ -1,6 +1,7 @@
 // Package analysis turns result rows into figures: latency percentiles (HdrHistogram), throughput,
-// goodput at SLO, time series, fidelity of the replay to its trace, run comparison, and the
-// summary.json, report.html and terminal table written from them.
+// goodput at SLO, time series, fidelity of the replay to its trace, the prefix-cache hit rate
+// (measured and the trace's ideal), cost, run comparison, and the summary.json, report.html,
+// sweep.html and terminal tables written from them.
 // It reads rows (results.Row, streamed from requests.parquet or handed over by the runner) and
 // never talks to an endpoint; rows are aggregated incrementally, vegeta-style: Add each, Close once.
 package analysis

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/scrape"
 )
 
 // RequestsFile is the result rows' file name inside a run directory.
 const RequestsFile = "requests.parquet"
 
-// LoadDir aggregates dir/requests.parquet, streaming its rows. The run's metadata comes from
+// LoadDir aggregates dir/requests.parquet, streaming its rows, and the endpoint's queue from
+// dir/server_metrics.jsonl when the run scraped one. The run's metadata comes from
 // dir/summary.json when a run wrote one (so `replay report` can regenerate it faithfully);
 // a non-zero o.Speed or o.SLO overrides the speed and SLO found there.
 func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
@@ -22,6 +24,8 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	case err == nil:
 		info = prev.Run
 		info.NotSent = prev.Requests.NotSent
+		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
+		info.ServerCache, info.IdealCache = prev.Cache.Server, prev.Cache.Ideal
 	case errors.Is(err, fs.ErrNotExist):
 	default:
 		return nil, info, err
@@ -44,6 +48,14 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 		return nil
 	}); err != nil {
 		return nil, info, err // names the file and row already
+	}
+	samples, err := scrape.ReadFile(filepath.Join(dir, scrape.FileName))
+	switch {
+	case err == nil:
+		m.AddServerSamples(samples)
+	case errors.Is(err, fs.ErrNotExist): // not scraped, or the endpoint had no /metrics
+	default:
+		return nil, info, err
 	}
 	m.Close()
 	return m, info, nil

@@ -54,6 +54,8 @@ type Metrics struct {
 	// e2eUS keeps each successful request's e2e (µs) for run comparison.
 	e2eUS  []uint32
 	series series
+	// server holds the endpoint's own queue over time, when its /metrics were scraped.
+	server []serverPoint
 
 	// Derived by Close.
 	arrivalKS float64

@@ -331,3 +331,27 @@ func TestCost(t *testing.T) {
 		t.Error("cost without a price")
 	}
 }
+
+// TestCostWorkedExample is the worked example by hand: $2 per GPU-hour on 8 GPUs is $16 an
+// hour; 1,000 output tokens a second is 3.6 M tokens an hour; 16 / 3.6 = $4.4444 per million.
+// Two requests of 500 output tokens each over exactly one second give those 1,000 tok/s. With
+// ttft=150ms the second (TTFT 200 ms) misses the SLO, so only 500 tok/s count at the SLO:
+// $8.8889 per million.
+func TestCostWorkedExample(t *testing.T) {
+	a := okRow("a", 0, 100, 900)
+	b := okRow("b", 0, 200, 800)
+	for _, r := range []*results.Row{&a, &b} {
+		r.CompletionTokens, r.TargetOutputTokens = 500, 500
+	}
+	slo, err := ParseSLO("ttft=150ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := summarize(t, Options{SLO: slo, CostPerHour: 2, GPUs: 8}, a, b)
+	exact(t, "output tok/s", s.Throughput.OutputTokS, 1000)
+	exact(t, "$/M output tokens", *s.Cost.PerMOutputTokens, 4.4444)
+	exact(t, "$/M output tokens at SLO", *s.Cost.PerMOutputTokensSLO, 8.8889)
+	if v := perMTokens(2*8, 1000); *v != 4.4444 {
+		t.Errorf("perMTokens(16, 1000) = %v", *v)
+	}
+}

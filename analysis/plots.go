@@ -287,6 +287,23 @@ func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
 	if width > 1 {
 		per = fmt.Sprintf("per second, %d s windows", width)
 	}
+	inflightCaption := "Mean number of requests between send and end, " + per + "."
+	var serverLines []namedLine
+	inflightName := "in flight"
+	if len(m.server) > 0 {
+		inflightName = "in flight (client)"
+		var running, waiting plotter.XYs
+		for _, p := range m.server {
+			if !math.IsNaN(p.running) {
+				running = append(running, plotter.XY{X: p.t, Y: p.running})
+			}
+			if !math.IsNaN(p.waiting) {
+				waiting = append(waiting, plotter.XY{X: p.t, Y: p.waiting})
+			}
+		}
+		serverLines = []namedLine{{"running (server)", colGreen, false, running}, {"waiting (server)", colOrange, false, waiting}}
+		inflightCaption += " Beside it the endpoint's own count of running and waiting requests from its /metrics (vllm:num_requests_running, vllm:num_requests_waiting), as scraped during the run."
+	}
 	type build func() (string, error)
 	specs := []struct {
 		id, title, caption string
@@ -312,9 +329,9 @@ func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
 			func() (string, error) {
 				return timePlot("output tokens per second", "tokens / s", []namedLine{{"output tokens", colPurple, false, tok}})
 			}},
-		{"inflight-time", "In-flight requests over time", "Mean number of requests between send and end, " + per + ".",
+		{"inflight-time", "In-flight requests over time", inflightCaption,
 			func() (string, error) {
-				return timePlot("requests in flight", "requests", []namedLine{{"in flight", colBlue, false, infl}})
+				return timePlot("requests in flight", "requests", append([]namedLine{{inflightName, colBlue, false, infl}}, serverLines...))
 			}},
 		{"errors", "Errors by class", "Failed requests by error class.",
 			func() (string, error) { return errorPlot(s.Errors) }},

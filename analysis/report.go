@@ -205,8 +205,10 @@ figcaption{color:#555;font-size:13px}
 <tr><td>requests with server-reported usage</td><td>{{.S.Fidelity.UsageReported}}</td></tr>
 <tr><td>inter-arrival KS distance (trace vs achieved)</td><td>{{with .S.Fidelity.ArrivalKS}}{{f3 .}}{{else}}n/a{{end}}</td></tr>
 <tr><td>send lateness p99 / max</td><td>{{ms .S.Lateness.P99}} / {{ms .S.Lateness.Max}} ms</td></tr>
-<tr><td>prefix cache: cached / reported prompt tokens</td><td>{{pct .S.Cache.HitPct}} ({{.S.Cache.CachedTokens}} / {{.S.Cache.PromptTokens}})</td></tr>
-</table>
+<tr><td>prefix cache hit rate from usage: cached / reported prompt tokens</td><td>{{pct .S.Cache.HitPct}} ({{.S.Cache.CachedTokens}} / {{.S.Cache.PromptTokens}})</td></tr>
+{{with .S.Cache.Server}}<tr><td>prefix cache hit rate from the server's /metrics</td><td>{{pct $.S.Cache.ServerHitPct}} ({{.Scrapes}} scrapes, {{.Failures}} failed)</td></tr>
+{{end}}{{with .S.Cache.Ideal}}<tr><td>ideal prefix cache hit rate of the trace (infinite cache{{if .BlockSize}}, {{.BlockSize}}-token blocks{{end}})</td><td>{{pct $.S.Cache.IdealHitPct}}</td></tr>
+{{end}}</table>
 
 {{with .S.Cost}}<h2>Cost at this operating point</h2>
 <table>

@@ -3,11 +3,14 @@ package analysis
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/scrape"
 )
 
 var (
@@ -25,9 +28,22 @@ func goldenMetrics(t testing.TB) (*Metrics, *Summary) {
 	for i := range rows {
 		m.Add(&rows[i])
 	}
+	// The endpoint's queue as scraped from its /metrics: filling up, then draining.
+	var samples []scrape.Sample
+	for i, q := range []float64{0, 4, 9, 14, 12, 6, 1, 0} {
+		samples = append(samples, scrape.Sample{OffsetS: float64(i) * 5, Values: map[string]float64{
+			scrape.RequestsRunning: math.Min(q, 8), scrape.RequestsWaiting: math.Max(q-8, 0)}})
+	}
+	m.AddServerSamples(samples)
+	ideal := NewIdealCounter()
+	ideal.Add([]uint64{1, 2, 3}, 16, 48)
+	ideal.Add([]uint64{1, 2, 4}, 16, 40)
+	queried, hit := 614597.0, 230000.0
 	s := m.Summary(RunInfo{Endpoint: "http://127.0.0.1:8000/v1", Model: "synthetic", API: "chat",
 		Trace: "synthetic.jsonl", Simulated: true, Version: "test",
-		StartedAt: time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)})
+		StartedAt:   time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC),
+		ServerCache: &ServerCache{MetricsURL: "http://127.0.0.1:8000/metrics", Scrapes: 31, QueriedTokens: &queried, HitTokens: &hit},
+		IdealCache:  ideal.Result()})
 	return m, s
 }
 

@@ -26,6 +26,10 @@ type RunInfo struct {
 	// NotSent counts requests of the window that never left (e.g. the run was stopped);
 	// it is written as requests.not_sent.
 	NotSent int64 `json:"-"`
+	// ServerCache and IdealCache, when known, are written under cache (server and ideal, with
+	// their hit rates beside the one from usage).
+	ServerCache *ServerCache `json:"-"`
+	IdealCache  *IdealCache  `json:"-"`
 }
 
 // Requests counts the run's requests. Total = OK + Failed and excludes warmup.
@@ -73,14 +77,6 @@ type Fidelity struct {
 	ArrivalKS            *float64 `json:"arrival_ks"`
 }
 
-// Cache is the prefix cache as the server reported it: cached prompt tokens over reported
-// prompt tokens. HitPct is null when no request reported usage.
-type Cache struct {
-	CachedTokens int64    `json:"cached_tokens"`
-	PromptTokens int64    `json:"prompt_tokens"`
-	HitPct       *float64 `json:"hit_pct"`
-}
-
 // Summary is summary.json. Latencies are in milliseconds; TTFT and e2e are from the moment the
 // request left, the _sched variants from the moment it was due (queue wait and lateness
 // included, so a concurrency cap cannot hide latency); ITL are gaps between consecutive content
@@ -107,9 +103,12 @@ type Summary struct {
 	Cost         *Cost             `json:"cost,omitempty"`
 }
 
-// Cost is what the run's output tokens cost at its operating point, given a price per GPU-hour:
-// PerHour*GPUs / (output tokens per second * 3600) per million tokens. AtSLO counts only the
-// output of requests meeting every SLO limit (null without an SLO or when none met it).
+// Cost is what the run's output tokens cost at its operating point (the run's speed against
+// this endpoint), given a price per GPU-hour: PerGPUHour*GPUs / (output tokens per second *
+// 3600) * 1e6 per million tokens, the rate taken over the measured span. PerMOutputTokensSLO
+// counts only the output of requests meeting every SLO limit over the same span, since output
+// that misses the SLO is paid for but worth nothing; with an SLO it is the cost to quote (null
+// without an SLO or when no request met it). $2/h x 8 GPUs at 1,000 tok/s is $4.4444/M.
 type Cost struct {
 	PerGPUHour          float64  `json:"per_gpu_hour"`
 	GPUs                int      `json:"gpus"`
@@ -195,6 +194,15 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 	}
 	if m.usageRows == 0 {
 		s.Cache.HitPct = nil
+	}
+	if c := info.ServerCache; c != nil {
+		s.Cache.Server = c
+		s.Cache.ServerHitPct = c.hitPct()
+	}
+	if c := info.IdealCache; c != nil {
+		s.Cache.Ideal = c
+		v := c.HitPct
+		s.Cache.IdealHitPct = &v
 	}
 	if m.haveKS {
 		ks := round3(m.arrivalKS*1000) / 1000 // six decimals

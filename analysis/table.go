@@ -95,8 +95,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "  arrival KS %.3f", *f.ArrivalKS)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "cache       %s of reported prompt tokens cached (%d of %d)\n",
-		fmtPct(s.Cache.HitPct), s.Cache.CachedTokens, s.Cache.PromptTokens)
+	b.WriteString(cacheLine(s.Cache))
 	if c := s.Cost; c != nil {
 		fmt.Fprintf(&b, "cost        %s per million output tokens", fmtMoney(c.PerMOutputTokens))
 		if s.Goodput != nil {
@@ -115,4 +114,26 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cacheLine sets the three prefix-cache hit rates side by side: measured from usage, measured
+// from the server's Prometheus counters, and the trace's ideal.
+func cacheLine(c Cache) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cache       hit rate from usage %s (%d of %d prompt tokens cached)", fmtPct(c.HitPct), c.CachedTokens, c.PromptTokens)
+	switch {
+	case c.ServerHitPct != nil:
+		fmt.Fprintf(&b, "  from /metrics %s", fmtPct(c.ServerHitPct))
+	case c.Server != nil:
+		fmt.Fprintf(&b, "  from /metrics n/a (%d scrapes, %d failed)", c.Server.Scrapes, c.Server.Failures)
+	}
+	if c.Ideal != nil {
+		bs := "mixed-size"
+		if c.Ideal.BlockSize > 0 {
+			bs = fmt.Sprintf("%d-token", c.Ideal.BlockSize)
+		}
+		fmt.Fprintf(&b, "  ideal %s (infinite cache, %s blocks)", fmtPct(c.IdealHitPct), bs)
+	}
+	b.WriteString("\n")
+	return b.String()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/samples"
 	"github.com/llm-replay/replay/scheduler"
+	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -61,6 +62,13 @@ type Config struct {
 	// of a prefix-caching study.
 	UniquePrefixes bool
 
+	// MetricsURL is the endpoint's Prometheus page, scraped during the run for the server's
+	// prefix-cache counters and queue gauges: "" means the endpoint's scheme://host/metrics (the
+	// simulator's own page when simulated), "none" turns scraping off.
+	MetricsURL string
+	// MetricsInterval is the time between scrapes; 0 means one second.
+	MetricsInterval time.Duration
+
 	SLO          string
 	MaxErrorRate float64
 	KeepPrompts  bool
@@ -79,7 +87,8 @@ var ErrTooManyFailures = errors.New("too many failed requests")
 // SIGTERM) after writing the rows, summary and report of what had finished.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run replays the trace and writes requests.parquet, summary.json and report.html into cfg.Out.
+// Run replays the trace and writes requests.parquet, summary.json and report.html into cfg.Out,
+// and server_metrics.jsonl when the endpoint's Prometheus page could be scraped.
 // Request failures are results, not errors; errors are bad input, setup failures and, wrapped
 // in ErrTooManyFailures, a failure rate over cfg.MaxErrorRate.
 func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
@@ -135,6 +144,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	ideal := idealCache(reqs, scfg.BlockSize)
 	var warm []synth.Request
 	if cfg.Warmup > 0 {
 		wcfg := scfg
@@ -188,6 +198,10 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	metricsURL, err := resolveMetricsURL(cfg.MetricsURL, endpoint)
+	if err != nil {
+		return nil, err
+	}
 	cl, err := client.New(client.Config{BaseURL: base, API: cfg.API, Model: cfg.Model, APIKey: cfg.APIKey,
 		Timeout: cfg.Timeout, ExtraBody: cfg.ExtraBody})
 	if err != nil {
@@ -202,10 +216,11 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	metrics := analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs})
 	sink := newSink(w, metrics)
 
-	items := make([]scheduler.Item, 0, len(reqs)+len(warm))
+	warmItems := make([]scheduler.Item, 0, len(warm))
 	for i := range warm {
-		items = append(items, scheduler.Item{Index: i, Timestamp: warm[i].Record.Timestamp, Warmup: true, Payload: &warm[i]})
+		warmItems = append(warmItems, scheduler.Item{Index: i, Timestamp: warm[i].Record.Timestamp, Warmup: true, Payload: &warm[i]})
 	}
+	items := make([]scheduler.Item, 0, len(reqs))
 	var span time.Duration
 	for i := range reqs {
 		r := &reqs[i]
@@ -275,7 +290,33 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(reqs), len(warm), speed, tracePath)
 	started := time.Now()
 	prog.run(cfg.Stderr)
-	st, runErr := scheduler.Run(ctx, items, sched, send)
+	var runErr error
+	if len(warmItems) > 0 {
+		// The warmup runs on its own, before the server's counters are first read, so that the
+		// server-side hit rate covers the measured requests only.
+		wcfg := scheduler.Config{Speed: sched.Speed, MaxConcurrency: sched.MaxConcurrency, Counters: &scheduler.Counters{}}
+		_, runErr = scheduler.Run(ctx, warmItems, wcfg, send)
+	}
+	var scr *scrape.Scraper
+	if runErr == nil && metricsURL != "" {
+		scr, runErr = scrape.Start(ctx, scrape.Config{URL: metricsURL, Interval: cfg.MetricsInterval,
+			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr})
+	}
+	var st scheduler.Stats
+	if runErr == nil {
+		st, runErr = scheduler.Run(ctx, items, sched, send)
+	}
+	var server *analysis.ServerCache
+	wroteMetrics := false
+	if scr != nil {
+		res := scr.Stop()
+		server = serverCache(res)
+		metrics.AddServerSamples(res.Samples)
+		if res.WriteError != nil {
+			fmt.Fprintf(cfg.Stderr, "replay: server metrics: %v (the summary still has them)\n", res.WriteError)
+		}
+		wroteMetrics = res.Scrapes > 0 && res.WriteError == nil
+	}
 	prog.finish()
 	if cerr := sink.close(); cerr != nil && runErr == nil {
 		runErr = cerr
@@ -285,7 +326,8 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	}
 	info := analysis.RunInfo{Endpoint: label, Model: cfg.Model, API: cfg.API, Trace: tracePath, Speed: speed,
 		MaxConcurrency: sched.MaxConcurrency, Seed: int64(scfg.Seed), SLO: cfg.SLO, Simulated: simulated,
-		StartedAt: started.UTC(), Version: cfg.Version, NotSent: int64(st.NotSent)}
+		StartedAt: started.UTC(), Version: cfg.Version, NotSent: int64(st.NotSent),
+		IdealCache: ideal, ServerCache: server}
 	sum := metrics.Summary(info)
 	if err := analysis.WriteSummary(cfg.Out, sum); err != nil {
 		return nil, err
@@ -296,7 +338,11 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err := analysis.WriteTable(cfg.Stdout, sum); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote requests.parquet, summary.json, report.html (stopped: %s)\n", cfg.Out, st.Stop)
+	wrote := "requests.parquet, summary.json, report.html"
+	if wroteMetrics {
+		wrote += ", " + ServerMetricsFile
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s (stopped: %s)\n", cfg.Out, wrote, st.Stop)
 	if st.Stop == scheduler.StopCanceled {
 		return sum, fmt.Errorf("%w: %d requests finished and were written (%d never sent)", ErrInterrupted, sum.Requests.Total, st.NotSent)
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/llm-replay/replay/analysis"
 )
@@ -32,8 +34,10 @@ type SweepResult struct {
 
 // Sweep replays the same trace at each speed in turn (each run into its own folder under
 // base.Out) and finds the largest speed at which at least targetPct of the requests met the
-// SLO. It stops early after the first speed that fails, since faster ones will not hold either
-// on a sane endpoint; pass speeds in increasing order.
+// SLO. It writes sweep.json and sweep.html (latency, throughput and goodput against speed, the
+// knee marked) into base.Out, also for the speeds finished before an error or interruption.
+// It stops early after the first speed that fails, since faster ones will not hold either on a
+// sane endpoint; pass speeds in increasing order.
 func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64) (*SweepResult, error) {
 	if base.SLO == "" {
 		return nil, errors.New("sweep needs --slo: the knee is where the SLO stops holding")
@@ -41,11 +45,16 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 	if len(speeds) == 0 {
 		return nil, errors.New("sweep needs at least one speed")
 	}
-	res := &SweepResult{SLO: base.SLO, TargetPct: targetPct}
 	for i, sp := range speeds {
 		if sp <= 0 || (i > 0 && sp <= speeds[i-1]) {
 			return nil, fmt.Errorf("--speeds must be positive and increasing, got %v", speeds)
 		}
+	}
+	if err := os.MkdirAll(base.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("creating --out: %w", err)
+	}
+	res := &SweepResult{SLO: base.SLO, TargetPct: targetPct}
+	for _, sp := range speeds {
 		cfg := base
 		cfg.Schedule.Speed = sp
 		cfg.Out = filepath.Join(base.Out, "speed-"+strconv.FormatFloat(sp, 'g', -1, 64))
@@ -54,7 +63,12 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 		fmt.Fprintf(base.Stderr, "replay sweep: speed %gx -> %s\n", sp, cfg.Out)
 		sum, err := Run(ctx, cfg)
 		if err != nil {
-			return res, fmt.Errorf("speed %gx: %w", sp, err)
+			err = fmt.Errorf("speed %gx: %w", sp, err)
+			// Keep what the finished speeds showed; the interrupted one is not a point.
+			if werr := writeSweep(base.Out, res); werr != nil {
+				err = errors.Join(err, werr)
+			}
+			return res, err
 		}
 		p := SweepPoint{Speed: sp, Dir: cfg.Out, Summary: sum}
 		p.Holds = sum.Goodput != nil && sum.Goodput.AllPct >= targetPct
@@ -64,11 +78,34 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 		}
 		res.Knee = sp
 	}
+	return res, writeSweep(base.Out, res)
+}
+
+// SweepFile is the sweep's JSON file name inside its --out folder, beside sweep.html.
+const SweepFile = "sweep.json"
+
+// writeSweep writes dir/sweep.json and dir/sweep.html for the points so far.
+func writeSweep(dir string, res *SweepResult) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
-		return res, err
+		return err
 	}
-	return res, os.WriteFile(filepath.Join(base.Out, "sweep.json"), append(b, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	page := analysis.SweepPage{SLO: res.SLO, TargetPct: res.TargetPct, Knee: res.Knee}
+	for _, p := range res.Points {
+		rel, err := filepath.Rel(dir, p.Dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = "" // not below the page: no link
+		}
+		page.Runs = append(page.Runs, analysis.SweepRun{Speed: p.Speed, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds})
+	}
+	var buf bytes.Buffer
+	if err := analysis.WriteSweepHTML(&buf, page, analysis.ReportOptions{}); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, analysis.SweepReportFile), err)
+	}
+	return os.WriteFile(filepath.Join(dir, analysis.SweepReportFile), buf.Bytes(), 0o644)
 }
 
 // WriteSweepTable prints one line per speed and the verdict.

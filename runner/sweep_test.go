@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/sim"
 )
@@ -49,7 +50,15 @@ func TestSweepFindsCapacity(t *testing.T) {
 	if last.Holds || last.Speed*baseRate <= capacity*0.9 {
 		t.Fatalf("the sweep stopped at %gx (%g req/s, holds %v): it must stop at the first speed past capacity", last.Speed, last.Speed*baseRate, last.Holds)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Out, "sweep.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(cfg.Out, SweepFile)); err != nil {
 		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(cfg.Out, analysis.SweepReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	knee := fmt.Sprintf("knee %gx", res.Knee)
+	if n := strings.Count(string(page), "<svg"); n != 4 || strings.Count(string(page), knee) != 4 || !strings.Contains(string(page), "target 95%") {
+		t.Errorf("sweep.html: %d plots, %q marked on %d, want 4 plots with the knee and the target line", n, knee, strings.Count(string(page), knee))
 	}
 }

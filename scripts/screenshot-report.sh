@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# Renders DIR/report.html offline in headless Chromium (Debian's `chromium`) and checks the
-# screenshot is not trivially empty. Used by the end-to-end script, not by unit tests.
-# Usage: scripts/screenshot-report.sh DIR [OUT.png]
+# Renders a run's report.html or a sweep's sweep.html offline in headless Chromium (Debian's
+# `chromium`) and checks the screenshot is not trivially empty and the page has all its plots.
+# Used by the end-to-end script, not by unit tests.
+# Usage: scripts/screenshot-report.sh DIR|PAGE.html [OUT.png]
+#   DIR: a run folder (report.html, 7 plots) or a sweep's --out folder (sweep.html, 4 plots).
 set -euo pipefail
-dir=${1:?usage: scripts/screenshot-report.sh DIR [OUT.png]}
-out=${2:-$dir/report.png}
-html=$(cd "$dir" && pwd)/report.html
+arg=${1:?usage: scripts/screenshot-report.sh DIR|PAGE.html [OUT.png]}
+if [ -f "$arg" ]; then
+  html=$(cd "$(dirname "$arg")" && pwd)/$(basename "$arg")
+elif [ -f "$arg/report.html" ]; then
+  html=$(cd "$arg" && pwd)/report.html
+elif [ -f "$arg/sweep.html" ]; then
+  html=$(cd "$arg" && pwd)/sweep.html
+else
+  echo "screenshot-report: no report.html or sweep.html in $arg" >&2; exit 1
+fi
+case $(basename "$html") in
+  # A blank 1280-wide page compresses to a few kB; the plots and tables are well over these.
+  sweep.html) want_svgs=4 height=2400 min_png=100000 ;;
+  *)          want_svgs=7 height=4600 min_png=150000 ;;
+esac
+out=${2:-${html%.html}.png}
 [ -s "$html" ] || { echo "screenshot-report: $html missing or empty" >&2; exit 1; }
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$chrome" ] || { echo "screenshot-report: no chromium; apt-get install -y chromium" >&2; exit 1; }
@@ -18,17 +33,16 @@ trap 'rm -rf "$profile"' EXIT
 rm -f "$out"
 timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
-  --user-data-dir="$profile" --screenshot="$out" --window-size=1280,4600 \
+  --user-data-dir="$profile" --screenshot="$out" --window-size=1280,$height \
   "file://$html" >/dev/null 2>&1 || true
 [ -s "$out" ] || { echo "screenshot-report: chromium wrote no screenshot" >&2; exit 1; }
 size=$(stat -c %s "$out")
-# A blank 1280x4600 page compresses to a few kB; seven plots and the tables are well over 150 kB.
-if [ "$size" -lt 150000 ]; then
+if [ "$size" -lt "$min_png" ]; then
   echo "screenshot-report: $out is only $size bytes: the page did not render its plots" >&2; exit 1
 fi
 # Every plot is inline SVG.
 svgs=$(grep -o '<svg' "$html" | wc -l)
-if [ "$svgs" -lt 7 ]; then
-  echo "screenshot-report: $html has $svgs plots, want 7" >&2; exit 1
+if [ "$svgs" -lt "$want_svgs" ]; then
+  echo "screenshot-report: $html has $svgs plots, want $want_svgs" >&2; exit 1
 fi
 echo "screenshot-report: $out $size bytes, $svgs plots"

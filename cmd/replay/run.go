@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -63,6 +64,8 @@ func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit non-zero (3) when more than this fraction of requests failed")
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
+	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "the endpoint's Prometheus page, scraped during the run for vLLM's prefix-cache and queue metrics (default: the endpoint's scheme://host/metrics; none: don't scrape)")
+	fs.DurationVar(&cfg.MetricsInterval, "metrics-interval", time.Second, "time between scrapes of --metrics-url")
 	fs.Float64Var(&cfg.CostPerHour, "cost-per-hour", 0, "cost of one GPU-hour, for $/M output tokens in the summary")
 	fs.IntVar(&cfg.GPUs, "gpus", 1, "GPUs behind the endpoint, with --cost-per-hour")
 	sc := sim.DefaultConfig()
@@ -110,6 +113,9 @@ func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 			if cfg.APIKey, err = client.APIKeyFromFile(*apiKeyFile); err != nil {
 				return cfg, err
 			}
+		}
+		if cfg.MetricsInterval <= 0 {
+			return cfg, fmt.Errorf("--metrics-interval %v: want a positive duration", cfg.MetricsInterval)
 		}
 		cfg.Sim = sc
 		cfg.Version = version

@@ -1,0 +1,100 @@
+package analysis
+
+import "github.com/llm-replay/replay/prefixcache"
+
+// Cache is the prefix cache's hit rate three ways, side by side, each as a share of prompt
+// tokens: HitPct from the server's usage (cached prompt tokens over reported prompt tokens,
+// null when no request reported usage), ServerHitPct from its Prometheus counters (the increase
+// of vllm:prefix_cache_hits_total over that of vllm:prefix_cache_queries_total during the run,
+// null when they were not scraped), and IdealHitPct from the trace itself (an infinite prefix
+// cache over the sent prompts' block hashes, null when the trace has none).
+type Cache struct {
+	CachedTokens int64    `json:"cached_tokens"`
+	PromptTokens int64    `json:"prompt_tokens"`
+	HitPct       *float64 `json:"hit_pct"`
+	ServerHitPct *float64 `json:"server_hit_pct"`
+	IdealHitPct  *float64 `json:"ideal_hit_pct"`
+	// Server and Ideal hold the figures behind ServerHitPct and IdealHitPct.
+	Server *ServerCache `json:"server,omitempty"`
+	Ideal  *IdealCache  `json:"ideal,omitempty"`
+}
+
+// ServerCache is what scraping the endpoint's Prometheus metrics during the run found.
+// QueriedTokens and HitTokens are the increases of vLLM's prefix-cache counters from the first
+// to the last successful scrape (null when the page did not have them twice). Failures counts
+// scrapes that failed; an endpoint without /metrics fails every one, which is normal.
+type ServerCache struct {
+	MetricsURL    string   `json:"metrics_url"`
+	Scrapes       int      `json:"scrapes"`
+	Failures      int      `json:"failures"`
+	FirstError    string   `json:"first_error,omitempty"`
+	QueriedTokens *float64 `json:"queried_tokens"`
+	HitTokens     *float64 `json:"hit_tokens"`
+}
+
+// hitPct is HitTokens / QueriedTokens in percent, nil without both or without queries.
+func (c *ServerCache) hitPct() *float64 {
+	if c == nil || c.QueriedTokens == nil || c.HitTokens == nil || !(*c.QueriedTokens > 0) {
+		return nil
+	}
+	v := round3(100 * *c.HitTokens / *c.QueriedTokens)
+	return &v
+}
+
+// IdealCache is the hit rate an infinite prefix cache would reach on the prompts sent, in send
+// order: a block hits when its hash was seen before and every block before it in the prompt hit
+// (the figure `replay cache-sim` prints is BlockHitPct). HitPct weighs hits by tokens as the
+// measured rates do: a request's hit tokens are its hit blocks times the block size, at most its
+// prompt tokens. Prefixes a trace does not hash (earlier turns of a session, a chat template's
+// preamble) are not counted, so a measured rate may exceed it by that much.
+type IdealCache struct {
+	// BlockSize is the tokens per block, 0 when the prompts' block sizes differed.
+	BlockSize    int     `json:"block_size"`
+	Blocks       int64   `json:"blocks"`
+	HitBlocks    int64   `json:"hit_blocks"`
+	BlockHitPct  float64 `json:"block_hit_pct"`
+	PromptTokens int64   `json:"prompt_tokens"`
+	HitTokens    int64   `json:"hit_tokens"`
+	HitPct       float64 `json:"hit_pct"`
+}
+
+// IdealCounter computes an IdealCache prompt by prompt.
+type IdealCounter struct {
+	c   *prefixcache.Cache
+	res IdealCache
+	bs  int
+}
+
+// NewIdealCounter returns an empty counter with an infinite cache.
+func NewIdealCounter() *IdealCounter { return &IdealCounter{c: prefixcache.New(0), bs: -1} }
+
+// Add runs one prompt through the cache: its block hashes (only those whose blocks the prompt
+// holds), the tokens per block and the prompt's tokens.
+func (ic *IdealCounter) Add(hashes []uint64, blockSize, promptTokens int) {
+	hits := ic.c.Add(hashes)
+	ic.res.Blocks += int64(len(hashes))
+	ic.res.HitBlocks += int64(hits)
+	ic.res.PromptTokens += int64(max(promptTokens, 0))
+	ic.res.HitTokens += int64(min(max(hits*blockSize, 0), max(promptTokens, 0)))
+	if len(hashes) > 0 {
+		switch ic.bs {
+		case -1:
+			ic.bs = blockSize
+		case blockSize:
+		default:
+			ic.bs = 0
+		}
+	}
+}
+
+// Result returns the figures so far, nil when no prompt had block hashes (nothing to say).
+func (ic *IdealCounter) Result() *IdealCache {
+	if ic.res.Blocks == 0 {
+		return nil
+	}
+	r := ic.res
+	r.BlockSize = max(ic.bs, 0)
+	r.BlockHitPct = pct(r.HitBlocks, r.Blocks)
+	r.HitPct = pct(r.HitTokens, r.PromptTokens)
+	return &r
+}

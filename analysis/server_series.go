@@ -1,0 +1,33 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/llm-replay/replay/scrape"
+)
+
+// serverPoint is one scrape of the endpoint's own queue: requests it was running and holding
+// waiting, at a time in seconds since the measured run started. NaN marks a missing figure.
+type serverPoint struct {
+	t, running, waiting float64
+}
+
+// AddServerSamples keeps the endpoint's running and waiting request counts from its /metrics
+// (the scrape package's samples, whose offsets count from the measured phase's start like the
+// rows' do) so that report.html can draw them beside the client's in-flight count.
+func (m *Metrics) AddServerSamples(ss []scrape.Sample) {
+	for _, s := range ss {
+		r, okR := s.Values[scrape.RequestsRunning]
+		w, okW := s.Values[scrape.RequestsWaiting]
+		if !okR && !okW || math.IsNaN(s.OffsetS) || math.IsInf(s.OffsetS, 0) {
+			continue
+		}
+		if !okR {
+			r = math.NaN()
+		}
+		if !okW {
+			w = math.NaN()
+		}
+		m.server = append(m.server, serverPoint{t: s.OffsetS, running: r, waiting: w})
+	}
+}

@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/scrape"
+	"github.com/llm-replay/replay/synth"
+)
+
+// ServerMetricsFile holds the samples scraped from the endpoint's /metrics during a run, one JSON
+// object a line, appended as they come.
+const ServerMetricsFile = scrape.FileName
+
+// resolveMetricsURL turns --metrics-url into the page to scrape, "" for none: by default the
+// endpoint's scheme://host/metrics, where vLLM (and the simulator) serve it whatever the API
+// path.
+func resolveMetricsURL(flag, endpoint string) (string, error) {
+	switch flag {
+	case "none":
+		return "", nil
+	case "":
+		u, err := url.Parse(endpoint)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return "", fmt.Errorf("--endpoint %q: want a URL such as http://127.0.0.1:8000/v1", endpoint)
+		}
+		return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/metrics"}).String(), nil
+	}
+	u, err := url.Parse(flag)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--metrics-url %q: want a URL such as http://127.0.0.1:8000/metrics, or none", flag)
+	}
+	return flag, nil
+}
+
+// serverCache turns what the scraper saw into the summary's figures.
+func serverCache(r scrape.Result) *analysis.ServerCache {
+	c := &analysis.ServerCache{MetricsURL: r.URL, Scrapes: r.Scrapes, Failures: r.Failures, FirstError: r.FirstError}
+	if v, ok := r.Increase[scrape.PrefixCacheQueries]; ok {
+		c.QueriedTokens = &v
+	}
+	if v, ok := r.Increase[scrape.PrefixCacheHits]; ok {
+		c.HitTokens = &v
+	}
+	return c
+}
+
+// idealCache is the trace's own prefix-cache hit rate over the prompts as built: their block
+// hashes (after capping) at the run's block size, in send order, through an infinite cache.
+func idealCache(reqs []synth.Request, blockSize int) *analysis.IdealCache {
+	ic := analysis.NewIdealCounter()
+	for i := range reqs {
+		r := &reqs[i]
+		bs := blockSize
+		if bs <= 0 {
+			bs = r.Record.BlockSize
+		}
+		ic.Add(r.BlockHashes, bs, r.TargetPromptTokens)
+	}
+	return ic.Result()
+}

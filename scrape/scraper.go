@@ -1,0 +1,238 @@
+package scrape
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+)
+
+// Config says what to scrape and where the samples go.
+type Config struct {
+	// URL is the metrics page, e.g. http://127.0.0.1:8000/metrics.
+	URL string
+	// Interval between scrapes; 0 means one second.
+	Interval time.Duration
+	// Path is the JSON-lines file the samples are appended to, one line per successful scrape,
+	// created at the first one (an endpoint without metrics leaves no file); "" keeps them in
+	// memory only.
+	Path string
+	// Warn receives one line at the first failure (later ones are only counted); nil discards.
+	Warn io.Writer
+	// Client defaults to a client whose timeout is the interval, between 1 and 10 seconds.
+	Client *http.Client
+}
+
+// Sample is one successful scrape: its time since Start and the kept series found on the page.
+type Sample struct {
+	OffsetS float64
+	Time    time.Time
+	Values  map[string]float64
+}
+
+// MarshalJSON writes a sample as one flat object: t_s, unix_ms and the series by name.
+func (s Sample) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(s.Values)+2)
+	for k, v := range s.Values {
+		m[k] = v
+	}
+	m["t_s"] = float64(int64(s.OffsetS*1e6)) / 1e6
+	m["unix_ms"] = s.Time.UnixMilli()
+	return json.Marshal(m)
+}
+
+// Result is what a scraper saw over its life.
+type Result struct {
+	URL string
+	// Scrapes counts successful scrapes, Failures the others (HTTP errors, refused connections,
+	// pages that do not parse); FirstError describes the first failure.
+	Scrapes, Failures int
+	FirstError        string
+	Samples           []Sample
+	// Increase holds, for each counter seen at least twice, its increase from the first to the
+	// last successful scrape; a drop (a server restart) counts as a reset to zero, as
+	// Prometheus's increase() does.
+	Increase map[string]float64
+	// WriteError is the first error writing Path, after which samples are kept in memory only.
+	WriteError error
+}
+
+// Scraper polls one metrics page until Stop.
+type Scraper struct {
+	cfg   Config
+	start time.Time
+	ctx   context.Context
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+
+	// mu guards everything below: the polling goroutine and Stop both scrape.
+	mu                  sync.Mutex
+	res                 Result
+	prev                map[string]float64
+	file                *os.File
+	warned, warnedEmpty bool
+}
+
+// Start scrapes once before returning, so the counters' baseline precedes whatever the caller
+// does next, then keeps scraping every interval until Stop. It fails only on a bad
+// configuration; an unreachable or absent metrics page is a counted failure, not an error.
+func Start(ctx context.Context, cfg Config) (*Scraper, error) {
+	if cfg.URL == "" {
+		return nil, fmt.Errorf("scrape: no URL")
+	}
+	if _, err := http.NewRequest(http.MethodGet, cfg.URL, nil); err != nil {
+		return nil, fmt.Errorf("scrape: metrics URL %q: %w", cfg.URL, err)
+	}
+	if cfg.Interval < 0 {
+		return nil, fmt.Errorf("scrape: interval %v must not be negative", cfg.Interval)
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Timeout: min(max(cfg.Interval, time.Second), 10*time.Second)}
+	}
+	s := &Scraper{
+		cfg: cfg, start: time.Now(), ctx: context.WithoutCancel(ctx),
+		stop: make(chan struct{}), done: make(chan struct{}),
+		res: Result{URL: cfg.URL, Increase: map[string]float64{}}, prev: map[string]float64{},
+	}
+	s.scrape()
+	go s.loop(ctx)
+	return s, nil
+}
+
+func (s *Scraper) loop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.scrape()
+		case <-s.stop:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Stop ends the polling, scrapes a last time (so the counters cover everything that finished
+// before the call) and returns the result. Calling it again returns the same result.
+func (s *Scraper) Stop() Result {
+	s.once.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.scrape()
+		s.mu.Lock()
+		if s.file != nil {
+			if err := s.file.Close(); err != nil && s.res.WriteError == nil {
+				s.res.WriteError = fmt.Errorf("%s: %w", s.cfg.Path, err)
+			}
+			s.file = nil
+		}
+		s.mu.Unlock()
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.res
+}
+
+// maxPage bounds the bytes read from one metrics page.
+const maxPage = 32 << 20
+
+// scrape fetches and records one sample, or counts a failure.
+func (s *Scraper) scrape() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at := time.Now()
+	vals, err := s.fetch()
+	if err != nil {
+		s.res.Failures++
+		if s.res.FirstError == "" {
+			s.res.FirstError = err.Error()
+		}
+		if !s.warned && s.cfg.Warn != nil {
+			s.warned = true
+			fmt.Fprintf(s.cfg.Warn, "replay: server metrics: %v; carrying on without them (an endpoint without /metrics is normal; --metrics-url none turns scraping off). Later failures are only counted.\n", err)
+		}
+		return
+	}
+	s.res.Scrapes++
+	if len(vals) == 0 && !s.warnedEmpty && s.cfg.Warn != nil {
+		s.warnedEmpty = true
+		fmt.Fprintf(s.cfg.Warn, "replay: server metrics: %s has none of vLLM's series (%s); server-side cache figures will be missing\n", s.cfg.URL, strings.Join(Names, ", "))
+	}
+	for _, name := range counters {
+		v, ok := vals[name]
+		if !ok {
+			continue
+		}
+		if p, seen := s.prev[name]; seen {
+			if v >= p {
+				s.res.Increase[name] += v - p
+			} else {
+				s.res.Increase[name] += v
+			}
+		}
+		s.prev[name] = v
+	}
+	smp := Sample{OffsetS: at.Sub(s.start).Seconds(), Time: at, Values: vals}
+	s.res.Samples = append(s.res.Samples, smp)
+	s.write(smp)
+}
+
+func (s *Scraper) fetch() (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodGet, s.cfg.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Prefer the classic text format, which every Prometheus client library serves.
+	req.Header.Set("Accept", "text/plain;version=0.0.4;q=0.9,*/*;q=0.1")
+	resp, err := s.cfg.Client.Do(req)
+	if err != nil {
+		return nil, err // a *url.Error, which names the method and URL
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("GET %s: HTTP %d", s.cfg.URL, resp.StatusCode)
+	}
+	vals, err := parse(io.LimitReader(resp.Body, maxPage), expfmt.ResponseFormat(resp.Header))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", s.cfg.URL, err)
+	}
+	return vals, nil
+}
+
+// write appends one sample line; after a write error it stops writing and keeps the error.
+func (s *Scraper) write(smp Sample) {
+	if s.cfg.Path == "" || s.res.WriteError != nil {
+		return
+	}
+	if s.file == nil {
+		f, err := os.OpenFile(s.cfg.Path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			s.res.WriteError = err
+			return
+		}
+		s.file = f
+	}
+	b, err := json.Marshal(smp)
+	if err == nil {
+		// One write per line: a run killed mid-way leaves whole lines behind.
+		_, err = s.file.Write(append(b, '\n'))
+	}
+	if err != nil {
+		s.res.WriteError = fmt.Errorf("%s: %w", s.cfg.Path, err)
+	}
+}
