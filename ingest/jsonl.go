@@ -45,6 +45,8 @@ func (s *jsonlSource) next(r *row) error {
 	s.last = line
 	*r = row{}
 	r.rec.Source, r.rec.Line = s.name, s.lines.line
+	// Hash arrays are parsed straight into the free part of the slab; take keeps them there.
+	s.scan.ints = s.conv.slab[:0]
 	if err := s.scan.scan(line); err != nil {
 		return &RowError{File: s.name, Line: s.lines.line, Row: -1, Err: fmt.Errorf("not a JSON object: %w", err)}
 	}
@@ -57,8 +59,11 @@ func (s *jsonlSource) next(r *row) error {
 			continue
 		}
 		if f == fHashes && s.scan.intsOK {
-			r.rec.BlockHashes = s.conv.carve(s.scan.ints)
+			r.rec.BlockHashes = s.conv.take(s.scan.ints)
 			r.hasHashes = true
+			continue
+		}
+		if sp.isUint && s.conv.setUint(r, f, sp.num) {
 			continue
 		}
 		b := line[sp.start:sp.end]

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,6 +25,9 @@ type pathNode struct {
 	key      string
 	field    int // -1 for an intermediate step
 	children []*pathNode
+	// plain: the key has no quote, backslash or control character, so a JSON key is this key
+	// exactly when its raw bytes are, and the scanner can compare them without unescaping.
+	plain bool
 }
 
 // buildPaths turns a mapping into the tree of keys the JSON scanner looks for.
@@ -43,7 +47,7 @@ func buildPaths(m mapping) []*pathNode {
 				}
 			}
 			if n == nil {
-				n = &pathNode{key: p, field: -1}
+				n = &pathNode{key: p, field: -1, plain: plainKey(p)}
 				*level = append(*level, n)
 			}
 			if i == len(parts)-1 {
@@ -55,11 +59,24 @@ func buildPaths(m mapping) []*pathNode {
 	return root
 }
 
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
 // jsonSpan is where a wanted value sits in the line.
 type jsonSpan struct {
 	start, end int
 	kind       byte
 	escaped    bool // a string with backslash escapes
+	// isUint says the value is a plain non-negative integer of at most 18 digits, parsed into
+	// num while it was scanned, so the converter need not read it again.
+	isUint bool
+	num    uint64
 }
 
 // jsonScanner validates one JSON object per line and records the spans of the mapped paths,
@@ -120,14 +137,13 @@ func (s *jsonScanner) scan(line []byte) error {
 }
 
 func (s *jsonScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\r', '\n':
-			s.i++
-		default:
-			return
-		}
+	// The hot loops here and in str and number keep the position in a local: s.i lives in
+	// memory, and updating it per byte cost a load and a store each.
+	b, i := s.b, s.i
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
 	}
+	s.i = i
 }
 
 // object parses {...} at s.i; paths are the keys wanted at this level (nil: skip all).
@@ -148,25 +164,20 @@ func (s *jsonScanner) object(paths []*pathNode) error {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return s.failChar("looking for an object key")
 		}
-		ks, ke, esc, err := s.str()
-		if err != nil {
-			return err
-		}
+		// A wanted key is usually written plainly: compare its bytes in place, which checks
+		// the key as str would (no quote, backslash or control byte inside, a closing quote).
 		var node *pathNode
-		if len(paths) > 0 {
-			key := s.b[ks:ke]
-			var unq string
-			if esc {
-				var err error
-				if unq, err = unquote(s.b[ks-1 : ke+1]); err != nil {
-					return s.fail("bad escape in key")
-				}
+		for _, p := range paths {
+			if e := s.i + 1 + len(p.key); p.plain && e < len(s.b) && s.b[e] == '"' && string(s.b[s.i+1:e]) == p.key {
+				node = p
+				s.i = e + 1
+				break
 			}
-			for _, p := range paths {
-				if (!esc && string(key) == p.key) || (esc && unq == p.key) {
-					node = p
-					break
-				}
+		}
+		if node == nil {
+			var err error
+			if node, err = s.key(paths); err != nil {
+				return err
 			}
 		}
 		s.ws()
@@ -193,6 +204,27 @@ func (s *jsonScanner) object(paths []*pathNode) error {
 			return s.failChar("after an object value")
 		}
 	}
+}
+
+// key parses an object key at s.i and returns the path it names, if any.
+func (s *jsonScanner) key(paths []*pathNode) (*pathNode, error) {
+	ks, ke, esc, err := s.str()
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	key := s.b[ks:ke]
+	var unq string
+	if esc {
+		if unq, err = unquote(s.b[ks-1 : ke+1]); err != nil {
+			return nil, s.fail("bad escape in key")
+		}
+	}
+	for _, p := range paths {
+		if (!esc && string(key) == p.key) || (esc && unq == p.key) {
+			return p, nil
+		}
+	}
+	return nil, nil
 }
 
 // value parses one value; when node maps a field its span is recorded, and when node has
@@ -241,6 +273,12 @@ func (s *jsonScanner) value(node *pathNode) error {
 		return nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		kind = kNumber
+		if node != nil && node.field >= 0 {
+			if v, ok := s.plainUint(); ok {
+				s.vals[node.field] = jsonSpan{start: start, end: s.i, kind: kNumber, isUint: true, num: v}
+				return nil
+			}
+		}
 		if err := s.number(); err != nil {
 			return err
 		}
@@ -320,25 +358,63 @@ func (s *jsonScanner) uintArray() bool {
 		s.i, s.ints = i+1, ints
 		return true
 	}
+	for i < n && b[i] == ' ' {
+		i++
+	}
 	for {
-		for i < n && b[i] == ' ' {
-			i++
-		}
 		start := i
 		var v uint64
-		for i < n {
-			d := b[i] - '0'
-			if d > 9 {
+		// Hashes are mostly 6-9 digits: take eight at once when the next eight bytes are all
+		// digits (the high nibble of each is 3 before and after adding 6), combining pairs,
+		// quads and octets by multiplication, then go on two digits a step, which halves the
+		// loop overhead that is most of the cost per digit.
+		if i+8 <= n {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if x&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 && (x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 {
+				x &= 0x0F0F0F0F0F0F0F0F
+				x = (x * (10<<8 + 1)) >> 8
+				x = ((x & 0x00FF00FF00FF00FF) * (100<<16 + 1)) >> 16
+				v = ((x & 0x0000FFFF0000FFFF) * (10000<<32 + 1)) >> 32
+				i += 8
+			}
+		}
+		for i+1 < n {
+			d0, d1 := b[i]-'0', b[i+1]-'0'
+			if d0 > 9 {
 				break
 			}
-			v = v*10 + uint64(d)
-			i++
+			if d1 > 9 {
+				v = v*10 + uint64(d0)
+				i++
+				break
+			}
+			v = v*100 + uint64(d0)*10 + uint64(d1)
+			i += 2
+		}
+		if i+1 == n {
+			if d := b[i] - '0'; d <= 9 {
+				v = v*10 + uint64(d)
+				i++
+			}
 		}
 		// 19 digits always fit in 64 bits; longer numbers and leading zeros go the slow way.
-		if k := i - start; k == 0 || k > 19 || (b[start] == '0' && k > 1) {
+		if k := i - start; uint(k-1) > 18 || (k > 1 && b[start] == '0') {
 			return false
 		}
 		ints = append(ints, v)
+		if i+2 < n && b[i] == ',' {
+			i++
+			if b[i] == ' ' {
+				i++
+			}
+			if b[i]-'0' <= 9 { // the usual separators, ", " and ",", then a digit
+				continue
+			}
+			for i < n && b[i] == ' ' {
+				i++
+			}
+			continue
+		}
 		for i < n && (b[i] == ' ' || b[i] == '\t') {
 			i++
 		}
@@ -347,6 +423,9 @@ func (s *jsonScanner) uintArray() bool {
 		}
 		if b[i] == ',' {
 			i++
+			for i < n && b[i] == ' ' {
+				i++
+			}
 			continue
 		}
 		if b[i] == ']' {
@@ -357,43 +436,73 @@ func (s *jsonScanner) uintArray() bool {
 	}
 }
 
+// plainUint parses a number at s.i that is only digits (at most 18, no leading zero) and
+// moves past it; for anything else (sign, fraction, exponent, more digits) it reports false
+// without moving, and number does the checking.
+func (s *jsonScanner) plainUint() (uint64, bool) {
+	b, i := s.b, s.i
+	var v uint64
+	for i < len(b) {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+		i++
+	}
+	k := i - s.i
+	if k == 0 || k > 18 || (k > 1 && b[s.i] == '0') {
+		return 0, false
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, false
+	}
+	s.i = i
+	return v, true
+}
+
 // str parses a string at s.i and returns its content's bounds (without quotes).
 func (s *jsonScanner) str() (start, end int, escaped bool, err error) {
-	s.i++ // '"'
-	start = s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
+	b := s.b
+	i := s.i + 1 // '"'
+	start = i
+	for i < len(b) {
+		c := b[i]
 		switch {
 		case c == '"':
-			end = s.i
-			s.i++
-			return start, end, escaped, nil
+			s.i = i + 1
+			return start, i, escaped, nil
 		case c == '\\':
 			escaped = true
-			s.i++
-			if s.i >= len(s.b) {
+			i++
+			if i >= len(b) {
+				s.i = i
 				return 0, 0, false, s.fail("")
 			}
-			switch s.b[s.i] {
+			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
+				i++
 			case 'u':
-				s.i++
+				i++
 				for k := 0; k < 4; k++ {
-					if s.i >= len(s.b) || !isHex(s.b[s.i]) {
+					if i >= len(b) || !isHex(b[i]) {
+						s.i = i
 						return 0, 0, false, s.failChar("in \\u escape")
 					}
-					s.i++
+					i++
 				}
 			default:
+				s.i = i
 				return 0, 0, false, s.failChar("in string escape")
 			}
 		case c < 0x20:
+			s.i = i
 			return 0, 0, false, s.failChar("in string literal")
 		default:
-			s.i++
+			i++
 		}
 	}
+	s.i = i
 	return 0, 0, false, s.fail("")
 }
 
@@ -403,43 +512,49 @@ func isHex(c byte) bool {
 
 // number checks JSON number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
 func (s *jsonScanner) number() error {
-	if s.b[s.i] == '-' {
-		s.i++
+	b, i := s.b, s.i
+	if b[i] == '-' {
+		i++
 	}
-	if s.i >= len(s.b) {
+	if i >= len(b) {
+		s.i = i
 		return s.fail("")
 	}
-	switch c := s.b[s.i]; {
+	switch c := b[i]; {
 	case c == '0':
-		s.i++
+		i++
 	case c >= '1' && c <= '9':
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
 		}
 	default:
+		s.i = i
 		return s.failChar("in numeric literal")
 	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if s.i >= len(s.b) || s.b[s.i] < '0' || s.b[s.i] > '9' {
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.i = i
 			return s.failChar("after decimal point in numeric literal")
 		}
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
 		}
 	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
 		}
-		if s.i >= len(s.b) || s.b[s.i] < '0' || s.b[s.i] > '9' {
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.i = i
 			return s.failChar("in exponent of numeric literal")
 		}
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
 		}
 	}
+	s.i = i
 	return nil
 }
 

@@ -106,7 +106,10 @@ type normalizedSource struct {
 	f    *os.File
 	loc  rowLocator
 	idx  int64
-	last trace.Record
+	// last is the row handed out last, for raw (only rejected rows need it, so it is not
+	// copied), and lastBlockSize its stored block size, which validation may fill in.
+	last          *row
+	lastBlockSize int
 }
 
 func (s *normalizedSource) next(r *row) error {
@@ -115,13 +118,18 @@ func (s *normalizedSource) next(r *row) error {
 		return err
 	}
 	s.idx++
-	s.last = rec
+	s.last, s.lastBlockSize = r, rec.BlockSize
 	*r = row{t: int64(rec.Timestamp), rec: rec, hasHashes: rec.BlockHashes != nil}
 	return nil
 }
 
 func (s *normalizedSource) raw() []byte {
-	b, _ := json.Marshal(s.last)
+	var rec trace.Record
+	if s.last != nil {
+		rec = s.last.rec
+		rec.BlockSize = s.lastBlockSize
+	}
+	b, _ := json.Marshal(rec)
 	return b
 }
 

@@ -196,8 +196,7 @@ func checkOrder(openSrc func() (source, error)) (bool, error) {
 		if errors.Is(err, io.EOF) {
 			return true, nil
 		}
-		var re *RowError
-		if errors.As(err, &re) {
+		if isRowError(err) {
 			continue
 		}
 		if err != nil {
@@ -337,11 +336,10 @@ func (r *reader) nextSorted() (trace.Record, error) {
 func (r *reader) nextValid() (*row, error) {
 	for {
 		err := r.src.next(&r.row)
-		if errors.Is(err, io.EOF) {
+		if err != nil && errors.Is(err, io.EOF) { // err != nil: errors.Is costs even on nil
 			return nil, io.EOF
 		}
-		var re *RowError
-		if err != nil && !errors.As(err, &re) {
+		if err != nil && !isRowError(err) {
 			return nil, err
 		}
 		r.rowsSeen++
@@ -356,6 +354,14 @@ func (r *reader) nextValid() (*row, error) {
 		}
 		return &r.row, nil
 	}
+}
+
+// isRowError reports whether err is about one row (the source can go on). It is a function so
+// that the *RowError errors.As needs escapes only when there is an error: declared in the row
+// loop, it cost a heap allocation per row.
+func isRowError(err error) bool {
+	var re *RowError
+	return errors.As(err, &re)
 }
 
 // validate checks a parsed row's values and fills the per-trace fields.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/llm-replay/replay/trace"
@@ -163,6 +164,49 @@ func (c *converter) hashes(b []byte) ([]uint64, error) {
 		return nil, errNotHashArray
 	}
 	return c.carve(c.tmp), nil
+}
+
+// take returns hashes that were parsed into the free part of the slab (see jsonlSource.next)
+// as the record's own slice, moving the slab past them; hashes that did not fit went to a
+// fresh array, and are copied into a new slab like carve does.
+func (c *converter) take(h []uint64) []uint64 {
+	n := len(h)
+	if n == 0 {
+		return nil
+	}
+	if n <= len(c.slab) && &h[0] == &c.slab[0] {
+		out := c.slab[:n:n]
+		c.slab = c.slab[n:]
+		return out
+	}
+	return c.carve(h)
+}
+
+// setUint is set's fast path for a plain non-negative integer the scanner already parsed:
+// it reports false, leaving the row alone, when set must look at the value (out of range).
+func (c *converter) setUint(r *row, f int, v uint64) bool {
+	switch f {
+	case fTimestamp:
+		if c.unitNs <= 0 || v > uint64(math.MaxInt64/c.unitNs) {
+			return false
+		}
+		r.t = int64(v) * c.unitNs
+	case fPrompt, fOutput, fTurn:
+		if v > 1<<40 {
+			return false
+		}
+		switch f {
+		case fPrompt:
+			r.rec.PromptTokens = int(v)
+		case fOutput:
+			r.rec.OutputTokens = int(v)
+		default:
+			r.rec.Turn = int(v)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // carve copies hashes into the slab and returns the copy (nil for none).

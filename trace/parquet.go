@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -141,8 +142,9 @@ func (w *Writer) Close() error {
 
 // Reader streams records out of a normalized trace Parquet file. It decodes one row group at
 // a time column by column (parquet-go's row-by-row reconstruction of the hash lists costs
-// ~10x more), so its memory is one row group's columns: about 64 bytes per row plus the
-// hashes, for at most rowsPerGroup rows in the files Writer makes.
+// ~10x more), so its memory is one row group's columns: about 72 bytes per row (strings are
+// kept once per group, rows hold indexes) for at most rowsPerGroup rows in the files Writer
+// makes, plus the slab the records' hashes are handed out from.
 type Reader struct {
 	name   string
 	f      *parquet.File
@@ -154,8 +156,13 @@ type Reader struct {
 	pos    int
 	row    int64 // rows handed out so far, for error locations
 	total  int64
-	slab   []uint64 // hashes are copied here so records never alias the reader's buffers
+	// slab is where hash values are copied out of the decoded pages, and records get slices
+	// of it: the reader only ever appends to it and starts a new one when it is full, so
+	// records own their hashes without a copy per record.
+	slab   []uint64
+	tmp    []uint64 // a dictionary-encoded hash page's values
 	intern map[string]string
+	strIdx map[string]int32 // the current group's strings, by content
 	err    error
 }
 
@@ -169,10 +176,14 @@ type schemaColumns struct {
 type groupColumns struct {
 	n                                         int
 	ts, prompt, output, blockSize, turn, line []int64
-	session, model, source                    []string
-	hashStart                                 []int32 // row i's hashes are hashVals[hashStart[i]:hashStart[i+1]]
-	hashVals                                  []uint64
+	session, model, source                    []int32 // indexes into strs
+	strs                                      []string
+	hashes                                    []hashRef // row i's hashes
+	slabs                                     [][]uint64
 }
+
+// hashRef locates one row's hashes: slabs[slab][off:off+n].
+type hashRef struct{ slab, off, n int32 }
 
 // NewReader reads a normalized trace from r (size bytes long); name is used in errors.
 // It checks the schema up front, so a file that is not a normalized trace fails here.
@@ -191,7 +202,7 @@ func NewReader(r io.ReaderAt, size int64, name string) (rd *Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Reader{name: name, f: f, cols: cols, groups: f.RowGroups(), total: f.NumRows(), intern: map[string]string{}}, nil
+	return &Reader{name: name, f: f, cols: cols, groups: f.RowGroups(), total: f.NumRows(), intern: map[string]string{}, strIdx: map[string]int32{}}, nil
 }
 
 // lookupColumns finds the normalized columns and checks their shapes, so decoding can rely on
@@ -279,20 +290,15 @@ func (r *Reader) Next() (Record, error) {
 		PromptTokens: int(g.prompt[i]),
 		OutputTokens: int(g.output[i]),
 		BlockSize:    int(g.blockSize[i]),
-		SessionID:    g.session[i],
+		SessionID:    g.strs[g.session[i]],
 		Turn:         int(g.turn[i]),
-		Model:        g.model[i],
-		Source:       g.source[i],
+		Model:        g.strs[g.model[i]],
+		Source:       g.strs[g.source[i]],
 		Line:         g.line[i],
 	}
-	if h := g.hashVals[g.hashStart[i]:g.hashStart[i+1]]; len(h) > 0 {
-		n := len(h)
-		if len(r.slab) < n {
-			r.slab = make([]uint64, max(n, 64*1024))
-		}
-		rec.BlockHashes = r.slab[:n:n]
-		copy(rec.BlockHashes, h)
-		r.slab = r.slab[n:]
+	if h := g.hashes[i]; h.n > 0 {
+		end := h.off + h.n
+		rec.BlockHashes = g.slabs[h.slab][h.off:end:end]
 	}
 	return rec, nil
 }
@@ -331,16 +337,16 @@ func (r *Reader) load() (err error) {
 			*col = make([]int64, 0, n)
 		}
 	}
-	for _, col := range []*[]string{&g.session, &g.model, &g.source} {
+	for _, col := range []*[]int32{&g.session, &g.model, &g.source} {
 		if cap(*col) < n {
-			*col = make([]string, 0, n)
+			*col = make([]int32, 0, n)
 		}
 	}
-	if cap(g.hashStart) < n+1 {
-		g.hashStart = make([]int32, 0, n+1)
-	}
-	if nv := chunks[r.cols.hashes].NumValues(); int64(cap(g.hashVals)) < nv && nv < 1<<31 {
-		g.hashVals = make([]uint64, 0, nv)
+	clear(g.strs)
+	g.strs = g.strs[:0]
+	clear(r.strIdx)
+	if cap(g.hashes) < n {
+		g.hashes = make([]hashRef, 0, n)
 	}
 	for _, c := range []struct {
 		col int
@@ -355,7 +361,7 @@ func (r *Reader) load() (err error) {
 	}
 	for _, c := range []struct {
 		col int
-		dst *[]string
+		dst *[]int32
 	}{{r.cols.session, &g.session}, {r.cols.model, &g.model}, {r.cols.source, &g.source}} {
 		if *c.dst, err = r.readStrings(chunks[c.col], (*c.dst)[:0]); err != nil {
 			return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
@@ -367,8 +373,8 @@ func (r *Reader) load() (err error) {
 	if err := r.readHashes(chunks[r.cols.hashes]); err != nil {
 		return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
 	}
-	if len(g.hashStart) != n+1 {
-		return fmt.Errorf("%s: row group %d: block_hashes has %d rows, the group %d", r.name, gi, len(g.hashStart)-1, n)
+	if len(g.hashes) != n {
+		return fmt.Errorf("%s: row group %d: block_hashes has %d rows, the group %d", r.name, gi, len(g.hashes), n)
 	}
 	g.n = n
 	return nil
@@ -413,25 +419,27 @@ func readInt64s(c parquet.ColumnChunk, dst []int64) ([]int64, error) {
 	return dst, err
 }
 
-// readStrings decodes a string column, interning values (they repeat: file names, models).
-func (r *Reader) readStrings(c parquet.ColumnChunk, dst []string) ([]string, error) {
-	var dictStrings []string
+// readStrings decodes a string column into indexes into g.strs, the group's distinct
+// strings. The values repeat (file names, models, sessions), and columns of indexes hold no
+// pointers: a []string per column made every garbage collection scan megabytes of them.
+func (r *Reader) readStrings(c parquet.ColumnChunk, dst []int32) ([]int32, error) {
+	var dictIdx []int32
 	var lastDict parquet.Dictionary
 	err := eachPage(c, func(p parquet.Page) error {
 		if d := p.Dictionary(); d != nil {
 			if d != lastDict {
 				lastDict = d
-				dictStrings = dictStrings[:0]
+				dictIdx = dictIdx[:0]
 				for i := 0; i < d.Len(); i++ {
-					dictStrings = append(dictStrings, r.str(d.Index(int32(i)).ByteArray()))
+					dictIdx = append(dictIdx, r.strIndex(d.Index(int32(i)).ByteArray()))
 				}
 			}
 			data := p.Data()
 			for _, idx := range data.Int32() {
-				if idx < 0 || int(idx) >= len(dictStrings) {
+				if idx < 0 || int(idx) >= len(dictIdx) {
 					return fmt.Errorf("dictionary index %d out of range", idx)
 				}
-				dst = append(dst, dictStrings[idx])
+				dst = append(dst, dictIdx[idx])
 			}
 			return nil
 		}
@@ -441,13 +449,26 @@ func (r *Reader) readStrings(c parquet.ColumnChunk, dst []string) ([]string, err
 			if offsets[i] > offsets[i+1] || int(offsets[i+1]) > len(data) {
 				return errors.New("bad string offsets")
 			}
-			dst = append(dst, r.str(data[offsets[i]:offsets[i+1]]))
+			dst = append(dst, r.strIndex(data[offsets[i]:offsets[i+1]]))
 		}
 		return nil
 	})
 	return dst, err
 }
 
+// strIndex is b's index in the group's distinct strings, adding it when new.
+func (r *Reader) strIndex(b []byte) int32 {
+	if i, ok := r.strIdx[string(b)]; ok {
+		return i
+	}
+	s := r.str(b)
+	i := int32(len(r.g.strs))
+	r.g.strs = append(r.g.strs, s)
+	r.strIdx[s] = i
+	return i
+}
+
+// str returns b as a string, sharing one copy of values seen before in the file.
 func (r *Reader) str(b []byte) string {
 	if s, ok := r.intern[string(b)]; ok {
 		return s
@@ -459,54 +480,111 @@ func (r *Reader) str(b []byte) string {
 	return s
 }
 
-// readHashes decodes the block_hashes list column into hashStart/hashVals: a row starts at
-// repetition level 0, and an element is present at the maximum definition level.
+// readHashes decodes the block_hashes list column into g.hashes, copying each page's values
+// once, into the slab records share: a row starts at repetition level 0, and an element is
+// present at the maximum definition level.
 func (r *Reader) readHashes(c parquet.ColumnChunk) error {
 	g := &r.g
-	g.hashStart = g.hashStart[:0]
-	g.hashVals = g.hashVals[:0]
+	g.hashes = g.hashes[:0]
+	clear(g.slabs)
+	g.slabs = g.slabs[:0]
 	maxDef := byte(r.cols.hashMaxDef)
-	err := eachPage(c, func(p parquet.Page) error {
+	return eachPage(c, func(p parquet.Page) error {
 		reps, defs := p.RepetitionLevels(), p.DefinitionLevels()
+		if len(reps) != len(defs) {
+			return errors.New("block_hashes: repetition and definition levels differ in length")
+		}
+		if len(reps) == 0 {
+			return nil
+		}
 		var vals []uint64
+		data := p.Data()
 		if d := p.Dictionary(); d != nil {
-			data := p.Data()
+			r.tmp = r.tmp[:0]
 			for _, idx := range data.Int32() {
 				if idx < 0 || int(idx) >= d.Len() {
 					return fmt.Errorf("dictionary index %d out of range", idx)
 				}
-				vals = append(vals, uint64(d.Index(idx).Int64()))
+				r.tmp = append(r.tmp, uint64(d.Index(idx).Int64()))
 			}
+			vals = r.tmp
 		} else {
-			data := p.Data()
 			vals = data.Uint64()
 		}
-		if len(reps) != len(defs) {
-			return errors.New("block_hashes: repetition and definition levels differ in length")
+		if len(vals) > len(reps) {
+			return errors.New("block_hashes: more values than levels")
 		}
-		if len(g.hashVals)+len(vals) > math.MaxInt32 {
-			return errors.New("block_hashes: more than 2^31 hashes in one row group")
+		// A row whose list began on an earlier page is moved so that it stays contiguous.
+		var carried []uint64
+		if reps[0] != 0 {
+			if len(g.hashes) == 0 {
+				return errors.New("block_hashes: list continues a row that never started")
+			}
+			h := g.hashes[len(g.hashes)-1]
+			carried = g.slabs[h.slab][h.off : h.off+h.n]
+		}
+		if len(carried)+len(vals) > math.MaxInt32 {
+			return errors.New("block_hashes: more than 2^31 hashes in one page")
+		}
+		sid, base := r.room(len(carried) + len(vals))
+		r.slab = append(append(r.slab, carried...), vals...)
+		last := -1 // the row whose list is still open at the page's first level
+		if carried != nil {
+			last = len(g.hashes) - 1
+			g.hashes[last] = hashRef{slab: sid, off: base, n: int32(len(carried))}
+		}
+		at := base + int32(len(carried)) // where the page's next value sits in the slab
+		if len(vals) == len(reps) && bytes.Count(defs, []byte{maxDef}) == len(defs) {
+			// Every level holds a value (no empty lists): rows start at the zero levels,
+			// which IndexByte finds many bytes at a time.
+			for k := 0; k < len(reps); k++ {
+				z := bytes.IndexByte(reps[k:], 0)
+				if z < 0 {
+					break
+				}
+				k += z
+				g.hashes = append(g.hashes, hashRef{slab: sid, off: at + int32(k)})
+				if last >= 0 {
+					g.hashes[last].n = at + int32(k) - g.hashes[last].off
+				}
+				last = len(g.hashes) - 1
+			}
+			g.hashes[last].n = at + int32(len(reps)) - g.hashes[last].off
+			return nil
 		}
 		vi := 0
 		for k, rl := range reps {
 			if rl == 0 {
-				g.hashStart = append(g.hashStart, int32(len(g.hashVals)))
-			} else if len(g.hashStart) == 0 {
-				return errors.New("block_hashes: list continues a row that never started")
+				g.hashes = append(g.hashes, hashRef{slab: sid, off: at + int32(vi)})
 			}
 			if defs[k] == maxDef {
 				if vi >= len(vals) {
 					return errors.New("block_hashes: fewer values than levels")
 				}
-				g.hashVals = append(g.hashVals, vals[vi])
 				vi++
+				g.hashes[len(g.hashes)-1].n++
 			}
 		}
 		return nil
 	})
-	g.hashStart = append(g.hashStart, int32(len(g.hashVals)))
-	return err
 }
+
+// room makes space for n more values in the slab, starting a new one when it is too full,
+// and returns the slab's index in this group and the offset the values will start at.
+func (r *Reader) room(n int) (int32, int32) {
+	g := &r.g
+	if cap(r.slab)-len(r.slab) < n || len(g.slabs) == 0 {
+		if cap(r.slab)-len(r.slab) < n {
+			r.slab = make([]uint64, 0, max(n, slabValues))
+		}
+		g.slabs = append(g.slabs, r.slab[:cap(r.slab)])
+	}
+	return int32(len(g.slabs) - 1), int32(len(r.slab))
+}
+
+// slabValues is the size of a hash slab: large enough that allocating slabs costs little, small
+// enough that a caller keeping a few records does not keep much memory alive with them.
+const slabValues = 64 * 1024
 
 // Close releases the reader and closes the file if OpenFile opened it.
 func (r *Reader) Close() error {
