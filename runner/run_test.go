@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,7 +52,13 @@ func TestTwoMinuteWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(rows) != len(want) || sum.Requests.Total != int64(len(want)) || sum.Requests.OK != int64(len(want)) {
-				t.Fatalf("%d rows, summary %+v; the window holds %d records", len(rows), sum.Requests, len(want))
+				var failed []string // say why, so a failure seen once under load can be read
+				for _, r := range rows {
+					if r.ErrorClass != "" && len(failed) < 5 {
+						failed = append(failed, fmt.Sprintf("%s: %s (sent %.3f s)", r.ErrorClass, r.ErrorMessage, float64(r.SentNS)/1e9))
+					}
+				}
+				t.Fatalf("%d rows, summary %+v; the window holds %d records; failures: %q", len(rows), sum.Requests, len(want), failed)
 			}
 			// Request ids are the records' positions in the window (equal timestamps tie).
 			sort.Slice(rows, func(i, j int) bool { return id(t, rows[i]) < id(t, rows[j]) })
