@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"testing"
@@ -154,11 +155,25 @@ func make1M(b *testing.B) {
 	}
 }
 
+// BenchmarkIngest1M reads each 1M-record file under Go's default collector setting and under
+// StreamGCPercent, the one replay ingest converts traces with.
 func BenchmarkIngest1M(b *testing.B) {
 	make1M(b)
-	b.Run("jsonl", func(b *testing.B) { benchRead(b, bench1M.jsonl, Options{Format: FormatMooncake}) })
-	b.Run("csv", func(b *testing.B) { benchRead(b, bench1M.csv, Options{Format: FormatAzure}) })
-	b.Run("parquet", func(b *testing.B) { benchRead(b, bench1M.parquet, Options{Format: FormatParquet}) })
+	for _, gc := range []string{"gogc=100", "stream-gc"} {
+		run := func(name, path string, o Options) {
+			b.Run(name+"/"+gc, func(b *testing.B) {
+				if gc == "stream-gc" {
+					defer debug.SetGCPercent(debug.SetGCPercent(StreamGCPercent))
+				} else {
+					defer debug.SetGCPercent(debug.SetGCPercent(100))
+				}
+				benchRead(b, path, o)
+			})
+		}
+		run("jsonl", bench1M.jsonl, Options{Format: FormatMooncake})
+		run("csv", bench1M.csv, Options{Format: FormatAzure})
+		run("parquet", bench1M.parquet, Options{Format: FormatParquet})
+	}
 }
 
 // TestMain removes the generated benchmark files.

@@ -138,6 +138,9 @@ func createWriter(path string) (recordWriter, error) {
 }
 
 func runIngest(ctx context.Context, opts ingest.Options, path, out, arrowOut string, stats, asJSON bool, stdout, stderr io.Writer) (err error) {
+	if !stats { // --stats keeps what it counts, so its heap grows with the trace
+		defer ingest.SetStreamGC()()
+	}
 	r, err := ingest.Open(path, opts)
 	if err != nil {
 		return err
