@@ -10,10 +10,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -29,7 +29,7 @@ func benchRead(b *testing.B, path string, opts Options) {
 	var resident uint64
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r, err := Open(path, opts)
@@ -61,7 +61,7 @@ func benchRead(b *testing.B, path string, opts Options) {
 		n += k
 	}
 	b.StopTimer()
-	cpu := (cpuTime() - cpu0).Seconds()
+	cpu := (testenv.CPUTime() - cpu0).Seconds()
 	runtime.ReadMemStats(&ms1)
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(n)/secs, "rec/s")
@@ -186,15 +186,6 @@ func TestMain(m *testing.M) {
 }
 
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
-
-// cpuTime is this process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkIngestParquetMooncake reads the normalized Parquet of the Mooncake trace.
 func BenchmarkIngestParquetMooncake(b *testing.B) {
