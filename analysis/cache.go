@@ -44,8 +44,8 @@ func (c *ServerCache) hitPct() *float64 {
 // IdealCache is the hit rate an infinite prefix cache would reach on the prompts sent, in send
 // order: a block hits when its hash was seen before and every block before it in the prompt hit
 // (the figure `replay cache-sim` prints is BlockHitPct). HitPct weighs hits by tokens as the
-// measured rates do: a request's hit tokens are its hit blocks times the block size, at most its
-// prompt tokens. Prefixes a trace does not hash (earlier turns of a session, a chat template's
+// measured rates do: a request's hit tokens are its hit blocks times the block size, at most all
+// of its prompt tokens but the last (which an engine always computes). Prefixes a trace does not hash (earlier turns of a session, a chat template's
 // preamble) are not counted, so a measured rate may exceed it by that much.
 type IdealCache struct {
 	// BlockSize is the tokens per block, 0 when the prompts' block sizes differed.
@@ -75,7 +75,10 @@ func (ic *IdealCounter) Add(hashes []uint64, blockSize, promptTokens int) {
 	ic.res.Blocks += int64(len(hashes))
 	ic.res.HitBlocks += int64(hits)
 	ic.res.PromptTokens += int64(max(promptTokens, 0))
-	ic.res.HitTokens += int64(min(max(hits*blockSize, 0), max(promptTokens, 0)))
+	// An engine computes at least a prompt's last token, so no more than all but one can hit
+	// (vLLM and the simulator then give up that token's whole block, at most one of their
+	// blocks per such prompt below this figure).
+	ic.res.HitTokens += int64(min(max(hits*blockSize, 0), max(promptTokens-1, 0)))
 	if len(hashes) > 0 {
 		switch ic.bs {
 		case -1:

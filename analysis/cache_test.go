@@ -10,7 +10,8 @@ import (
 // TestIdealCounter checks the ideal hit rate by hand: 16-token blocks; the second prompt repeats
 // the first's two leading blocks (32 tokens) and diverges at its third; the third prompt shares
 // the first block only after a different one, so nothing (a prefix cache reuses prefixes only);
-// the fourth is the second again, whose 3 blocks cover a 40-token prompt, so 40 tokens, not 48.
+// the fourth is the second again, whose 3 blocks cover a 40-token prompt, so 39 tokens, not 48
+// (an engine computes at least the last token).
 func TestIdealCounter(t *testing.T) {
 	ic := NewIdealCounter()
 	if ic.Result() != nil {
@@ -21,11 +22,11 @@ func TestIdealCounter(t *testing.T) {
 	ic.Add([]uint64{9, 1}, 16, 20)
 	ic.Add([]uint64{1, 2, 4}, 16, 40)
 	r := ic.Result()
-	if r.Blocks != 11 || r.HitBlocks != 2+3 || r.PromptTokens != 148 || r.HitTokens != 32+40 || r.BlockSize != 16 {
+	if r.Blocks != 11 || r.HitBlocks != 2+3 || r.PromptTokens != 148 || r.HitTokens != 32+39 || r.BlockSize != 16 {
 		t.Fatalf("%+v", r)
 	}
 	exact(t, "block hit pct", r.BlockHitPct, 45.455) // 5/11
-	exact(t, "hit pct", r.HitPct, 48.649)            // 72/148
+	exact(t, "hit pct", r.HitPct, 47.973)            // 71/148
 	ic.Add([]uint64{7}, 512, 512)
 	if r := ic.Result(); r.BlockSize != 0 {
 		t.Errorf("mixed block sizes reported as %d", r.BlockSize)

@@ -110,6 +110,12 @@ func TestRequestLogReplay(t *testing.T) {
 	if idealPct < 30 {
 		t.Fatalf("ideal block hit rate %.1f%%: the log shares too little for the comparison to mean anything", idealPct)
 	}
+	if c.IdealHitPct == nil {
+		t.Fatalf("no ideal hit rate in the summary: %+v", c)
+	}
+	if d := math.Abs(*c.IdealHitPct - idealTokenPct); d > 0.1 {
+		t.Errorf("the summary's ideal hit rate %.3f%%, this test's %.3f%%", *c.IdealHitPct, idealTokenPct)
+	}
 	if d := math.Abs(*c.HitPct - idealTokenPct); d > 1 {
 		t.Errorf("measured hit rate %.2f%% is %.2f points from the ideal %.2f%%", *c.HitPct, d, idealTokenPct)
 	}
