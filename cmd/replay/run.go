@@ -29,7 +29,10 @@ func init() {
   export OPENAI_API_KEY=...    # only if the server wants one
   replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 \
       --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B --api chat \
-      --speed 2 --slo ttft=500ms,itl=60ms --api-key-env OPENAI_API_KEY --out runs/qwen3-2x`,
+      --speed 2 --slo ttft=500ms,itl=60ms --api-key-env OPENAI_API_KEY --out runs/qwen3-2x
+
+  # a gateway's raw request log, counted with the served model's tokenizer and chat template
+  replay run --trace gateway.jsonl --format openai-log --tokenizer ~/models/Qwen3-8B --out runs/log`,
 		setup: setupRun,
 	})
 }
