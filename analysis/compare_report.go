@@ -168,19 +168,11 @@ const compareHTML = `<!DOCTYPE html>
 <title>replay compare</title>
 <style>
 {{.FontCSS}}
-body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:24px auto;max-width:1000px;padding:0 16px;color:#222;background:#fff}
-h1{font-size:22px;margin-bottom:4px}
-h2{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #ddd;padding-bottom:3px}
-table{border-collapse:collapse;margin:8px 0;font-size:14px}
-th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
-th:first-child,td:first-child,td.l{text-align:left}
+` + pageCSS + `th:first-child,td:first-child,td.l{text-align:left}
 th{background:#f4f6f8}
 .verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
 .note{color:#555;font-size:13px}
 .worse{color:#b00}
-figure{margin:10px 0 24px}
-figure svg{width:100%;height:auto;display:block}
-figcaption{color:#555;font-size:13px}
 </style>
 </head>
 <body>

@@ -262,18 +262,10 @@ const sweepHTML = `<!DOCTYPE html>
 <title>replay sweep · {{.P.SLO}}</title>
 <style>
 {{.FontCSS}}
-body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:24px auto;max-width:1000px;padding:0 16px;color:#222;background:#fff}
-h1{font-size:22px;margin-bottom:4px}
-h2{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #ddd;padding-bottom:3px}
-table{border-collapse:collapse;margin:8px 0;font-size:14px}
-th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
-th:first-child,td:first-child{text-align:left}
+` + pageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
-figure{margin:10px 0 24px}
-figure svg{width:100%;height:auto;display:block}
-figcaption{color:#555;font-size:13px}
 .bad{color:#b00}
 </style>
 </head>
