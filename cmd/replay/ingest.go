@@ -150,30 +150,18 @@ func runIngest(ctx context.Context, opts ingest.Options, path, out, arrowOut str
 			err = cerr
 		}
 	}()
+	var outs outputs
+	defer outs.finish(&err)
 	var writers []recordWriter
-	var paths []string
-	defer func() {
-		for _, w := range writers {
-			if cerr := w.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}
-		if err != nil { // never leave a half-written trace that looks complete
-			for _, p := range paths {
-				os.Remove(p)
-			}
-		}
-	}()
 	for _, p := range []string{out, arrowOut} {
 		if p == "" {
 			continue
 		}
-		w, err := createWriter(p)
+		w, err := outs.records(p)
 		if err != nil {
 			return err
 		}
 		writers = append(writers, w)
-		paths = append(paths, p)
 	}
 	var shape *ingest.ShapeBuilder
 	if stats {
@@ -199,13 +187,9 @@ func runIngest(ctx context.Context, opts ingest.Options, path, out, arrowOut str
 			shape.Add(rec)
 		}
 	}
-	for _, w := range writers {
-		if err := w.Close(); err != nil {
-			writers = nil
-			return err
-		}
+	if err := outs.close(); err != nil {
+		return err
 	}
-	writers = nil
 	c := r.Counts()
 	for _, e := range c.Errors {
 		fmt.Fprintf(stderr, "rejected: %s\n", e)

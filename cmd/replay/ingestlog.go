@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -56,61 +55,42 @@ func runRequestLog(ctx context.Context, in ingestFlags, lf logFlags, quarantine,
 			return err
 		}
 	}
-	var created []string
-	var closers []io.Closer
-	defer func() {
-		for _, c := range closers {
-			if cerr := c.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}
-		if err != nil { // never leave a half-written output that looks complete
-			for _, p := range created {
-				os.Remove(p)
-			}
-		}
-	}()
-	create := func(p string) (*os.File, error) {
-		f, err := os.Create(p)
-		if err != nil {
-			return nil, err
-		}
-		created = append(created, p)
-		closers = append(closers, f)
-		return f, nil
-	}
+	var outs outputs
+	defer outs.finish(&err)
 	if quarantine != "" {
-		q, err := create(quarantine)
+		q, err := outs.file(quarantine, true) // kept even when the run fails
 		if err != nil {
 			return err
 		}
 		opts.Quarantine = q
-		created = created[:len(created)-1] // a quarantine is kept even when the run fails
 	}
 	r, err := accesslog.Open(in.trace, opts)
 	if err != nil {
 		return err
 	}
-	closers = append(closers, r)
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
 
 	var moon *accesslog.MooncakeWriter
 	var writers []recordWriter
 	var text *json.Encoder
 	if lf.export == "mooncake" {
-		f, err := create(out)
+		f, err := outs.file(out, false)
 		if err != nil {
 			return err
 		}
 		moon = accesslog.NewMooncakeWriter(f)
 	} else if out != "" {
-		w, err := createWriter(out)
+		w, err := outs.records(out)
 		if err != nil {
 			return err
 		}
-		created = append(created, out)
 		writers = append(writers, w)
 		if lf.keepText {
-			f, err := create(strings.TrimSuffix(out, ".parquet") + ".text.jsonl")
+			f, err := outs.file(strings.TrimSuffix(out, ".parquet")+".text.jsonl", false)
 			if err != nil {
 				return err
 			}
@@ -118,20 +98,12 @@ func runRequestLog(ctx context.Context, in ingestFlags, lf logFlags, quarantine,
 		}
 	}
 	if arrowOut != "" {
-		w, err := createWriter(arrowOut)
+		w, err := outs.records(arrowOut)
 		if err != nil {
 			return err
 		}
-		created = append(created, arrowOut)
 		writers = append(writers, w)
 	}
-	defer func() {
-		for _, w := range writers {
-			if cerr := w.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}
-	}()
 	var shape *ingest.ShapeBuilder
 	if stats {
 		shape = ingest.NewShapeBuilder()
@@ -171,13 +143,9 @@ func runRequestLog(ctx context.Context, in ingestFlags, lf logFlags, quarantine,
 			return err
 		}
 	}
-	for _, w := range writers {
-		if err := w.Close(); err != nil {
-			writers = nil
-			return err
-		}
+	if err := outs.close(); err != nil {
+		return err
 	}
-	writers = nil
 	c := r.Counts()
 	for _, e := range c.Errors {
 		fmt.Fprintf(stderr, "rejected: %s\n", e)
