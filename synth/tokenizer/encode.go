@@ -20,6 +20,9 @@ type HF struct {
 	rawMatch       *addedMatcher
 	normMatch      *addedMatcher
 	vocabSize      int
+	// lineChunks: a segment the cache missed may be encoded in chunks cut at line starts
+	// (see linechunks.go).
+	lineChunks bool
 
 	pool sync.Pool // *scratch
 }
@@ -102,7 +105,11 @@ func (t *HF) encode(dst []int, text string, sc *scratch, cache *segmentCache) []
 			continue
 		}
 		start := len(dst)
-		dst = t.encodeSegment(dst, sg, sc)
+		if t.lineChunks && len(sg.text) >= 2*minChunk {
+			dst = t.encodeChunks(dst, sg, sc, cache)
+		} else {
+			dst = t.encodeSegment(dst, sg, sc)
+		}
 		cache.put(sg.text, sg.first, dst[start:])
 	}
 	return dst

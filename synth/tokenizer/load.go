@@ -95,6 +95,7 @@ func Parse(data []byte) (*HF, error) {
 		return nil, err
 	}
 	t.vocabSize = max(t.vocabSize, len(model.pieces))
+	t.lineChunks = lineChunkable(f.Normalizer, t.pre, t.normMatch)
 	t.pool = sync.Pool{New: func() any { return new(scratch) }}
 	return t, nil
 }
