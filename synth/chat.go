@@ -126,7 +126,7 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 func (c *chatTemplate) render(msgs []Message) (string, error) {
 	list := make([]any, len(msgs))
 	for i, m := range msgs {
-		list[i] = map[string]any{"role": m.Role, "content": m.Content}
+		list[i] = tplMessage{"role": m.Role, "content": m.Content}
 	}
 	data := make(map[string]any, len(c.vars)+1)
 	for k, v := range c.vars {
@@ -144,6 +144,21 @@ func (c *chatTemplate) render(msgs []Message) (string, error) {
 		return "", fmt.Errorf("synth: rendering the chat template: %w", err)
 	}
 	return out, nil
+}
+
+// tplMessage is a message as templates see it: a map, with an attribute getter so that
+// message.role finds the key directly; without it gonja looks for a method of that name by
+// reflection first, on every attribute a template reads.
+type tplMessage map[string]any
+
+// GetAttribute implements exec.AttributeGetter. A missing key reports not found, as gonja
+// itself does for a map, so gonja goes on to item lookup and undefined handling as before.
+func (m tplMessage) GetAttribute(name string) (*exec.Value, bool) {
+	v, ok := m[name]
+	if !ok {
+		return exec.AsValue(nil), false
+	}
+	return exec.AsValue(v), true
 }
 
 // strftime implements the directives chat templates use with strftime_now.
