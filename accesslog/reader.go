@@ -180,7 +180,7 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 			return nil, err
 		}
 	}
-	h, err := newBlockHasher(key)
+	h, err := newBlockHasher(key, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -196,8 +196,9 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 			return nil, err
 		},
 	}
+	chains := newChainCache()
 	for range runtime.GOMAXPROCS(0) {
-		w, _ := newBlockHasher(key)
+		w, _ := newBlockHasher(key, chains)
 		r.pool = append(r.pool, w)
 	}
 	return r, nil

@@ -201,14 +201,28 @@ func TestBlocks(t *testing.T) {
 	for i := range ids {
 		ids[i] = 100 + i
 	}
-	h1, _ := newBlockHasher(testKey)
-	h2, _ := newBlockHasher([]byte("a different key of enough bytes"))
+	cache := newChainCache()
+	h1, _ := newBlockHasher(testKey, cache)
+	h2, _ := newBlockHasher([]byte("a different key of enough bytes"), nil)
 	a, b := h1.hashes(ids, 16), h2.hashes(ids, 16)
 	if len(a) != 2 || a[0] == b[0] || h1.hashes(ids[:15], 16) != nil {
 		t.Fatalf("hashes %x / %x", a, b)
 	}
 	if ref := refHashes(testKey, ids, 16); ref[0] != a[0] || ref[1] != a[1] {
 		t.Fatalf("hashes %x, reference %x", a, ref)
+	}
+	// From the cache (a second hasher sharing it, as the reader's workers do): the same chain,
+	// and a changed second block changes only the second hash.
+	h3, _ := newBlockHasher(testKey, cache)
+	ids2 := append([]int(nil), ids...)
+	ids2[20]++
+	again, changed := h3.hashes(ids, 16), h3.hashes(ids2, 16)
+	ref2 := refHashes(testKey, ids2, 16)
+	if again[0] != a[0] || again[1] != a[1] || changed[0] != a[0] || changed[1] != ref2[1] || changed[1] == a[1] {
+		t.Fatalf("cached chains %x and %x, want %x and %x", again, changed, a, ref2)
+	}
+	if len(cache.cur) != 3 {
+		t.Fatalf("cache holds %d blocks, want 3", len(cache.cur))
 	}
 	var buf bytes.Buffer
 	w := NewMooncakeWriter(&buf)
