@@ -79,23 +79,25 @@ type Counts struct {
 
 // Reader streams a request log as Requests, in log order. It is not safe for concurrent use.
 type Reader struct {
-	path   string
-	f      *os.File
-	lines  func() ([]byte, error) // the next line (or Parquet row as JSON); io.EOF at the end
-	opts   Options
-	m      mapping
-	unit   time.Duration
-	hasher *blockHasher   // pseudonyms (sequential stage)
-	pool   []*blockHasher // one per worker (block hashes)
-	queue  []prepared     // the current batch, prepared in parallel, handed out in order
-	sess   *sessions
-	turns  map[string]int // logged session id -> turns seen
-	line   int64
-	origin time.Time
-	last   time.Time
-	begun  bool
-	counts Counts
-	err    error
+	path    string
+	f       *os.File
+	lines   func() ([]byte, error) // the next line (or Parquet row as JSON); io.EOF at the end
+	opts    Options
+	m       mapping
+	unit    time.Duration
+	hasher  *blockHasher   // pseudonyms (sequential stage)
+	pool    []*blockHasher // one per worker (block hashes)
+	keys    [][]byte       // one per worker: the prompt cache key being built
+	prompts *promptCache
+	queue   []prepared // the current batch, prepared in parallel, handed out in order
+	sess    *sessions
+	turns   map[string]int // logged session id -> turns seen
+	line    int64
+	origin  time.Time
+	last    time.Time
+	begun   bool
+	counts  Counts
+	err     error
 }
 
 // LoadModel loads a tokenizer (a tokenizer.json file or its folder) and the chat template from
@@ -201,6 +203,8 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 		w, _ := newBlockHasher(key, chains)
 		r.pool = append(r.pool, w)
 	}
+	r.keys = make([][]byte, len(r.pool))
+	r.prompts = newPromptCache(promptCacheBytes)
 	return r, nil
 }
 
@@ -271,7 +275,7 @@ func (r *Reader) fill() bool {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(r.queue); i += workers {
-				r.prepare(&r.queue[i], r.pool[w])
+				r.prepare(&r.queue[i], r.pool[w], &r.keys[w])
 			}
 		}()
 	}
@@ -322,7 +326,7 @@ func (r *Reader) Next() (Request, error) {
 
 // prepare does the per-line work that depends on no other line; it runs concurrently with
 // other lines' (the tokenizer and the chat renderer are safe for concurrent use).
-func (r *Reader) prepare(p *prepared, h *blockHasher) {
+func (r *Reader) prepare(p *prepared, h *blockHasher, key *[]byte) {
 	e, err := parseLine(p.raw, r.m, r.unit)
 	if err != nil {
 		p.err = err
@@ -336,12 +340,18 @@ func (r *Reader) prepare(p *prepared, h *blockHasher) {
 			p.err = errors.New("a chat request, but no chat template was loaded")
 			return
 		}
+		*key = messagesKey((*key)[:0], e.messages)
+		if c, ok := r.prompts.get(*key); ok {
+			p.prompt, p.ids = c.prompt, c.ids
+			break
+		}
 		p.prompt, err = r.opts.Chat.Render(e.messages)
 		if err != nil {
 			p.err = &fieldError{field: r.m.name("request") + ".messages", err: err}
 			return
 		}
 		p.ids = tok.Encode(p.prompt, false) // the template holds the BOS text
+		r.prompts.put(*key, promptEntry{prompt: p.prompt, ids: p.ids})
 	case e.promptIDs != nil:
 		p.ids = e.promptIDs
 		if r.opts.KeepText {

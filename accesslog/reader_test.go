@@ -3,6 +3,7 @@ package accesslog
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -245,4 +246,42 @@ func TestBlocks(t *testing.T) {
 
 func tracedRecord(i int, hs []uint64) trace.Record {
 	return trace.Record{Timestamp: time.Duration(i) * 1500 * time.Millisecond, PromptTokens: 16 * len(hs), OutputTokens: 1, BlockHashes: hs, BlockSize: 16}
+}
+
+// TestRepeatedRequests: a request repeated (within a batch and across batches) reads exactly as
+// its first copy, from the prompt cache, and message lists that concatenate alike do not share
+// a cache entry.
+func TestRepeatedRequests(t *testing.T) {
+	line := func(i int, a, b string) string {
+		return fmt.Sprintf(`{"timestamp":%d,"request":{"messages":[{"role":"user","content":%q},{"role":"assistant","content":%q},{"role":"user","content":"and then?"}]},"response":{"usage":{"completion_tokens":1}}}`+"\n", i, a, b)
+	}
+	long := strings.Repeat("a fairly long question about the weather and the sea ", 8)
+	var log strings.Builder
+	for i := range 3 * batchLines {
+		if i%2 == 0 {
+			log.WriteString(line(i, long, "sure"))
+		} else {
+			log.WriteString(line(i, long+"s", "ure")) // the same bytes, cut elsewhere
+		}
+	}
+	reqs, _, err := readAll(t, log.String(), Options{KeepText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 3*batchLines || reqs[0].Prompt == reqs[1].Prompt {
+		t.Fatalf("%d records; prompts 0 and 1 equal: %v", len(reqs), reqs[0].Prompt == reqs[1].Prompt)
+	}
+	m := sampleModel(t)
+	for i, r := range reqs {
+		first := reqs[i%2]
+		want := len(m.tok.Encode(first.Prompt, false))
+		if r.Prompt != first.Prompt || r.PromptTokens != want || fmt.Sprint(r.BlockHashes) != fmt.Sprint(first.BlockHashes) {
+			t.Fatalf("record %d: %d tokens, hashes %x; want %d tokens, hashes %x", i, r.PromptTokens, r.BlockHashes, want, first.BlockHashes)
+		}
+	}
+	a := messagesKey(nil, []synth.Message{{Role: "user", Content: "ab"}, {Role: "user", Content: "c"}})
+	b := messagesKey(nil, []synth.Message{{Role: "user", Content: "a"}, {Role: "user", Content: "bc"}})
+	if bytes.Equal(a, b) {
+		t.Fatal("two message lists share a cache key")
+	}
 }
