@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"hash"
 	"os"
+	"slices"
 	"strings"
-	"sync"
 )
 
 // KeySize is the length of a hash key in bytes.
@@ -49,97 +49,54 @@ func ReadKeyFile(path string) ([]byte, error) {
 // blockHasher computes the keyed hash chain of a prompt's token ids: block i's hash is the first
 // 8 bytes (big endian) of HMAC-SHA256(key, parent hash as 8 bytes big endian || the block's ids
 // as 4-byte big-endian integers), with parent 0 for the first block. Only whole blocks are
-// hashed: engines do not cache a partial last block. It is not safe for concurrent use, but
-// hashers may share a chainCache.
+// hashed: engines do not cache a partial last block. It is not safe for concurrent use.
 type blockHasher struct {
-	mac   hash.Hash
-	buf   []byte
-	cache *chainCache // nil: none
+	mac hash.Hash
+	buf []byte
 }
 
-func newBlockHasher(key []byte, cache *chainCache) (*blockHasher, error) {
+func newBlockHasher(key []byte) (*blockHasher, error) {
 	if len(key) == 0 {
 		return nil, errors.New("accesslog: empty hash key")
 	}
-	return &blockHasher{mac: hmac.New(sha256.New, key), cache: cache}, nil
+	return &blockHasher{mac: hmac.New(sha256.New, key)}, nil
 }
 
 // hashes returns the chain for ids in blocks of size tokens (nil when there is no whole block).
 func (h *blockHasher) hashes(ids []int, size int) []uint64 {
+	return h.hashesAfter(ids, size, nil, nil)
+}
+
+// hashesAfter is hashes for a prompt that may extend an earlier one (prevIDs, whose chain is
+// prevHashes): the leading whole blocks the two share have the same hashes, so those are
+// copied and only the rest is hashed.
+func (h *blockHasher) hashesAfter(ids []int, size int, prevIDs []int, prevHashes []uint64) []uint64 {
 	n := len(ids) / size
 	if n == 0 {
 		return nil
 	}
 	out := make([]uint64, n)
+	shared := 0
+	for shared < min(n, len(prevHashes)) && slices.Equal(ids[shared*size:(shared+1)*size], prevIDs[shared*size:(shared+1)*size]) {
+		shared++
+	}
+	copy(out, prevHashes[:shared])
 	var parent uint64
+	if shared > 0 {
+		parent = out[shared-1]
+	}
 	var sum [sha256.Size]byte
-	for b := range n {
+	for b := shared; b < n; b++ {
 		h.buf = binary.BigEndian.AppendUint64(h.buf[:0], parent)
 		for _, id := range ids[b*size : (b+1)*size] {
 			h.buf = binary.BigEndian.AppendUint32(h.buf, uint32(id))
 		}
-		if v, ok := h.cache.get(h.buf); ok {
-			parent = v
-		} else {
-			h.mac.Reset()
-			h.mac.Write(h.buf)
-			parent = binary.BigEndian.Uint64(h.mac.Sum(sum[:0]))
-			h.cache.put(h.buf, parent)
-		}
+		h.mac.Reset()
+		h.mac.Write(h.buf)
+		parent = binary.BigEndian.Uint64(h.mac.Sum(sum[:0]))
 		out[b] = parent
 	}
 	return out
-}
-
-// chainCache remembers block hashes by their HMAC input (parent hash and ids): each chat turn
-// repeats its conversation's prompt, so most of a request's blocks were hashed for an earlier
-// one, and a map lookup costs a small part of an HMAC. It is exact (the input is the key) and
-// bounded: two generations of at most chainCacheEntries each, as tokenizer.Cached keeps
-// segments. The key is not part of a cache entry, so a cache serves hashers of one key only.
-// Safe for concurrent use; a nil *chainCache caches nothing.
-type chainCache struct {
-	mu       sync.Mutex
-	cur, old map[string]uint64
-}
-
-// chainCacheEntries bounds a generation: about 150 bytes an entry with 16-token blocks, so the
-// cache holds at most ~75 MB.
-const chainCacheEntries = 1 << 18
-
-func newChainCache() *chainCache {
-	return &chainCache{cur: map[string]uint64{}}
-}
-
-func (c *chainCache) get(k []byte) (uint64, bool) {
-	if c == nil {
-		return 0, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok := c.cur[string(k)]; ok {
-		return v, true
-	}
-	v, ok := c.old[string(k)]
-	if ok {
-		c.putLocked(string(k), v)
-	}
-	return v, ok
-}
-
-func (c *chainCache) put(k []byte, v uint64) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	c.putLocked(string(k), v)
-	c.mu.Unlock()
-}
-
-func (c *chainCache) putLocked(k string, v uint64) {
-	if len(c.cur) >= chainCacheEntries {
-		c.old, c.cur = c.cur, make(map[string]uint64, len(c.cur))
-	}
-	c.cur[k] = v
 }
 
 // pseudonym maps an identifier from the log (a session or user id) to a keyed, irreversible

@@ -7,11 +7,13 @@ import (
 	"github.com/llm-replay/replay/synth"
 )
 
-// promptCache remembers the rendered prompt and its token ids of chat requests by their
-// messages. Logs repeat whole requests (retries, popular questions, evaluation sets), and
-// rendering a chat template costs more than tokenizing its output, most of it in the template
-// interpreter. Exact: the key is every message's role and content, which is all a render
-// sees. Bounded like tokenizer.Cached: two generations of up to half the byte limit each.
+// promptCache remembers the rendered prompt, its token ids and its block hashes of chat
+// requests by their messages. Logs repeat whole requests (retries, popular questions,
+// evaluation sets), and rendering a chat template costs more than tokenizing its output, most
+// of it in the template interpreter. And a chat's next turn is its previous request's messages
+// and two more, so that request's entry is found by a prefix of the new key, and its hashes
+// serve the blocks the two prompts share. Exact: the key is every message's role and content,
+// which is all a render sees, and shared blocks are found by comparing ids. Bounded like tokenizer.Cached: two generations of up to half the byte limit each.
 // Safe for concurrent use; the ids it hands out are shared and must not be changed.
 type promptCache struct {
 	mu       sync.Mutex
@@ -23,6 +25,7 @@ type promptCache struct {
 type promptEntry struct {
 	prompt string
 	ids    []int
+	hashes []uint64
 }
 
 // promptCacheBytes bounds a reader's prompt cache.
@@ -32,15 +35,17 @@ func newPromptCache(limit int) *promptCache {
 	return &promptCache{limit: limit, cur: map[string]promptEntry{}}
 }
 
-// messagesKey appends msgs to buf unambiguously: each role and content length-prefixed.
-func messagesKey(buf []byte, msgs []synth.Message) []byte {
+// messagesKey appends msgs to buf unambiguously, each role and content length-prefixed, and
+// to ends the key's length after each message: buf[:ends[i]] is the key of msgs[:i+1].
+func messagesKey(buf []byte, ends []int, msgs []synth.Message) ([]byte, []int) {
 	for _, m := range msgs {
 		buf = binary.AppendUvarint(buf, uint64(len(m.Role)))
 		buf = append(buf, m.Role...)
 		buf = binary.AppendUvarint(buf, uint64(len(m.Content)))
 		buf = append(buf, m.Content...)
+		ends = append(ends, len(buf))
 	}
-	return buf
+	return buf, ends
 }
 
 func (c *promptCache) get(key []byte) (promptEntry, bool) {
@@ -67,7 +72,7 @@ func (c *promptCache) putLocked(k string, e promptEntry) {
 	if _, ok := c.cur[k]; ok {
 		return
 	}
-	n := len(k) + len(e.prompt) + 8*len(e.ids) + 64
+	n := len(k) + len(e.prompt) + 8*len(e.ids) + 8*len(e.hashes) + 64
 	if c.size+n > c.limit/2 {
 		c.old, c.cur, c.size = c.cur, make(map[string]promptEntry, len(c.cur)), 0
 	}

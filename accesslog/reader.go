@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,7 +88,7 @@ type Reader struct {
 	unit    time.Duration
 	hasher  *blockHasher   // pseudonyms (sequential stage)
 	pool    []*blockHasher // one per worker (block hashes)
-	keys    [][]byte       // one per worker: the prompt cache key being built
+	keys    []promptKey    // one per worker: the prompt cache key being built
 	prompts *promptCache
 	queue   []prepared // the current batch, prepared in parallel, handed out in order
 	sess    *sessions
@@ -182,7 +183,7 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 			return nil, err
 		}
 	}
-	h, err := newBlockHasher(key, nil)
+	h, err := newBlockHasher(key)
 	if err != nil {
 		return nil, err
 	}
@@ -198,12 +199,11 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 			return nil, err
 		},
 	}
-	chains := newChainCache()
 	for range runtime.GOMAXPROCS(0) {
-		w, _ := newBlockHasher(key, chains)
+		w, _ := newBlockHasher(key)
 		r.pool = append(r.pool, w)
 	}
-	r.keys = make([][]byte, len(r.pool))
+	r.keys = make([]promptKey, len(r.pool))
 	r.prompts = newPromptCache(promptCacheBytes)
 	return r, nil
 }
@@ -326,7 +326,7 @@ func (r *Reader) Next() (Request, error) {
 
 // prepare does the per-line work that depends on no other line; it runs concurrently with
 // other lines' (the tokenizer and the chat renderer are safe for concurrent use).
-func (r *Reader) prepare(p *prepared, h *blockHasher, key *[]byte) {
+func (r *Reader) prepare(p *prepared, h *blockHasher, key *promptKey) {
 	e, err := parseLine(p.raw, r.m, r.unit)
 	if err != nil {
 		p.err = err
@@ -340,9 +340,9 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, key *[]byte) {
 			p.err = errors.New("a chat request, but no chat template was loaded")
 			return
 		}
-		*key = messagesKey((*key)[:0], e.messages)
-		if c, ok := r.prompts.get(*key); ok {
-			p.prompt, p.ids = c.prompt, c.ids
+		key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.messages)
+		if c, ok := r.prompts.get(key.buf); ok {
+			p.prompt, p.ids, p.hashes = c.prompt, c.ids, slices.Clone(c.hashes)
 			break
 		}
 		p.prompt, err = r.opts.Chat.Render(e.messages)
@@ -351,7 +351,19 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, key *[]byte) {
 			return
 		}
 		p.ids = tok.Encode(p.prompt, false) // the template holds the BOS text
-		r.prompts.put(*key, promptEntry{prompt: p.prompt, ids: p.ids})
+		// The previous turn: these messages but the last two (its answer and the new
+		// question), or the last one.
+		var prev promptEntry
+		for cut := 2; cut >= 1; cut-- {
+			if n := len(e.messages) - cut; n > 0 {
+				if c, ok := r.prompts.get(key.buf[:key.ends[n-1]]); ok {
+					prev = c
+					break
+				}
+			}
+		}
+		p.hashes = h.hashesAfter(p.ids, r.opts.BlockSize, prev.ids, prev.hashes)
+		r.prompts.put(key.buf, promptEntry{prompt: p.prompt, ids: p.ids, hashes: slices.Clone(p.hashes)})
 	case e.promptIDs != nil:
 		p.ids = e.promptIDs
 		if r.opts.KeepText {
@@ -365,7 +377,15 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, key *[]byte) {
 	if p.out < 0 {
 		p.out = tok.Count(e.responseText)
 	}
-	p.hashes = h.hashes(p.ids, r.opts.BlockSize)
+	if !e.chat {
+		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
+	}
+}
+
+// promptKey is a worker's scratch for prompt cache keys (see messagesKey).
+type promptKey struct {
+	buf  []byte
+	ends []int
 }
 
 // finish does the work that follows log order: the time check, sessions and counts.

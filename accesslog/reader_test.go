@@ -195,16 +195,16 @@ func TestMapAndSessions(t *testing.T) {
 	}
 }
 
-// TestBlocks: only whole blocks are hashed, the chain depends on the key, and the Mooncake
+// TestBlocks: only whole blocks are hashed, the chain depends on the key, a chain continued
+// after an earlier prompt is the chain hashed from scratch, and the Mooncake
 // export renumbers hashes densely in order of first appearance.
 func TestBlocks(t *testing.T) {
 	ids := make([]int, 40)
 	for i := range ids {
 		ids[i] = 100 + i
 	}
-	cache := newChainCache()
-	h1, _ := newBlockHasher(testKey, cache)
-	h2, _ := newBlockHasher([]byte("a different key of enough bytes"), nil)
+	h1, _ := newBlockHasher(testKey)
+	h2, _ := newBlockHasher([]byte("a different key of enough bytes"))
 	a, b := h1.hashes(ids, 16), h2.hashes(ids, 16)
 	if len(a) != 2 || a[0] == b[0] || h1.hashes(ids[:15], 16) != nil {
 		t.Fatalf("hashes %x / %x", a, b)
@@ -212,18 +212,16 @@ func TestBlocks(t *testing.T) {
 	if ref := refHashes(testKey, ids, 16); ref[0] != a[0] || ref[1] != a[1] {
 		t.Fatalf("hashes %x, reference %x", a, ref)
 	}
-	// From the cache (a second hasher sharing it, as the reader's workers do): the same chain,
-	// and a changed second block changes only the second hash.
-	h3, _ := newBlockHasher(testKey, cache)
-	ids2 := append([]int(nil), ids...)
-	ids2[20]++
-	again, changed := h3.hashes(ids, 16), h3.hashes(ids2, 16)
+	// After an earlier prompt: the blocks both share are copied, the rest hashed; the chain is
+	// the one hashed from scratch.
+	ids2 := append(append([]int(nil), ids[:20]...), 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)
 	ref2 := refHashes(testKey, ids2, 16)
-	if again[0] != a[0] || again[1] != a[1] || changed[0] != a[0] || changed[1] != ref2[1] || changed[1] == a[1] {
-		t.Fatalf("cached chains %x and %x, want %x and %x", again, changed, a, ref2)
+	after := h1.hashesAfter(ids2, 16, ids, a)
+	if len(after) != 2 || after[0] != a[0] || after[1] != ref2[1] || after[1] == a[1] {
+		t.Fatalf("chain after an earlier prompt %x, want %x", after, ref2)
 	}
-	if len(cache.cur) != 3 {
-		t.Fatalf("cache holds %d blocks, want 3", len(cache.cur))
+	if got := h1.hashesAfter(ids, 16, ids[:16], a[:1]); got[0] != a[0] || got[1] != a[1] {
+		t.Fatalf("chain extending an earlier prompt %x, want %x", got, a)
 	}
 	var buf bytes.Buffer
 	w := NewMooncakeWriter(&buf)
@@ -279,8 +277,8 @@ func TestRepeatedRequests(t *testing.T) {
 			t.Fatalf("record %d: %d tokens, hashes %x; want %d tokens, hashes %x", i, r.PromptTokens, r.BlockHashes, want, first.BlockHashes)
 		}
 	}
-	a := messagesKey(nil, []synth.Message{{Role: "user", Content: "ab"}, {Role: "user", Content: "c"}})
-	b := messagesKey(nil, []synth.Message{{Role: "user", Content: "a"}, {Role: "user", Content: "bc"}})
+	a, _ := messagesKey(nil, nil, []synth.Message{{Role: "user", Content: "ab"}, {Role: "user", Content: "c"}})
+	b, _ := messagesKey(nil, nil, []synth.Message{{Role: "user", Content: "a"}, {Role: "user", Content: "bc"}})
 	if bytes.Equal(a, b) {
 		t.Fatal("two message lists share a cache key")
 	}
