@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -38,6 +39,8 @@ type decoder struct {
 	b   []byte
 	i   int
 	buf []byte // unescaping scratch
+	// high tells that the string being scanned has a byte above 0x7F so far.
+	high bool
 }
 
 func (d *decoder) fail(msg string) error { return &SyntaxError{Offset: d.i, msg: msg} }
@@ -216,13 +219,40 @@ var stops = func() (t [256]bool) {
 	return t
 }()
 
-// skipPlain advances d.i past the bytes no string scan needs to look at.
+// skipPlain advances d.i past the bytes no string scan needs to look at, eight at a time
+// while they are plain ASCII, and notes in d.high whether it passed a byte above 0x7F (so a
+// string that has none needs no UTF-8 check).
 func (d *decoder) skipPlain() {
 	i, b := d.i, d.b
-	for i < len(b) && !stops[b[i]] {
-		i++
+	for {
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if special(w) != 0 {
+				break
+			}
+			i += 8
+		}
+		// Byte by byte to the next stop, or past the next eight bytes if none is there.
+		end := min(i+8, len(b))
+		for i < end && !stops[b[i]] {
+			if b[i] >= 0x80 {
+				d.high = true
+			}
+			i++
+		}
+		if i < end || i == len(b) {
+			d.i = i
+			return
+		}
 	}
-	d.i = i
+}
+
+// special has the high bit set in the bytes of w that are a quote, a backslash, below 0x20 or
+// above 0x7F, and in none when w has no such byte (it may mark bytes after such a byte too).
+func special(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return zero(w^(ones*'"')) | zero(w^(ones*'\\')) | (w-ones*0x20)&^w&highs | w&highs
 }
 
 // str parses a string at d.i (the opening quote). The plain case (no escapes, valid UTF-8) is
@@ -230,6 +260,7 @@ func (d *decoder) skipPlain() {
 func (d *decoder) str() (string, error) {
 	d.i++ // "
 	start := d.i
+	d.high = false
 	d.skipPlain()
 	if d.i >= len(d.b) {
 		return "", d.fail("unexpected end of JSON input")
@@ -238,7 +269,7 @@ func (d *decoder) str() (string, error) {
 	case c == '"':
 		s := d.b[start:d.i]
 		d.i++
-		if utf8.Valid(s) {
+		if !d.high || utf8.Valid(s) {
 			return string(s), nil
 		}
 		return string(d.fixUTF8(d.buf[:0], s)), nil
@@ -339,7 +370,7 @@ func (d *decoder) hex4(i int) (rune, bool) {
 // fixUTF8 appends s with each byte that is not part of valid UTF-8 replaced by U+FFFD, as
 // encoding/json decodes it.
 func (d *decoder) fixUTF8(out, s []byte) []byte {
-	if utf8.Valid(s) {
+	if !d.high || utf8.Valid(s) {
 		return append(out, s...)
 	}
 	for len(s) > 0 {

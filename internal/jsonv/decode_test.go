@@ -43,6 +43,12 @@ var cases = []string{
 	`{"a":1,"a":2}`, `{"a":"x\"y\\z\/\b\f\n\r\t"}`, `"\u00e9\u4e2d\ud83d\ude00"`, `"\ud800"`, `"\udc00x"`,
 	`"\ud800\u0041"`, `"\ud800\uZZZZ"`, "\"\xff\xfe ok \xe2\x82\"", "\"caf\xc3\xa9\"", "\"a\\n\xffb\"",
 	`{"timestamp":"2026-03-01T09:00:00Z","request":{"model":"m","messages":[{"role":"user","content":"hi"}]},"response":{"usage":{"completion_tokens":5}}}`,
+	// Long strings, scanned eight bytes at a time: a stop or a byte above 0x7F at each offset
+	// of a word, invalid UTF-8 after a clean run and after an escape, a clean run after
+	// invalid bytes.
+	`"0123456789abcdef0123456789abcdef"`, `"0123456789abcdef\n0123456789abcde"`, "\"0123456789abcd\xff0123456789\"",
+	"\"0123456789\\\"abcdef caf\xc3\xa9 0123456789 \xe2\x82 01234567\"", "\"01234567\x80\"", "\"0123456\x7f0123456789\"",
+	"\"\xff0123456789abcdef0123456789\"", "\"01234567\n89\"", "\"0123456789abcdef\x01\"",
 	// Rejected ones.
 	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `01`, `-`, `1.`, `1e`, `.5`, `+1`, `{} x`, `{} ]`, `[1] [2]`,
 	`"abc`, "\"a\tb\"", `"\x"`, `"\u12"`, `tru`, `nul`, `[1 2]`, "\xef\xbb\xbf{}", `NaN`, `{"a":}`,
