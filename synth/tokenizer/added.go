@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -22,6 +23,9 @@ type addedToken struct {
 type addedMatcher struct {
 	nodes  []trieNode
 	firsts [256]bool // bytes a token can start with
+	// only is the one byte every token starts with ('<' in most vocabularies), -1 when they
+	// start with several: then split jumps between its occurrences with IndexByte.
+	only   int
 	tokens []*addedToken
 }
 
@@ -54,6 +58,17 @@ func newAddedMatcher(tokens []*addedToken, contents []string) *addedMatcher {
 		}
 		m.firsts[c[0]] = true
 	}
+	m.only = -1
+	for b, ok := range m.firsts {
+		switch {
+		case !ok:
+		case m.only == -1:
+			m.only = b
+		default:
+			m.only = -2
+		}
+	}
+	m.only = max(m.only, -1)
 	return m
 }
 
@@ -94,7 +109,13 @@ func (m *addedMatcher) split(dst []segment, s string, first bool) []segment {
 	}
 	startOffset := 0
 	for i := 0; i < len(s); {
-		if !m.firsts[s[i]] {
+		if m.only >= 0 {
+			k := strings.IndexByte(s[i:], byte(m.only))
+			if k < 0 {
+				break
+			}
+			i += k
+		} else if !m.firsts[s[i]] {
 			i++
 			continue
 		}
