@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llm-replay/replay/ingest"
@@ -268,13 +269,16 @@ func (r *Reader) fill() bool {
 		}
 		return false
 	}
+	// Lines are handed out one at a time, so a worker that drew a long conversation does not
+	// leave the other cores idle at the end of the batch.
 	var wg sync.WaitGroup
+	var next atomic.Int64
 	workers := min(len(r.pool), len(r.queue))
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(r.queue); i += workers {
+			for i := int(next.Add(1) - 1); i < len(r.queue); i = int(next.Add(1) - 1) {
 				r.prepare(&r.queue[i], r.pool[w], &r.keys[w])
 			}
 		}()

@@ -97,7 +97,7 @@ func (t *HF) encode(dst []int, text string, sc *scratch, cache *segmentCache) []
 			dst = t.encodeSegment(dst, sg, sc)
 			continue
 		}
-		k := segmentKey{text: sg.text, first: sg.first}
+		k := segmentKey{text: sg.text, first: t.keyFirst(sg.first)}
 		if ids, ok := cache.get(k); ok {
 			for _, id := range ids {
 				dst = append(dst, int(id))
@@ -105,12 +105,12 @@ func (t *HF) encode(dst []int, text string, sc *scratch, cache *segmentCache) []
 			continue
 		}
 		start := len(dst)
-		if t.lineChunks && len(sg.text) >= 2*minChunk {
+		if t.lineChunks && (len(sg.text) >= 2*minChunk || headerCut(sg.text) > 0) {
 			dst = t.encodeChunks(dst, sg, sc, cache)
 		} else {
 			dst = t.encodeSegment(dst, sg, sc)
 		}
-		cache.put(sg.text, sg.first, dst[start:])
+		cache.put(sg.text, k.first, dst[start:])
 	}
 	return dst
 }

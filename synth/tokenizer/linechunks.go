@@ -28,6 +28,12 @@ import (
 // follows a line of at least minChunk bytes.
 const minChunk = 256
 
+// maxHeader is the longest first line cut off on its own, whatever the segment's length: a
+// chat template's role header ("assistant\n"), so that a message's text is a chunk of its own
+// and hits what encoding it elsewhere (a response counted when it was generated, the same
+// document in another prompt) left in the cache.
+const maxHeader = 32
+
 // lineChunkable reports whether a tokenizer with this normalizer, pre-tokenizer (after
 // simplifyPre) and added tokens encodes text chunked at line starts exactly as whole.
 func lineChunkable(normalizer json.RawMessage, pre preTokenizer, normMatch *addedMatcher) bool {
@@ -74,19 +80,41 @@ func nextCut(s string) int {
 	return len(s)
 }
 
+// headerCut returns the end of s's first line when that line is at most maxHeader bytes and
+// the next starts with an ASCII letter (so a cut there is exact), else 0.
+func headerCut(s string) int {
+	k := strings.IndexByte(s[:min(len(s), maxHeader)], '\n')
+	if k < 0 || k+1 >= len(s) || !isASCIILetter(s[k+1]) {
+		return 0
+	}
+	return k + 1
+}
+
+// keyFirst is the first flag of a cache key: whether a segment starts the input changes its
+// ids only for tokenizers that prepend something there, and line-chunked ones never do, so
+// for them a text has one entry wherever it came from.
+func (t *HF) keyFirst(first bool) bool { return first && !t.lineChunks }
+
 // encodeChunks appends the ids of segment sg (which the cache missed) chunk by chunk, each
-// chunk through the cache.
+// chunk through the cache: a short header line first (see maxHeader), then chunks of at least
+// minChunk bytes.
 func (t *HF) encodeChunks(dst []int, sg segment, sc *scratch, cache *segmentCache) []int {
 	s := sg.text
 	for off := 0; off < len(s); {
-		n := nextCut(s[off:])
+		n := 0
+		if off == 0 {
+			n = headerCut(s)
+		}
+		if n == 0 {
+			n = nextCut(s[off:])
+		}
 		ch := segment{text: s[off : off+n], id: -1, first: sg.first && off == 0}
 		off += n
 		if len(ch.text) < minCachedSegment {
 			dst = t.encodeSegment(dst, ch, sc)
 			continue
 		}
-		if ids, ok := cache.get(segmentKey{text: ch.text, first: ch.first}); ok {
+		if ids, ok := cache.get(segmentKey{text: ch.text, first: t.keyFirst(ch.first)}); ok {
 			for _, id := range ids {
 				dst = append(dst, int(id))
 			}
@@ -94,7 +122,7 @@ func (t *HF) encodeChunks(dst []int, sg segment, sc *scratch, cache *segmentCach
 		}
 		start := len(dst)
 		dst = t.encodeSegment(dst, ch, sc)
-		cache.put(ch.text, ch.first, dst[start:])
+		cache.put(ch.text, t.keyFirst(ch.first), dst[start:])
 	}
 	return dst
 }

@@ -39,9 +39,21 @@ func TestLineChunksExact(t *testing.T) {
 			}
 			c := tk.WithSegmentCache(64 << 20)
 			texts := chunkedTexts(corpus, 40, 1)
-			for pass := range 2 {
+			// Pass 0 counts the texts on their own (as a response is counted), pass 1 encodes
+			// them after a short header line (as a chat template wraps a message: the text is
+			// then a chunk that pass 0 cached as a whole input), pass 2 between new lines (the
+			// cached chunks inside new segments).
+			for pass := range 3 {
 				for i, text := range texts {
-					if pass == 1 {
+					switch pass {
+					case 0:
+						if got, want := c.Count(text), tk.Count(text); got != want {
+							t.Fatalf("text %d: Count %d, want %d", i, got, want)
+						}
+						continue
+					case 1:
+						text = "assistant\n" + text
+					case 2:
 						text = "A new opening line that was not seen before.\n" + text + "\nAnd a new end."
 					}
 					want := tk.Encode(text, true)
