@@ -125,8 +125,10 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 // render returns the prompt text a server builds from messages.
 func (c *chatTemplate) render(msgs []Message) (string, error) {
 	list := make([]any, len(msgs))
+	size := 64
 	for i, m := range msgs {
 		list[i] = tplMessage{"role": m.Role, "content": m.Content}
+		size += len(m.Role) + len(m.Content) + 32
 	}
 	data := make(map[string]any, len(c.vars)+1)
 	for k, v := range c.vars {
@@ -138,12 +140,16 @@ func (c *chatTemplate) render(msgs []Message) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("synth: parsing the chat template again: %v", v)
 	}
-	out, err := tpl.ExecuteToString(exec.NewContext(data))
+	// Into a builder sized for the messages and the markup around them: the prompt is not
+	// copied as it grows, nor once more at the end as ExecuteToString's buffer would be.
+	var out strings.Builder
+	out.Grow(size)
+	err := tpl.Execute(&out, exec.NewContext(data))
 	c.tpls.Put(tpl)
 	if err != nil {
 		return "", fmt.Errorf("synth: rendering the chat template: %w", err)
 	}
-	return out, nil
+	return out.String(), nil
 }
 
 // tplMessage is a message as templates see it: a map, with an attribute getter so that
