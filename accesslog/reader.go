@@ -92,6 +92,11 @@ type Reader struct {
 	keys    []promptKey    // one per worker: the prompt cache key being built
 	prompts *promptCache
 	queue   []prepared // the current batch, prepared in parallel, handed out in order
+	ended   error      // why reading stopped after the current batch, if it did
+	ahead   chan batch // the next batch, being read and prepared; nil if none is
+	// sawLine: a non-empty line was read (else the end of input is ingest.ErrEmpty). Only the
+	// batch reader touches it, line and the line source.
+	sawLine bool
 	sess    *sessions
 	turns   map[string]int // logged session id -> turns seen
 	line    int64
@@ -218,6 +223,10 @@ func (r *Reader) Counts() Counts {
 
 // Close releases the file.
 func (r *Reader) Close() error {
+	if r.ahead != nil { // let the batch being read finish before its file closes
+		<-r.ahead
+		r.ahead = nil
+	}
 	if r.f == nil {
 		return nil
 	}
@@ -242,49 +251,73 @@ type prepared struct {
 	err    error
 }
 
-// fill reads the next batch of non-empty lines and prepares them on all cores. It returns
-// false at the end of the input (r.err then says why).
-func (r *Reader) fill() bool {
-	r.queue = r.queue[:0]
-	for len(r.queue) < batchLines {
-		raw, rerr := r.lines()
-		if rerr != nil {
-			if !errors.Is(rerr, io.EOF) {
-				r.err = fmt.Errorf("%s: %w", r.path, rerr)
+// batch is a run of prepared lines and why reading stopped after them: nil when more may
+// follow, io.EOF at the end, or the read error.
+type batch struct {
+	items []prepared
+	err   error
+}
+
+// readBatch reads the next batchLines non-empty lines and prepares them on all cores. One runs
+// at a time (the line source, the hashers and the key buffers are its own), on the consumer's
+// goroutine or ahead of it (see Next).
+func (r *Reader) readBatch() batch {
+	var b batch
+	b.items = make([]prepared, 0, batchLines)
+	for len(b.items) < batchLines {
+		raw, err := r.lines()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				b.err = io.EOF
+			} else {
+				b.err = fmt.Errorf("%s: %w", r.path, err)
 			}
 			break
 		}
 		r.line++
 		if data := bytes.TrimSpace(raw); len(data) > 0 {
-			r.queue = append(r.queue, prepared{line: r.line, raw: data})
+			b.items = append(b.items, prepared{line: r.line, raw: data})
+			r.sawLine = true
 		}
 	}
-	if len(r.queue) == 0 {
-		if r.err == nil {
-			if r.counts.Records == 0 && r.counts.Rejected == 0 {
-				r.err = fmt.Errorf("%s: %w", r.path, ingest.ErrEmpty)
-			} else {
-				r.err = io.EOF
-			}
-		}
-		return false
+	if errors.Is(b.err, io.EOF) && !r.sawLine {
+		b.err = fmt.Errorf("%s: %w", r.path, ingest.ErrEmpty)
 	}
 	// Lines are handed out one at a time, so a worker that drew a long conversation does not
 	// leave the other cores idle at the end of the batch.
 	var wg sync.WaitGroup
 	var next atomic.Int64
-	workers := min(len(r.pool), len(r.queue))
+	workers := min(len(r.pool), len(b.items))
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(r.queue); i = int(next.Add(1) - 1) {
-				r.prepare(&r.queue[i], r.pool[w], &r.keys[w])
+			for i := int(next.Add(1) - 1); i < len(b.items); i = int(next.Add(1) - 1) {
+				r.prepare(&b.items[i], r.pool[w], &r.keys[w])
 			}
 		}()
 	}
 	wg.Wait()
-	return true
+	return b
+}
+
+// nextBatch returns the batch read ahead, or reads one now when none is; then, unless the input
+// ended, it starts reading the following one, so the cores prepare it while this one goes
+// through the in-order stage and the caller's own work.
+func (r *Reader) nextBatch() batch {
+	var b batch
+	if r.ahead != nil {
+		b = <-r.ahead
+		r.ahead = nil
+	} else {
+		b = r.readBatch()
+	}
+	if b.err == nil {
+		ch := make(chan batch, 1)
+		go func() { ch <- r.readBatch() }()
+		r.ahead = ch
+	}
+	return b
 }
 
 // Next returns the next line's Request, io.EOF after the last. Under OnError "fail" the first
@@ -295,9 +328,13 @@ func (r *Reader) Next() (Request, error) {
 			if r.err != nil {
 				return Request{}, r.err
 			}
-			if !r.fill() {
+			if r.ended != nil {
+				r.err = r.ended
 				return Request{}, r.err
 			}
+			b := r.nextBatch()
+			r.queue, r.ended = b.items, b.err
+			continue
 		}
 		p := r.queue[0]
 		r.queue = r.queue[1:]
