@@ -123,26 +123,19 @@ func newBenchWork(b *testing.B) benchWork {
 // BenchmarkIngest reads the generated log end to end (parse, render, tokenize, hash,
 // sessions). MB/s is of log bytes. Compare with BenchmarkTokenizeOnly at the same -cpu, or
 // see BenchmarkIngestVsTokenizer, which runs both in turn.
-func BenchmarkIngest(b *testing.B) {
-	w := newBenchWork(b)
-	cpu0 := testenv.CPUTime().Seconds()
-	b.ResetTimer()
-	n := 0
-	for range b.N {
-		n += w.ingest()
-	}
-	reportRates(b, n, cpu0)
-}
+func BenchmarkIngest(b *testing.B) { benchRate(b, newBenchWork(b).ingest) }
 
 // BenchmarkTokenizeOnly is the tokenizer-bound ceiling for BenchmarkIngest: the plain tokenizer
 // (no segment cache) encodes exactly the texts the reader has to.
-func BenchmarkTokenizeOnly(b *testing.B) {
-	w := newBenchWork(b)
+func BenchmarkTokenizeOnly(b *testing.B) { benchRate(b, newBenchWork(b).encode) }
+
+// benchRate runs work b.N times and reports its requests per second and per CPU-second.
+func benchRate(b *testing.B, work func() int) {
 	cpu0 := testenv.CPUTime().Seconds()
 	b.ResetTimer()
 	n := 0
 	for range b.N {
-		n += w.encode()
+		n += work()
 	}
 	reportRates(b, n, cpu0)
 }
@@ -153,9 +146,9 @@ func BenchmarkTokenizeOnly(b *testing.B) {
 // share of the tokenizer's (goal: at least 0.80): over the whole run (ratio) and the median
 // of the iterations' own ratios (median-ratio, which a minute of other load moves least). The
 // same in wall-clock time (median-wall-ratio): with -cpu 2 that is the figure on two cores,
-// where the reader's in-order stage and batch barriers can leave a core idle. Each phase ends with a collection, so each
-// pays for collecting its own garbage. The gc=stream subbenchmark runs both under
-// StreamGCPercent, which replay ingest sets for itself.
+// where the reader's in-order stage and batch barriers can leave a core idle. Each phase ends
+// with a collection, so each pays for collecting its own garbage. The gc=stream subbenchmark
+// runs both under StreamGCPercent, which replay ingest sets for itself.
 func BenchmarkIngestVsTokenizer(b *testing.B) {
 	w := newBenchWork(b)
 	for _, gc := range []struct {
