@@ -260,7 +260,7 @@ type batch struct {
 
 // readBatch reads the next batchLines non-empty lines and prepares them on all cores. One runs
 // at a time (the line source, the hashers and the key buffers are its own), on the consumer's
-// goroutine or ahead of it (see Next).
+// goroutine or ahead of it (see nextBatch).
 func (r *Reader) readBatch() batch {
 	var b batch
 	b.items = make([]prepared, 0, batchLines)
