@@ -341,6 +341,7 @@ func (d *decoder) strEscaped(start int) (string, error) {
 		}
 		d.i++
 		seg = d.i
+		d.high = false // the next run's own: fixUTF8 checks only runs with a byte above 0x7F
 	}
 	return "", d.fail("unexpected end of JSON input")
 }

@@ -109,6 +109,10 @@ func (t *HF) encodeChunks(dst []int, sg segment, sc *scratch, cache *segmentCach
 			n = nextCut(s[off:])
 		}
 		ch := segment{text: s[off : off+n], id: -1, first: sg.first && off == 0}
+		// A message body after its header is worth a lookup (it may have been encoded on
+		// its own), not an entry of its own: the whole segment is stored by the caller, and a
+		// body encoded on its own stores itself.
+		body := off > 0 && off+n == len(s) && off == headerCut(s)
 		off += n
 		if len(ch.text) < minCachedSegment {
 			dst = t.encodeSegment(dst, ch, sc)
@@ -122,7 +126,9 @@ func (t *HF) encodeChunks(dst []int, sg segment, sc *scratch, cache *segmentCach
 		}
 		start := len(dst)
 		dst = t.encodeSegment(dst, ch, sc)
-		cache.put(ch.text, t.keyFirst(ch.first), dst[start:])
+		if !body {
+			cache.put(ch.text, t.keyFirst(ch.first), dst[start:])
+		}
 	}
 	return dst
 }
