@@ -87,9 +87,9 @@ type Reader struct {
 	opts    Options
 	m       mapping
 	unit    time.Duration
-	hasher  *blockHasher   // pseudonyms (sequential stage)
-	pool    []*blockHasher // one per worker (block hashes)
-	keys    []promptKey    // one per worker: the prompt cache key being built
+	hasher  *blockHasher    // pseudonyms (sequential stage)
+	pool    []*blockHasher  // one per worker (block hashes)
+	scratch []workerScratch // one per worker
 	prompts *promptCache
 	queue   []prepared // the current batch, prepared in parallel, handed out in order
 	ended   error      // why reading stopped after the current batch, if it did
@@ -209,7 +209,7 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 		w, _ := newBlockHasher(key)
 		r.pool = append(r.pool, w)
 	}
-	r.keys = make([]promptKey, len(r.pool))
+	r.scratch = make([]workerScratch, len(r.pool))
 	r.prompts = newPromptCache(promptCacheBytes)
 	return r, nil
 }
@@ -248,7 +248,9 @@ type prepared struct {
 	prompt string
 	out    int
 	hashes []uint64
-	err    error
+	// digests place a chat request without a logged session in its conversation.
+	digests chatDigests
+	err     error
 }
 
 // batch is a run of prepared lines and why reading stopped after them: nil when more may
@@ -293,7 +295,7 @@ func (r *Reader) readBatch() batch {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(b.items); i = int(next.Add(1) - 1) {
-				r.prepare(&b.items[i], r.pool[w], &r.keys[w])
+				r.prepare(&b.items[i], r.pool[w], &r.scratch[w])
 			}
 		}()
 	}
@@ -367,7 +369,7 @@ func (r *Reader) Next() (Request, error) {
 
 // prepare does the per-line work that depends on no other line; it runs concurrently with
 // other lines' (the tokenizer and the chat renderer are safe for concurrent use).
-func (r *Reader) prepare(p *prepared, h *blockHasher, key *promptKey) {
+func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
 	e, err := parseLine(p.raw, r.m, r.unit)
 	if err != nil {
 		p.err = err
@@ -381,6 +383,7 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, key *promptKey) {
 			p.err = errors.New("a chat request, but no chat template was loaded")
 			return
 		}
+		key := &sc.key
 		key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.messages)
 		if c, ok := r.prompts.get(key.buf); ok {
 			p.prompt, p.ids, p.hashes = c.prompt, c.ids, slices.Clone(c.hashes)
@@ -421,9 +424,18 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, key *promptKey) {
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
 	}
+	if e.chat && e.session == "" {
+		p.digests = sc.dig.digest(e.user, e.messages, e.responseText, e.hasResponse)
+	}
 }
 
-// promptKey is a worker's scratch for prompt cache keys (see messagesKey).
+// workerScratch is a worker's reusable buffers.
+type workerScratch struct {
+	key promptKey
+	dig digester
+}
+
+// promptKey is a prompt cache key being built (see messagesKey).
 type promptKey struct {
 	buf  []byte
 	ends []int
@@ -453,7 +465,7 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		rec.Turn = r.turns[rec.SessionID]
 		r.turns[rec.SessionID]++
 	case e.chat:
-		rec.SessionID, rec.Turn = r.sess.assign(e.user, e.messages, e.responseText, e.hasResponse)
+		rec.SessionID, rec.Turn = r.sess.assign(e.messages, p.digests)
 	default:
 		rec.SessionID = r.sess.newRoot().session
 	}

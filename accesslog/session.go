@@ -26,35 +26,52 @@ type turnRef struct {
 // message, not a scan of the log. Memory: one entry per chat request with a logged answer (two
 // when the answer starts with a reasoning model's thinking, which clients drop from the history).
 type sessions struct {
-	next    map[digest]turnRef
-	roots   int
-	scratch []digest
+	next  map[digest]turnRef
+	roots int
 }
 
 func newSessions() *sessions { return &sessions{next: map[digest]turnRef{}} }
 
-// prefixDigests returns d[j] for j = 0..len(msgs): the digest of user and msgs[:j], each step
-// chained on the previous so the whole list costs one pass over its bytes.
-func prefixDigests(dst []digest, user string, msgs []synth.Message) []digest {
+// chatDigests is what sessions needs of a chat request: the digests of its message prefixes,
+// and of its messages followed by its answer. Computing them needs no other line, so the
+// reader does it on all cores and assign, which runs in log order, only probes a map.
+type chatDigests struct {
+	prefix  []digest // prefix[j]: the user and msgs[:j], for j = 0..len(msgs)
+	answers []digest // msgs and the answer; also the answer without its thinking, if any
+}
+
+// digester computes chatDigests, reusing one buffer. It is not safe for concurrent use.
+type digester struct{ buf []byte }
+
+// digest returns the chat digests of a request, each prefix chained on the previous so the
+// whole list costs one pass over its bytes.
+func (g *digester) digest(user string, msgs []synth.Message, answer string, hasAnswer bool) chatDigests {
 	h := sha256.Sum256([]byte("user\x00" + user))
 	var d digest
 	copy(d[:], h[:])
-	dst = append(dst[:0], d)
+	c := chatDigests{prefix: make([]digest, 0, len(msgs)+1)}
+	c.prefix = append(c.prefix, d)
 	for _, m := range msgs {
-		d = extend(d, m)
-		dst = append(dst, d)
+		d = g.extend(d, m.Role, m.Content)
+		c.prefix = append(c.prefix, d)
 	}
-	return dst
+	if hasAnswer {
+		c.answers = append(c.answers, g.extend(d, "assistant", answer))
+		// Clients of reasoning models send the answer back without its thinking.
+		if _, after, ok := strings.Cut(answer, "</think>"); ok {
+			c.answers = append(c.answers, g.extend(d, "assistant", strings.TrimLeft(after, "\n")))
+		}
+	}
+	return c
 }
 
-// assign returns the session and turn of a chat request with msgs, sent by user, and
+// assign returns the session and turn of a chat request with msgs (digested into d), and
 // remembers its answer (when known) for the next turn to find.
-func (s *sessions) assign(user string, msgs []synth.Message, answer string, hasAnswer bool) (string, int) {
-	s.scratch = prefixDigests(s.scratch, user, msgs)
+func (s *sessions) assign(msgs []synth.Message, d chatDigests) (string, int) {
 	ref, found := turnRef{}, false
 	for j := len(msgs); j >= 1 && !found; j-- {
 		if msgs[j-1].Role == "assistant" {
-			ref, found = s.next[s.scratch[j]]
+			ref, found = s.next[d.prefix[j]]
 		}
 	}
 	if found {
@@ -62,12 +79,8 @@ func (s *sessions) assign(user string, msgs []synth.Message, answer string, hasA
 	} else {
 		ref = s.newRoot()
 	}
-	if hasAnswer {
-		s.next[extend(s.scratch[len(msgs)], synth.Message{Role: "assistant", Content: answer})] = ref
-		// Clients of reasoning models send the answer back without its thinking.
-		if _, after, ok := strings.Cut(answer, "</think>"); ok {
-			s.next[extend(s.scratch[len(msgs)], synth.Message{Role: "assistant", Content: strings.TrimLeft(after, "\n")})] = ref
-		}
+	for _, a := range d.answers {
+		s.next[a] = ref
 	}
 	return ref.session, ref.turn
 }
@@ -78,15 +91,15 @@ func (s *sessions) newRoot() turnRef {
 	return turnRef{session: "s" + strconv.Itoa(s.roots)}
 }
 
-// extend is one step of prefixDigests.
-func extend(d digest, m synth.Message) digest {
-	buf := make([]byte, 0, len(d)+16+len(m.Role)+len(m.Content))
-	buf = append(buf, d[:]...)
-	buf = binary.BigEndian.AppendUint64(buf, uint64(len(m.Role)))
-	buf = append(buf, m.Role...)
-	buf = binary.BigEndian.AppendUint64(buf, uint64(len(m.Content)))
-	buf = append(buf, m.Content...)
-	h := sha256.Sum256(buf)
+// extend is one step of the digest chain: d, then the message's role and content, each
+// length-prefixed.
+func (g *digester) extend(d digest, role, content string) digest {
+	g.buf = append(g.buf[:0], d[:]...)
+	g.buf = binary.BigEndian.AppendUint64(g.buf, uint64(len(role)))
+	g.buf = append(g.buf, role...)
+	g.buf = binary.BigEndian.AppendUint64(g.buf, uint64(len(content)))
+	g.buf = append(g.buf, content...)
+	h := sha256.Sum256(g.buf)
 	var out digest
 	copy(out[:], h[:])
 	return out
