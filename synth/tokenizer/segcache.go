@@ -8,7 +8,9 @@ import "sync"
 // added tokens (<|im_start|>, <|im_end|>, ...), and the crate encodes the text between two
 // added tokens on its own (normalizer, pre-tokenizer and model never see across one), so a
 // segment's ids depend only on its text and on whether it starts the input. Caching them is
-// exact; it only skips work. Safe for concurrent use.
+// exact; it only skips work. Where that is exact too, a segment the cache misses is looked up
+// and stored in line chunks as well (linechunks.go), so text met before inside new text is not
+// encoded again. Safe for concurrent use.
 type Cached struct {
 	*HF
 	cache *segmentCache
