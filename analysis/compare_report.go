@@ -196,12 +196,4 @@ th{background:#f4f6f8}
 {{range .Rows}}<tr><td>{{.Metric}}</td><td class="l">{{.Stat}}</td><td>{{.A}}</td><td>{{.B}}</td><td{{if .Worse}} class="worse"{{end}}>{{.Delta}}</td></tr>
 {{end}}</table>
 
-{{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
-<figure>
-{{svg .SVG}}
-<figcaption>{{.Caption}}</figcaption>
-</figure>
-{{end}}
-</body>
-</html>
-`
+` + figuresHTML

@@ -281,12 +281,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{end}}</table>
 <p class="note">Latencies from each request's scheduled time. Throughput over each run's measured span (first send to last completion).</p>
 
-{{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
-<figure>
-{{svg .SVG}}
-<figcaption>{{.Caption}}</figcaption>
-</figure>
-{{end}}
-</body>
-</html>
-`
+` + figuresHTML
