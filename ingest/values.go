@@ -69,17 +69,10 @@ func (c *converter) set(r *row, f int, kind byte, b []byte) error {
 		if v < 0 {
 			return fmt.Errorf("negative value %d", v)
 		}
-		if v > 1<<40 {
+		if v > maxCount {
 			return fmt.Errorf("absurd value %d", v)
 		}
-		switch f {
-		case fPrompt:
-			r.rec.PromptTokens = int(v)
-		case fOutput:
-			r.rec.OutputTokens = int(v)
-		default:
-			r.rec.Turn = int(v)
-		}
+		r.setCount(f, int(v))
 	case fHashes:
 		if kind != kArray && !(kind == kText && len(b) > 0 && b[0] == '[') {
 			return fmt.Errorf("want an array of integers, got %s", kindName(kind))
@@ -182,6 +175,21 @@ func (c *converter) take(h []uint64) []uint64 {
 	return c.carve(h)
 }
 
+// maxCount is the largest token count or turn a row may hold; larger ones are refused as absurd.
+const maxCount = 1 << 40
+
+// setCount stores a checked count in the record field f names (fPrompt, fOutput or fTurn).
+func (r *row) setCount(f, v int) {
+	switch f {
+	case fPrompt:
+		r.rec.PromptTokens = v
+	case fOutput:
+		r.rec.OutputTokens = v
+	default:
+		r.rec.Turn = v
+	}
+}
+
 // setUint is set's fast path for a plain non-negative integer the scanner already parsed:
 // it reports false, leaving the row alone, when set must look at the value (out of range).
 func (c *converter) setUint(r *row, f int, v uint64) bool {
@@ -192,17 +200,10 @@ func (c *converter) setUint(r *row, f int, v uint64) bool {
 		}
 		r.t = int64(v) * c.unitNs
 	case fPrompt, fOutput, fTurn:
-		if v > 1<<40 {
+		if v > maxCount {
 			return false
 		}
-		switch f {
-		case fPrompt:
-			r.rec.PromptTokens = int(v)
-		case fOutput:
-			r.rec.OutputTokens = int(v)
-		default:
-			r.rec.Turn = int(v)
-		}
+		r.setCount(f, int(v))
 	default:
 		return false
 	}
