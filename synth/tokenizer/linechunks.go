@@ -100,19 +100,17 @@ func (t *HF) keyFirst(first bool) bool { return first && !t.lineChunks }
 // minChunk bytes.
 func (t *HF) encodeChunks(dst []int, sg segment, sc *scratch, cache *segmentCache) []int {
 	s := sg.text
+	header := headerCut(s)
 	for off := 0; off < len(s); {
-		n := 0
-		if off == 0 {
-			n = headerCut(s)
-		}
-		if n == 0 {
+		n := header
+		if off > 0 || n == 0 {
 			n = nextCut(s[off:])
 		}
 		ch := segment{text: s[off : off+n], id: -1, first: sg.first && off == 0}
 		// A message body after its header is worth a lookup (it may have been encoded on
 		// its own), not an entry of its own: the whole segment is stored by the caller, and a
 		// body encoded on its own stores itself.
-		body := off > 0 && off+n == len(s) && off == headerCut(s)
+		body := header > 0 && off == header && off+n == len(s)
 		off += n
 		if len(ch.text) < minCachedSegment {
 			dst = t.encodeSegment(dst, ch, sc)
