@@ -52,6 +52,11 @@ var chatDate = time.Date(2024, time.July, 26, 0, 0, 0, 0, time.UTC)
 
 // parseChatTemplate parses a chat template with the settings transformers renders them with.
 func parseChatTemplate(source string) (*exec.Template, error) {
+	return parseTemplate(source, chatControls)
+}
+
+// parseTemplate parses a chat template whose control structures are those of controls.
+func parseTemplate(source string, controls *exec.ControlStructureSet) (*exec.Template, error) {
 	cfg := config.New()
 	cfg.TrimBlocks = true
 	cfg.LeftStripBlocks = true
@@ -69,7 +74,7 @@ func parseChatTemplate(source string) (*exec.Template, error) {
 		Context:           gonja.DefaultContext,
 		Filters:           builtins.Filters,
 		Tests:             builtins.Tests,
-		ControlStructures: builtins.ControlStructures,
+		ControlStructures: controls,
 		Methods:           builtins.Methods,
 	}
 	tpl, err := exec.NewTemplate(root, cfg, shifted, env)
