@@ -56,7 +56,12 @@ func parseChatTemplate(source string) (*exec.Template, error) {
 }
 
 // parseTemplate parses a chat template whose control structures are those of controls.
-func parseTemplate(source string, controls *exec.ControlStructureSet) (*exec.Template, error) {
+func parseTemplate(source string, controls *exec.ControlStructureSet) (tpl *exec.Template, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			tpl, err = nil, fmt.Errorf("synth: parsing the chat template: the template engine failed: %v", p)
+		}
+	}()
 	cfg := config.New()
 	cfg.TrimBlocks = true
 	cfg.LeftStripBlocks = true
@@ -77,7 +82,7 @@ func parseTemplate(source string, controls *exec.ControlStructureSet) (*exec.Tem
 		ControlStructures: controls,
 		Methods:           builtins.Methods,
 	}
-	tpl, err := exec.NewTemplate(root, cfg, shifted, env)
+	tpl, err = exec.NewTemplate(root, cfg, shifted, env)
 	if err != nil {
 		// gonja cannot parse a parenthesized conditional expression; rewrite those into a
 		// helper call and try once more (both branches are then evaluated, which is harmless
@@ -128,7 +133,7 @@ func newChatTemplate(source, bos, eos string) (*chatTemplate, error) {
 }
 
 // render returns the prompt text a server builds from messages.
-func (c *chatTemplate) render(msgs []Message) (string, error) {
+func (c *chatTemplate) render(msgs []Message) (prompt string, err error) {
 	list := make([]any, len(msgs))
 	size := 64
 	for i, m := range msgs {
@@ -149,7 +154,14 @@ func (c *chatTemplate) render(msgs []Message) (string, error) {
 	// copied as it grows, nor once more at the end as ExecuteToString's buffer would be.
 	var out strings.Builder
 	out.Grow(size)
-	err := tpl.Execute(&out, exec.NewContext(data))
+	// gonja panics on some expressions (`{{ 0 % 0 }}`); a template is input, so that is an
+	// error here. The copy that panicked is not reused.
+	defer func() {
+		if p := recover(); p != nil {
+			prompt, err = "", fmt.Errorf("synth: rendering the chat template: the template engine failed: %v", p)
+		}
+	}()
+	err = tpl.Execute(&out, exec.NewContext(data))
 	c.tpls.Put(tpl)
 	if err != nil {
 		return "", fmt.Errorf("synth: rendering the chat template: %w", err)

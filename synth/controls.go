@@ -249,3 +249,6 @@ func (it loopItem) asValue() *exec.Value {
 	}
 	return it.key
 }
+
+// String is what printing `loop` itself shows: gonja's text for its own loop variable.
+func (l *loopState) String() string { return "<controlStructures.LoopInfos Value>" }

@@ -137,3 +137,66 @@ func TestControlsMatchGonja(t *testing.T) {
 		}
 	}
 }
+
+// FuzzControlsMatchGonja renders fuzzed templates under gonja's control structures and ours
+// on fixed data: the text, or failing, must be the same.
+func FuzzControlsMatchGonja(f *testing.F) {
+	for _, s := range []string{
+		`{% for x in xs %}{{ loop.index }}{% if x is odd %}{% set y = x %}{% endif %}{{ y }}{% endfor %}`,
+		`{% for k, v in pairs if v > 1 %}{{ k }}{{ loop.last }}{% else %}-{% endfor %}`,
+		`{% if xs %}{% for x in xs %}{% if loop.first %}[{% elif loop.last %}]{% endif %}{% endfor %}{% endif %}`,
+		`{% for m in messages %}{% set r = m.role %}{% if r == 'user' %}{{ loop.index0 }}{{ r }}{% endif %}{% endfor %}{{ r is defined }}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		// A namespace can be made to hold itself (`set ns.a = ns`), and printing it then
+		// recurses in gonja until the stack overflows, which kills the fuzzing process under
+		// either set; TestControlsMatchGonja covers namespaces.
+		if len(src) > 400 || strings.Contains(src, "namespace") {
+			return
+		}
+		data := func() map[string]any {
+			return map[string]any{
+				"xs": []any{1, 2, 3}, "pairs": []any{[]any{"a", 1}, []any{"b", 2}},
+				"messages": []any{tplMessage{"role": "user", "content": "hi"}, tplMessage{"role": "assistant", "content": "yo"}},
+			}
+		}
+		want, wantErr := renderGuarded(src, builtins.ControlStructures, data())
+		got, gotErr := renderGuarded(src, chatControls, data())
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%q: gonja's error %v, ours %v", src, wantErr, gotErr)
+		}
+		if got != want {
+			t.Fatalf("%q: got %q, gonja's control structures %q", src, got, want)
+		}
+	})
+}
+
+// renderGuarded is renderWith that turns a panic into an error.
+func renderGuarded(source string, controls *exec.ControlStructureSet, data map[string]any) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	tpl, err := parseTemplate(source, controls)
+	if err != nil {
+		return "", err
+	}
+	return tpl.ExecuteToString(exec.NewContext(data))
+}
+
+// TestTemplatePanicIsError: gonja panics on a modulo by zero; rendering reports it instead.
+func TestTemplatePanicIsError(t *testing.T) {
+	ct, err := newChatTemplate(`{% for m in messages %}{{ m.content }}{{ loop.index0 % 0 }}{% endfor %}`, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // and again, with a fresh parsed copy
+		out, err := ct.render([]Message{{Role: "user", Content: "hi"}})
+		if err == nil || !strings.Contains(err.Error(), "template engine failed") {
+			t.Fatalf("got %q, %v; want the engine's failure as an error", out, err)
+		}
+	}
+}
