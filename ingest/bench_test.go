@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
@@ -88,8 +91,23 @@ var bench1M struct {
 	jsonl, csv, parquet string
 	// parquetCSV is the normalized Parquet of the CSV: the same rows without block hashes.
 	parquetCSV string
-	err        error
+	// parquetExport is the same rows as a warehouse export would hold them (epoch
+	// milliseconds, two counts and a model name, Snappy), read through --map.
+	parquetExport string
+	err           error
 }
+
+// exportRow is a row of a warehouse-style Parquet export of requests.
+type exportRow struct {
+	TsMs         int64  `parquet:"ts_ms"`
+	Model        string `parquet:"model,dict"`
+	PromptTokens int64  `parquet:"prompt_tokens"`
+	OutputTokens int64  `parquet:"completion_tokens"`
+}
+
+// exportMap is how BenchmarkIngest1M reads parquetExport.
+var exportMap = Options{Format: FormatParquet, TimeUnit: "ms", Map: map[string]string{
+	"timestamp": "ts_ms", "prompt_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "model": "model"}}
 
 // make1M writes a 1M-record Mooncake-shaped JSONL (the real trace's rows repeated with shifted
 // times and renumbered hashes), an Azure-shaped CSV, and the normalized Parquet of each.
@@ -154,7 +172,11 @@ func make1M(b *testing.B) {
 			return
 		}
 		bench1M.parquetCSV = filepath.Join(dir, "1m-csv.parquet")
-		bench1M.err = convert(bench1M.csv, bench1M.parquetCSV, Options{Format: FormatAzure})
+		if bench1M.err = convert(bench1M.csv, bench1M.parquetCSV, Options{Format: FormatAzure}); bench1M.err != nil {
+			return
+		}
+		bench1M.parquetExport = filepath.Join(dir, "1m-export.parquet")
+		bench1M.err = writeExport(bench1M.parquetExport, src, n, span)
 	})
 	if bench1M.err != nil {
 		b.Fatal(bench1M.err)
@@ -180,7 +202,37 @@ func BenchmarkIngest1M(b *testing.B) {
 		run("csv", bench1M.csv, Options{Format: FormatAzure})
 		run("parquet", bench1M.parquet, Options{Format: FormatParquet})
 		run("parquet-nohash", bench1M.parquetCSV, Options{Format: FormatParquet})
+		run("parquet-export", bench1M.parquetExport, exportMap)
 	}
+}
+
+// writeExport writes n rows of src (repeated with shifted times) as a warehouse export.
+func writeExport(path string, src []trace.Record, n int, spanMs int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	pw := parquet.NewGenericWriter[exportRow](f, parquet.Compression(&snappy.Codec{}))
+	batch := make([]exportRow, 0, 1024)
+	for i := range n {
+		r := src[i%len(src)]
+		batch = append(batch, exportRow{
+			TsMs:  int64(i/len(src))*spanMs + r.Timestamp.Milliseconds(),
+			Model: []string{"llama-3.1-8b", "qwen3-32b"}[i%2], PromptTokens: int64(r.PromptTokens), OutputTokens: int64(r.OutputTokens),
+		})
+		if len(batch) == cap(batch) || i == n-1 {
+			if _, err := pw.Write(batch); err != nil {
+				f.Close()
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := pw.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // convert writes the normalized Parquet of the trace at src to dst.

@@ -70,6 +70,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		s.cols[i] = -1
 	}
 	schema := pf.Schema()
+	repeated := false
 	for fi, col := range m {
 		if col == "" {
 			continue
@@ -88,11 +89,18 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		}
 		s.cols[fi] = leaf.ColumnIndex
 		s.maxDef[fi] = leaf.MaxDefinitionLevel
+		if leaf.MaxRepetitionLevel > 0 {
+			repeated = true
+		}
 		if lt := leaf.Node.Type().LogicalType(); fi == fTimestamp && lt != nil {
 			if ts, ok := lt.Value.(*format.TimestampType); ok && ts.Unit.Value != nil {
 				s.tsUnit = int64(ts.Unit.Value.Duration())
 			}
 		}
+	}
+	if !repeated {
+		s.columnar, s.groups, s.stable = true, pf.RowGroups(), map[string]kept{}
+		return s, nil
 	}
 	s.pr = parquet.NewGenericReader[any](pf)
 	s.buf = make([]parquet.Row, parquetRowsPerRead)
@@ -163,6 +171,18 @@ type parquetSource struct {
 	rawOut []byte
 	last   parquet.Row // the row last handed out, for raw
 	eof    bool
+
+	// Columnar mode, when every mapped column is a scalar (no list): a row group's mapped
+	// columns are decoded a column at a time into colVals, as the normalized reader does,
+	// instead of parquet-go reassembling every row and next searching it for each field (that
+	// read a four-column export at ~1.8M rows/s).
+	columnar  bool
+	groups    []parquet.RowGroup
+	nextGroup int
+	cursors   [numFields]*columnCursor
+	groupLeft int64                      // rows of the current row group not decoded yet
+	colVals   [numFields][]parquet.Value // the window of rows being handed out
+	stable    map[string]kept            // copies of byte-array values that outlive their page, by content
 }
 
 func (s *parquetSource) next(r *row) (err error) {
@@ -174,19 +194,28 @@ func (s *parquetSource) next(r *row) (err error) {
 			return err
 		}
 	}
-	vals := s.buf[s.pos]
+	var vals parquet.Row
+	if !s.columnar {
+		vals = s.buf[s.pos]
+		s.last = vals
+	}
 	s.pos++
 	s.idx++
 	*r = row{}
 	r.rec.Source = s.name
 	r.rec.Line = s.idx
-	s.last = vals
 	for f := 0; f < numFields; f++ {
 		ci := s.cols[f]
 		if ci < 0 {
 			continue
 		}
-		if err := s.field(r, f, ci, vals); err != nil {
+		var err error
+		if s.columnar {
+			err = s.value(r, f, s.colVals[f][s.pos-1], true)
+		} else {
+			err = s.field(r, f, ci, vals)
+		}
+		if err != nil {
 			e := s.where()
 			e.Field, e.Err = s.m.describe(f), err
 			return e
@@ -230,6 +259,11 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 			break
 		}
 	}
+	return s.value(r, f, v, found)
+}
+
+// value converts one scalar field's value (found false: the row has none).
+func (s *parquetSource) value(r *row, f int, v parquet.Value, found bool) error {
 	if !found || v.IsNull() {
 		if requiredField[f] {
 			return errMissing
@@ -240,6 +274,9 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 	s.num = s.num[:0]
 	switch v.Kind() {
 	case parquet.Int32:
+		if x := v.Int32(); x >= 0 && s.conv.setUint(r, f, uint64(x)) {
+			return nil
+		}
 		s.num = strconv.AppendInt(s.num, int64(v.Int32()), 10)
 	case parquet.Int64:
 		if f == fTimestamp && s.tsUnit > 0 {
@@ -250,12 +287,24 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 			r.t = t * s.tsUnit
 			return nil
 		}
+		if x := v.Int64(); x >= 0 && s.conv.setUint(r, f, uint64(x)) {
+			return nil
+		}
 		s.num = strconv.AppendInt(s.num, v.Int64(), 10)
 	case parquet.Float:
 		s.num = strconv.AppendFloat(s.num, float64(v.Float()), 'f', -1, 32)
 	case parquet.Double:
 		s.num = strconv.AppendFloat(s.num, v.Double(), 'f', -1, 64)
 	case parquet.ByteArray, parquet.FixedLenByteArray:
+		if s.columnar && (f == fModel || f == fSession) {
+			// Models and sessions repeat: one string per distinct value, not one per row.
+			if f == fModel {
+				r.rec.Model = s.str(v.ByteArray())
+			} else {
+				r.rec.SessionID = s.str(v.ByteArray())
+			}
+			return nil
+		}
 		kind = kString
 		s.num = append(s.num, v.ByteArray()...)
 	case parquet.Boolean:
@@ -281,7 +330,7 @@ func (s *parquetSource) raw() []byte {
 		k, _ := json.Marshal(s.m[f])
 		out = append(append(out, k...), ':')
 		var vals []any
-		for _, v := range s.last {
+		for _, v := range s.fieldValues(f, ci) {
 			if v.Column() != ci || v.IsNull() {
 				continue
 			}
@@ -318,7 +367,180 @@ func (s *parquetSource) raw() []byte {
 	return s.rawOut
 }
 
+// fieldValues are the last row's values of field f (column ci), for raw.
+func (s *parquetSource) fieldValues(f, ci int) []parquet.Value {
+	if !s.columnar {
+		return s.last
+	}
+	if s.pos == 0 || s.pos > len(s.colVals[f]) {
+		return nil
+	}
+	v := s.colVals[f][s.pos-1]
+	return []parquet.Value{v.Level(v.RepetitionLevel(), v.DefinitionLevel(), ci)}
+}
+
+// str returns b as a string, one copy per distinct value while there are not too many.
+func (s *parquetSource) str(b []byte) string {
+	if k, ok := s.stable[string(b)]; ok {
+		return k.s
+	}
+	return s.keep(b).s
+}
+
+// keep returns a copy of b that no page owns, shared between equal values while the table of
+// them holds under 1<<16 entries (a column of distinct values then costs a copy each).
+func (s *parquetSource) keep(b []byte) kept {
+	if k, ok := s.stable[string(b)]; ok {
+		return k
+	}
+	k := kept{s: string(b)}
+	k.b = []byte(k.s)
+	if len(s.stable) < 1<<16 {
+		s.stable[k.s] = k
+	}
+	return k
+}
+
+// kept is a byte-array value copied out of its page, as a string and as bytes.
+type kept struct {
+	s string
+	b []byte
+}
+
+// columnWindow is how many rows the columnar path decodes from each column at a time: its
+// memory is this many values per mapped column, whatever the row groups' size.
+const columnWindow = 4096
+
+// fillColumns decodes the next window of rows from every mapped column, moving to the next
+// row group when this one is done.
+func (s *parquetSource) fillColumns() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e := s.loc.locate(s.name, s.idx)
+			e.Err = fmt.Errorf("corrupt parquet data: %v", p)
+			err = fmt.Errorf("%w", e)
+		}
+	}()
+	for s.groupLeft == 0 {
+		s.closeCursors()
+		if s.nextGroup == len(s.groups) {
+			s.eof = true
+			return io.EOF
+		}
+		g := s.groups[s.nextGroup]
+		s.nextGroup++
+		s.groupLeft = g.NumRows()
+		chunks := g.ColumnChunks()
+		for f, ci := range s.cols {
+			if ci >= 0 {
+				s.cursors[f] = &columnCursor{pages: chunks[ci].Pages()}
+			}
+		}
+	}
+	n := int(min(s.groupLeft, columnWindow))
+	for f, c := range s.cursors {
+		if c == nil {
+			continue
+		}
+		vals, err := c.read(s.colVals[f][:0], n, s.keep)
+		s.colVals[f] = vals
+		if err == nil && len(vals) != n {
+			err = fmt.Errorf("column %d ends %d rows before its row group", s.cols[f], s.groupLeft-int64(len(vals)))
+		}
+		if err != nil {
+			e := s.loc.locate(s.name, s.idx)
+			e.Field, e.Err = s.m.describe(f), err
+			return e
+		}
+	}
+	s.groupLeft -= int64(n)
+	s.n, s.pos = n, 0
+	return nil
+}
+
+// closeCursors ends the current row group's column reads.
+func (s *parquetSource) closeCursors() {
+	for f, c := range s.cursors {
+		if c != nil {
+			c.close()
+			s.cursors[f] = nil
+		}
+	}
+}
+
+// columnCursor reads one scalar column chunk a window of values at a time, across its pages.
+type columnCursor struct {
+	pages parquet.Pages
+	page  parquet.Page
+	vr    parquet.ValueReader
+	left  int  // values of page not read yet
+	bytes bool // the page holds byte arrays
+}
+
+// read appends n values (fewer at the chunk's end) to dst. Byte-array values are replaced by
+// copies from keep, which no page owns, so each page goes back to parquet-go's pool when read.
+func (c *columnCursor) read(dst []parquet.Value, n int, keep func([]byte) kept) ([]parquet.Value, error) {
+	if cap(dst) < n {
+		dst = make([]parquet.Value, 0, n)
+	}
+	for len(dst) < n {
+		if c.page == nil {
+			p, err := c.pages.ReadPage()
+			if errors.Is(err, io.EOF) {
+				return dst, nil
+			}
+			if err != nil {
+				return dst, err
+			}
+			k := p.Type().Kind()
+			c.page, c.vr, c.left = p, p.Values(), int(p.NumValues())
+			c.bytes = k == parquet.ByteArray || k == parquet.FixedLenByteArray
+		}
+		start := len(dst)
+		dst = dst[:start+min(n-start, c.left)]
+		got, err := c.vr.ReadValues(dst[start:])
+		dst = dst[:start+got]
+		c.left -= got
+		if c.bytes {
+			for i := start; i < len(dst); i++ {
+				v := dst[i]
+				if v.IsNull() {
+					continue
+				}
+				b := keep(v.ByteArray()).b
+				if v.Kind() == parquet.FixedLenByteArray {
+					dst[i] = parquet.FixedLenByteArrayValue(b).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+				} else {
+					dst[i] = parquet.ByteArrayValue(b).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+				}
+			}
+		}
+		switch {
+		case err != nil && !errors.Is(err, io.EOF):
+			return dst, err
+		case c.left > 0 && (got == 0 || err != nil):
+			return dst, fmt.Errorf("a page holds %d fewer values than its header says", c.left)
+		case c.left == 0:
+			parquet.Release(c.page)
+			c.page, c.vr = nil, nil
+		}
+	}
+	return dst, nil
+}
+
+// close releases the cursor's page and its column chunk's pages.
+func (c *columnCursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page, c.vr = nil, nil
+	}
+	c.pages.Close()
+}
+
 func (s *parquetSource) fill() (err error) {
+	if s.columnar {
+		return s.fillColumns()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			e := s.loc.locate(s.name, s.idx)
@@ -347,7 +569,11 @@ func (s *parquetSource) fill() (err error) {
 func (s *parquetSource) where() *RowError { return s.loc.locate(s.name, s.idx-1) }
 
 func (s *parquetSource) close() error {
-	err := s.pr.Close()
+	s.closeCursors()
+	var err error
+	if s.pr != nil {
+		err = s.pr.Close()
+	}
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}

@@ -27,16 +27,20 @@ type warehouseRow struct {
 	Model  *string   `parquet:"model,optional"`
 }
 
-func writeWarehouse(t *testing.T, rows []warehouseRow, perGroup int64) string {
+func writeWarehouse(t *testing.T, rows []warehouseRow, perGroup int64, opts ...parquet.WriterOption) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "export.parquet")
 	f, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[warehouseRow](f, parquet.MaxRowsPerRowGroup(perGroup))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
+	w := parquet.NewGenericWriter[warehouseRow](f, append(opts, parquet.MaxRowsPerRowGroup(perGroup))...)
+	for len(rows) > 0 { // in batches, so that small pages are cut
+		k := min(len(rows), 97)
+		if _, err := w.Write(rows[:k]); err != nil {
+			t.Fatal(err)
+		}
+		rows = rows[k:]
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -87,5 +91,93 @@ func TestGenericParquet(t *testing.T) {
 	raw, _ := os.ReadFile(q)
 	if !strings.Contains(string(raw), `"usage.prompt_tokens":-3`) || strings.Count(string(raw), "\n") != 1 {
 		t.Errorf("quarantine %q", raw)
+	}
+}
+
+// TestGenericParquetColumnar reads exports whose mapped columns are all scalars, which go
+// through the columnar path, and holds it to the row path's records for the same file.
+func TestGenericParquetColumnar(t *testing.T) {
+	t0 := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	models := []string{"llama", "qwen", "llama"}
+	var rows []warehouseRow
+	for i := range 7 {
+		r := warehouseRow{TS: t0.Add(time.Duration(i) * 700 * time.Millisecond), Usage: usage{int32(16 * (i + 1)), int64(i + 1)}}
+		for j := range i + 1 {
+			r.Hashes = append(r.Hashes, int64(100*i+j))
+		}
+		if i%3 != 1 {
+			r.Model = &models[i%3]
+		}
+		rows = append(rows, r)
+	}
+	p := writeWarehouse(t, rows, 3)
+	scalars := map[string]string{"timestamp": "ts", "prompt_tokens": "usage.prompt_tokens", "output_tokens": "usage.completion_tokens", "model": "model"}
+
+	src, err := openSource(p, "parquet", mapping{}.with(scalars), scalars, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, ok := src.(*parquetSource); !ok || !ps.columnar {
+		t.Fatalf("scalar mapping read by %T, not the columnar path", src)
+	}
+	src.close()
+
+	got, counts, err := ReadAll(p, Options{Map: scalars, BlockSize: 16})
+	if err != nil || counts.Records != int64(len(rows)) {
+		t.Fatalf("%d records, %v", counts.Records, err)
+	}
+	want, _, err := ReadAll(p, Options{Map: warehouseMap, BlockSize: 16}) // the row path
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].BlockHashes = nil
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("columnar %+v\nrow path %+v", got, want)
+	}
+	if got[0].Model != "llama" || got[1].Model != "" || got[5].Model != "llama" {
+		t.Errorf("models %q %q %q", got[0].Model, got[1].Model, got[5].Model)
+	}
+
+	// A bad value points at its row group and row, and is quarantined with its columns.
+	rows[4].Usage.PromptTokens = -3
+	p = writeWarehouse(t, rows, 3)
+	_, _, err = ReadAll(p, Options{Map: scalars, BlockSize: 16})
+	oneLine(t, err, "export.parquet: row group 1, row 1:", `field "usage.prompt_tokens": negative value -3`)
+	q := filepath.Join(t.TempDir(), "q.jsonl")
+	recs, counts, err := ReadAll(p, Options{Map: scalars, BlockSize: 16, OnError: OnErrorSkip, QuarantinePath: q})
+	if err != nil || len(recs) != len(rows)-1 || counts.Rejected != 1 {
+		t.Fatalf("skip: %d records, %+v, %v", len(recs), counts, err)
+	}
+	raw, _ := os.ReadFile(q)
+	if !strings.Contains(string(raw), `"usage.prompt_tokens":-3`) || !strings.Contains(string(raw), `"model":null`) || strings.Count(string(raw), "\n") != 1 {
+		t.Errorf("quarantine %q", raw)
+	}
+
+	// Row groups larger than the window, of many small pages that end at different rows in
+	// each column.
+	rows = rows[:0]
+	for i := range 3*columnWindow + 123 {
+		r := warehouseRow{TS: t0.Add(time.Duration(i) * time.Millisecond), Usage: usage{16, int64(i % 1000)}, Hashes: []int64{int64(i)}}
+		if i%5 != 0 {
+			r.Model = &models[i%3]
+		}
+		rows = append(rows, r)
+	}
+	p = writeWarehouse(t, rows, 2*columnWindow+7, parquet.PageBufferSize(1000))
+	got, _, err = ReadAll(p, Options{Map: scalars, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err = ReadAll(p, Options{Map: warehouseMap, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].BlockHashes = nil
+	}
+	if len(got) != len(rows) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%d rows: columnar and row path differ", len(got))
 	}
 }

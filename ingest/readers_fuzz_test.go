@@ -95,6 +95,8 @@ func FuzzParquet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		drain(t, data, "f.parquet", Options{Format: FormatParquet, OnError: OnErrorSkip})
 		drain(t, data, "f.parquet", Options{Format: FormatParquet, Map: map[string]string{"timestamp": "timestamp_ns", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "block_hashes": "block_hashes"}, OnError: OnErrorSkip})
+		// Scalars only: the columnar path.
+		drain(t, data, "f.parquet", Options{Format: FormatParquet, Map: map[string]string{"timestamp": "timestamp_ns", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "model": "model", "session_id": "session_id"}, OnError: OnErrorSkip})
 	})
 }
 
