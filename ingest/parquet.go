@@ -98,8 +98,9 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 			}
 		}
 	}
+	s.stable = map[string]kept{}
 	if !repeated {
-		s.columnar, s.groups, s.stable = true, pf.RowGroups(), map[string]kept{}
+		s.columnar, s.groups = true, pf.RowGroups()
 		return s, nil
 	}
 	s.pr = parquet.NewGenericReader[any](pf)
@@ -173,16 +174,16 @@ type parquetSource struct {
 	eof    bool
 
 	// Columnar mode, when every mapped column is a scalar (no list): a row group's mapped
-	// columns are decoded a column at a time into colVals, as the normalized reader does,
+	// columns are decoded a column at a time into cells, as the normalized reader does,
 	// instead of parquet-go reassembling every row and next searching it for each field (that
 	// read a four-column export at ~1.8M rows/s).
 	columnar  bool
 	groups    []parquet.RowGroup
 	nextGroup int
 	cursors   [numFields]*columnCursor
-	groupLeft int64                      // rows of the current row group not decoded yet
-	colVals   [numFields][]parquet.Value // the window of rows being handed out
-	stable    map[string]kept            // copies of byte-array values that outlive their page, by content
+	groupLeft int64             // rows of the current row group not decoded yet
+	cells     [numFields][]cell // the window of rows being handed out
+	stable    map[string]kept   // copies of byte-array values that outlive their page, by content
 }
 
 func (s *parquetSource) next(r *row) (err error) {
@@ -211,7 +212,7 @@ func (s *parquetSource) next(r *row) (err error) {
 		}
 		var err error
 		if s.columnar {
-			err = s.value(r, f, s.colVals[f][s.pos-1], true)
+			err = s.cellValue(r, f, s.cells[f][s.pos-1])
 		} else {
 			err = s.field(r, f, ci, vals)
 		}
@@ -264,54 +265,119 @@ func (s *parquetSource) field(r *row, f, ci int, vals parquet.Row) error {
 
 // value converts one scalar field's value (found false: the row has none).
 func (s *parquetSource) value(r *row, f int, v parquet.Value, found bool) error {
-	if !found || v.IsNull() {
+	c := cell{kind: nullCell}
+	if found {
+		c = s.cellOf(v)
+	}
+	return s.cellValue(r, f, c)
+}
+
+// cell is one value of a scalar column: its Parquet kind (nullCell when null) and the value,
+// in i (integers, booleans), x (floating point) or s (byte arrays).
+type cell struct {
+	kind parquet.Kind
+	i    int64
+	x    float64
+	s    string
+}
+
+// nullCell is the kind of a cell that holds no value.
+const nullCell = parquet.Kind(-1)
+
+// cellOf is v as a cell.
+func (s *parquetSource) cellOf(v parquet.Value) cell {
+	if v.IsNull() {
+		return cell{kind: nullCell}
+	}
+	c := cell{kind: v.Kind()}
+	switch c.kind {
+	case parquet.Boolean:
+		if v.Boolean() {
+			c.i = 1
+		}
+	case parquet.Int32:
+		c.i = int64(v.Int32())
+	case parquet.Int64:
+		c.i = v.Int64()
+	case parquet.Float:
+		c.x = float64(v.Float())
+	case parquet.Double:
+		c.x = v.Double()
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		c.s = s.str(v.ByteArray())
+	}
+	return c
+}
+
+// asValue is c as a parquet.Value of column ci, for raw.
+func (c cell) asValue(ci int) parquet.Value {
+	var v parquet.Value
+	switch c.kind {
+	case parquet.Boolean:
+		v = parquet.BooleanValue(c.i != 0)
+	case parquet.Int32:
+		v = parquet.Int32Value(int32(c.i))
+	case parquet.Int64:
+		v = parquet.Int64Value(c.i)
+	case parquet.Float:
+		v = parquet.FloatValue(float32(c.x))
+	case parquet.Double:
+		v = parquet.DoubleValue(c.x)
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		v = parquet.ByteArrayValue([]byte(c.s))
+	}
+	return v.Level(0, 0, ci)
+}
+
+// cellValue converts one scalar field's value into r.
+func (s *parquetSource) cellValue(r *row, f int, c cell) error {
+	kind := byte(kNumber)
+	s.num = s.num[:0]
+	switch c.kind {
+	case nullCell:
 		if requiredField[f] {
 			return errMissing
 		}
 		return nil
-	}
-	kind := byte(kNumber)
-	s.num = s.num[:0]
-	switch v.Kind() {
 	case parquet.Int32:
-		if x := v.Int32(); x >= 0 && s.conv.setUint(r, f, uint64(x)) {
+		if c.i >= 0 && s.conv.setUint(r, f, uint64(c.i)) {
 			return nil
 		}
-		s.num = strconv.AppendInt(s.num, int64(v.Int32()), 10)
+		s.num = strconv.AppendInt(s.num, c.i, 10)
 	case parquet.Int64:
 		if f == fTimestamp && s.tsUnit > 0 {
-			t := v.Int64()
+			t := c.i
 			if t > 0 && t > (1<<62)/s.tsUnit || t < 0 && t < -(1<<62)/s.tsUnit {
 				return errTimeRange
 			}
 			r.t = t * s.tsUnit
 			return nil
 		}
-		if x := v.Int64(); x >= 0 && s.conv.setUint(r, f, uint64(x)) {
+		if c.i >= 0 && s.conv.setUint(r, f, uint64(c.i)) {
 			return nil
 		}
-		s.num = strconv.AppendInt(s.num, v.Int64(), 10)
+		s.num = strconv.AppendInt(s.num, c.i, 10)
 	case parquet.Float:
-		s.num = strconv.AppendFloat(s.num, float64(v.Float()), 'f', -1, 32)
+		s.num = strconv.AppendFloat(s.num, c.x, 'f', -1, 32)
 	case parquet.Double:
-		s.num = strconv.AppendFloat(s.num, v.Double(), 'f', -1, 64)
+		s.num = strconv.AppendFloat(s.num, c.x, 'f', -1, 64)
 	case parquet.ByteArray, parquet.FixedLenByteArray:
-		if s.columnar && (f == fModel || f == fSession) {
-			// Models and sessions repeat: one string per distinct value, not one per row.
-			if f == fModel {
-				r.rec.Model = s.str(v.ByteArray())
-			} else {
-				r.rec.SessionID = s.str(v.ByteArray())
-			}
+		// Models and sessions repeat: the cell's string is shared, not copied per row.
+		if f == fModel {
+			r.rec.Model = c.s
+			return nil
+		}
+		if f == fSession {
+			r.rec.SessionID = c.s
 			return nil
 		}
 		kind = kString
-		s.num = append(s.num, v.ByteArray()...)
+		s.num = append(s.num, c.s...)
 	case parquet.Boolean:
 		kind = kBool
-		s.num = strconv.AppendBool(s.num, v.Boolean())
+		s.num = strconv.AppendBool(s.num, c.i != 0)
 	default:
-		return fmt.Errorf("unsupported parquet type %s", v.Kind())
+		return fmt.Errorf("unsupported parquet type %s", c.kind)
 	}
 	return s.conv.set(r, f, kind, s.num)
 }
@@ -372,11 +438,14 @@ func (s *parquetSource) fieldValues(f, ci int) []parquet.Value {
 	if !s.columnar {
 		return s.last
 	}
-	if s.pos == 0 || s.pos > len(s.colVals[f]) {
+	if s.pos == 0 || s.pos > len(s.cells[f]) {
 		return nil
 	}
-	v := s.colVals[f][s.pos-1]
-	return []parquet.Value{v.Level(v.RepetitionLevel(), v.DefinitionLevel(), ci)}
+	c := s.cells[f][s.pos-1]
+	if c.kind == nullCell {
+		return nil
+	}
+	return []parquet.Value{c.asValue(ci)}
 }
 
 // str returns b as a string, one copy per distinct value while there are not too many.
@@ -433,7 +502,7 @@ func (s *parquetSource) fillColumns() (err error) {
 		chunks := g.ColumnChunks()
 		for f, ci := range s.cols {
 			if ci >= 0 {
-				s.cursors[f] = &columnCursor{pages: chunks[ci].Pages()}
+				s.cursors[f] = &columnCursor{pages: chunks[ci].Pages(), maxDef: s.maxDef[f], src: s}
 			}
 		}
 	}
@@ -442,8 +511,8 @@ func (s *parquetSource) fillColumns() (err error) {
 		if c == nil {
 			continue
 		}
-		vals, err := c.read(s.colVals[f][:0], n, s.keep)
-		s.colVals[f] = vals
+		vals, err := c.read(s.cells[f][:0], n)
+		s.cells[f] = vals
 		if err == nil && len(vals) != n {
 			err = fmt.Errorf("column %d ends %d rows before its row group", s.cols[f], s.groupLeft-int64(len(vals)))
 		}
@@ -469,22 +538,25 @@ func (s *parquetSource) closeCursors() {
 }
 
 // columnCursor reads one scalar column chunk a window of values at a time, across its pages.
+// Each page is decoded once, from its typed values and definition levels, into cells.
 type columnCursor struct {
-	pages parquet.Pages
-	page  parquet.Page
-	vr    parquet.ValueReader
-	left  int  // values of page not read yet
-	bytes bool // the page holds byte arrays
+	pages    parquet.Pages
+	maxDef   int
+	src      *parquetSource // for the shared copies of byte arrays
+	page     []cell         // the current page's values
+	pos      int            // next of them
+	dict     parquet.Dictionary
+	dictVals []cell // dict's entries as cells
+	tmp      []parquet.Value
 }
 
-// read appends n values (fewer at the chunk's end) to dst. Byte-array values are replaced by
-// copies from keep, which no page owns, so each page goes back to parquet-go's pool when read.
-func (c *columnCursor) read(dst []parquet.Value, n int, keep func([]byte) kept) ([]parquet.Value, error) {
+// read appends n cells (fewer at the chunk's end) to dst.
+func (c *columnCursor) read(dst []cell, n int) ([]cell, error) {
 	if cap(dst) < n {
-		dst = make([]parquet.Value, 0, n)
+		dst = make([]cell, 0, n)
 	}
 	for len(dst) < n {
-		if c.page == nil {
+		if c.pos == len(c.page) {
 			p, err := c.pages.ReadPage()
 			if errors.Is(err, io.EOF) {
 				return dst, nil
@@ -492,50 +564,145 @@ func (c *columnCursor) read(dst []parquet.Value, n int, keep func([]byte) kept) 
 			if err != nil {
 				return dst, err
 			}
-			k := p.Type().Kind()
-			c.page, c.vr, c.left = p, p.Values(), int(p.NumValues())
-			c.bytes = k == parquet.ByteArray || k == parquet.FixedLenByteArray
-		}
-		start := len(dst)
-		dst = dst[:start+min(n-start, c.left)]
-		got, err := c.vr.ReadValues(dst[start:])
-		dst = dst[:start+got]
-		c.left -= got
-		if c.bytes {
-			for i := start; i < len(dst); i++ {
-				v := dst[i]
-				if v.IsNull() {
-					continue
-				}
-				b := keep(v.ByteArray()).b
-				if v.Kind() == parquet.FixedLenByteArray {
-					dst[i] = parquet.FixedLenByteArrayValue(b).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
-				} else {
-					dst[i] = parquet.ByteArrayValue(b).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
-				}
+			err = c.decode(p)
+			parquet.Release(p)
+			if err != nil {
+				return dst, err
 			}
+			continue
 		}
-		switch {
-		case err != nil && !errors.Is(err, io.EOF):
-			return dst, err
-		case c.left > 0 && (got == 0 || err != nil):
-			return dst, fmt.Errorf("a page holds %d fewer values than its header says", c.left)
-		case c.left == 0:
-			parquet.Release(c.page)
-			c.page, c.vr = nil, nil
-		}
+		k := min(n-len(dst), len(c.page)-c.pos)
+		dst = append(dst, c.page[c.pos:c.pos+k]...)
+		c.pos += k
 	}
 	return dst, nil
 }
 
-// close releases the cursor's page and its column chunk's pages.
-func (c *columnCursor) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page, c.vr = nil, nil
+// decode turns a page into cells: a row whose definition level is below the column's maximum
+// is null, and the others take the page's values in order.
+func (c *columnCursor) decode(p parquet.Page) error {
+	n := int(p.NumValues())
+	defs := p.DefinitionLevels()
+	if len(defs) != 0 && len(defs) != n {
+		return fmt.Errorf("a page has %d definition levels for %d values", len(defs), n)
 	}
-	c.pages.Close()
+	if cap(c.page) < n {
+		c.page = make([]cell, n)
+	}
+	c.page, c.pos = c.page[:n], 0
+	kind := p.Type().Kind()
+	data := p.Data()
+	vi := 0 // next present value
+	// next reports whether row k holds a value, and that the page has one for it.
+	next := func(k, have int) (bool, error) {
+		if len(defs) != 0 && int(defs[k]) < c.maxDef {
+			c.page[k] = cell{kind: nullCell}
+			return false, nil
+		}
+		if vi >= have {
+			return false, fmt.Errorf("a page has %d values for more present rows", have)
+		}
+		return true, nil
+	}
+	if d := p.Dictionary(); d != nil {
+		if d != c.dict {
+			c.dict, c.dictVals = d, c.dictVals[:0]
+			for i := range d.Len() {
+				c.dictVals = append(c.dictVals, c.src.cellOf(d.Index(int32(i))))
+			}
+		}
+		idx := data.Int32()
+		for k := range n {
+			ok, err := next(k, len(idx))
+			if err != nil {
+				return err
+			}
+			if ok {
+				j := idx[vi]
+				if j < 0 || int(j) >= len(c.dictVals) {
+					return fmt.Errorf("dictionary index %d out of range", j)
+				}
+				c.page[k] = c.dictVals[j]
+				vi++
+			}
+		}
+		return nil
+	}
+	switch kind {
+	case parquet.Int64:
+		vals := data.Int64()
+		for k := range n {
+			ok, err := next(k, len(vals))
+			if err != nil {
+				return err
+			}
+			if ok {
+				c.page[k] = cell{kind: kind, i: vals[vi]}
+				vi++
+			}
+		}
+	case parquet.Int32:
+		vals := data.Int32()
+		for k := range n {
+			ok, err := next(k, len(vals))
+			if err != nil {
+				return err
+			}
+			if ok {
+				c.page[k] = cell{kind: kind, i: int64(vals[vi])}
+				vi++
+			}
+		}
+	case parquet.Double:
+		vals := data.Double()
+		for k := range n {
+			ok, err := next(k, len(vals))
+			if err != nil {
+				return err
+			}
+			if ok {
+				c.page[k] = cell{kind: kind, x: vals[vi]}
+				vi++
+			}
+		}
+	case parquet.ByteArray:
+		b, offs := data.ByteArray()
+		have := max(len(offs)-1, 0)
+		for k := range n {
+			ok, err := next(k, have)
+			if err != nil {
+				return err
+			}
+			if ok {
+				lo, hi := offs[vi], offs[vi+1]
+				if lo > hi || int(hi) > len(b) {
+					return errors.New("bad byte array offsets")
+				}
+				c.page[k] = cell{kind: kind, s: c.src.keep(b[lo:hi]).s}
+				vi++
+			}
+		}
+	default: // booleans, floats, fixed-length arrays and the rest, through parquet-go's values
+		if cap(c.tmp) < n {
+			c.tmp = make([]parquet.Value, n)
+		}
+		got, err := p.Values().ReadValues(c.tmp[:n])
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if got != n {
+			return fmt.Errorf("a page has %d values for %d rows", got, n)
+		}
+		for k, v := range c.tmp[:n] {
+			c.page[k] = c.src.cellOf(v)
+		}
+		clear(c.tmp[:n]) // they may point into the page
+	}
+	return nil
 }
+
+// close releases the column chunk's pages.
+func (c *columnCursor) close() { c.pages.Close() }
 
 func (s *parquetSource) fill() (err error) {
 	if s.columnar {

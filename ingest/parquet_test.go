@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -179,5 +181,76 @@ func TestGenericParquetColumnar(t *testing.T) {
 	}
 	if len(got) != len(rows) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%d rows: columnar and row path differ", len(got))
+	}
+}
+
+// typedRow has a column of each kind the columnar path decodes on its own.
+type typedRow struct {
+	Ms      int64    `parquet:"ms"`
+	Prompt  float64  `parquet:"prompt"`
+	Output  float32  `parquet:"output"`
+	Small   int32    `parquet:"small,optional"`
+	Model   string   `parquet:"model,dict"`
+	Session *string  `parquet:"session,optional"`
+	Flag    bool     `parquet:"flag"`
+	Hashes  []uint64 `parquet:"hashes,list"`
+}
+
+// TestGenericParquetColumnarKinds holds the columnar path to the row path on doubles, floats,
+// optional int32s, dictionary and optional strings and booleans, records and errors alike.
+func TestGenericParquetColumnarKinds(t *testing.T) {
+	var rows []typedRow
+	sessions := []string{"s-1", "s-2"}
+	for i := range 1000 {
+		r := typedRow{Ms: int64(1000 + 10*i), Prompt: float64(16 * (i%7 + 1)), Output: float32(i % 9), Small: int32(i % 5),
+			Model: []string{"a", "bb", "ccc"}[i%3], Flag: i%2 == 0}
+		if i%4 != 0 {
+			r.Session = &sessions[i%2]
+		}
+		r.Hashes = make([]uint64, i%7+1)
+		rows = append(rows, r)
+	}
+	p := filepath.Join(t.TempDir(), "typed.parquet")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[typedRow](f, parquet.MaxRowsPerRowGroup(300), parquet.PageBufferSize(700))
+	for len(rows) > 0 {
+		k := min(len(rows), 61)
+		if _, err := w.Write(rows[:k]); err != nil {
+			t.Fatal(err)
+		}
+		rows = rows[k:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, m := range []map[string]string{
+		{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "output", "model": "model", "session_id": "session"},
+		{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "small", "turn": "small", "model": "model"},
+		{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "output", "session_id": "flag"}, // a boolean is no session
+		{"timestamp": "ms", "prompt_tokens": "model", "output_tokens": "output"},                          // nor a string a count
+	} {
+		got, gotCounts, gotErr := ReadAll(p, Options{Map: m, TimeUnit: "ms", BlockSize: 16, OnError: OnErrorSkip})
+		withHashes := maps.Clone(m)
+		withHashes["block_hashes"] = "hashes"
+		want, wantCounts, wantErr := ReadAll(p, Options{Map: withHashes, TimeUnit: "ms", BlockSize: 16, OnError: OnErrorSkip})
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotCounts.Rejected != wantCounts.Rejected {
+			t.Fatalf("%v: columnar %d rejected, error %v; row path %d, %v", m, gotCounts.Rejected, gotErr, wantCounts.Rejected, wantErr)
+		}
+		_, _, gotErr = ReadAll(p, Options{Map: m, TimeUnit: "ms", BlockSize: 16})
+		_, _, wantErr = ReadAll(p, Options{Map: withHashes, TimeUnit: "ms", BlockSize: 16})
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%v: columnar error %v, row path %v", m, gotErr, wantErr)
+		}
+		for i := range want {
+			want[i].BlockHashes = nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v: columnar and row path differ (%d and %d records)", m, len(got), len(want))
+		}
+		t.Logf("%v: %d records, %d rejected, %v", m, len(got), gotCounts.Rejected, gotErr)
 	}
 }
