@@ -501,9 +501,15 @@ func (s *parquetSource) fillColumns() (err error) {
 		s.groupLeft = g.NumRows()
 		chunks := g.ColumnChunks()
 		for f, ci := range s.cols {
-			if ci >= 0 {
-				s.cursors[f] = &columnCursor{pages: chunks[ci].Pages(), maxDef: s.maxDef[f], src: s}
+			if ci < 0 {
+				continue
 			}
+			c := s.cursors[f]
+			if c == nil { // kept between row groups, with its buffers
+				c = &columnCursor{maxDef: s.maxDef[f], src: s}
+				s.cursors[f] = c
+			}
+			c.start(chunks[ci].Pages())
 		}
 	}
 	n := int(min(s.groupLeft, columnWindow))
@@ -529,10 +535,9 @@ func (s *parquetSource) fillColumns() (err error) {
 
 // closeCursors ends the current row group's column reads.
 func (s *parquetSource) closeCursors() {
-	for f, c := range s.cursors {
+	for _, c := range s.cursors {
 		if c != nil {
 			c.close()
-			s.cursors[f] = nil
 		}
 	}
 }
@@ -701,8 +706,18 @@ func (c *columnCursor) decode(p parquet.Page) error {
 	return nil
 }
 
+// start begins reading a row group's column chunk.
+func (c *columnCursor) start(pages parquet.Pages) {
+	c.pages, c.page, c.pos, c.dict = pages, c.page[:0], 0, nil
+}
+
 // close releases the column chunk's pages.
-func (c *columnCursor) close() { c.pages.Close() }
+func (c *columnCursor) close() {
+	if c.pages != nil {
+		c.pages.Close()
+		c.pages = nil
+	}
+}
 
 func (s *parquetSource) fill() (err error) {
 	if s.columnar {

@@ -121,10 +121,13 @@ func parseDecimalScaled(b []byte, unit int64) (int64, error) {
 	return v, nil
 }
 
+// errBadDatetime is made once: a new error on every call cost every good row an allocation.
+var errBadDatetime = errors.New("bad datetime (want RFC3339 or 2006-01-02 15:04:05.0000000)")
+
 // parseDatetime reads "YYYY-MM-DD[T ]HH:MM:SS[.fraction][Z|±HH:MM|±HHMM]"; no zone means UTC.
 // This covers RFC3339 and the Azure traces' "2023-11-16 18:15:46.6805900".
 func parseDatetime(b []byte) (int64, error) {
-	bad := errors.New("bad datetime (want RFC3339 or 2006-01-02 15:04:05.0000000)")
+	bad := errBadDatetime
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != ' ' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
 		return 0, bad
 	}
