@@ -231,7 +231,7 @@ func TestGenericParquetColumnarKinds(t *testing.T) {
 		{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "output", "model": "model", "session_id": "session"},
 		{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "small", "turn": "small", "model": "model"},
 		{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "output", "session_id": "flag"}, // a boolean is no session
-		{"timestamp": "ms", "prompt_tokens": "model", "output_tokens": "output"},                          // nor a string a count
+		{"timestamp": "ms", "prompt_tokens": "model", "output_tokens": "output"},                        // nor a string a count
 	} {
 		got, gotCounts, gotErr := ReadAll(p, Options{Map: m, TimeUnit: "ms", BlockSize: 16, OnError: OnErrorSkip})
 		withHashes := maps.Clone(m)
