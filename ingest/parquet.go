@@ -15,6 +15,10 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
+// columnarParquet turns the columnar path on; tests turn it off to read the same file through
+// parquet-go's row reader, the reference the columnar path is held to.
+var columnarParquet = true
+
 // parquetRowsPerRead is how many rows a Parquet source decodes at once.
 const parquetRowsPerRead = 512
 
@@ -89,7 +93,13 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		}
 		s.cols[fi] = leaf.ColumnIndex
 		s.maxDef[fi] = leaf.MaxDefinitionLevel
-		if leaf.MaxRepetitionLevel > 0 {
+		// The columnar path reads scalars, and block hashes as a list of integers.
+		kind := leaf.Node.Type().Kind()
+		if fi == fHashes {
+			if leaf.MaxRepetitionLevel != 1 || kind != parquet.Int64 && kind != parquet.Int32 {
+				repeated = true
+			}
+		} else if leaf.MaxRepetitionLevel > 0 {
 			repeated = true
 		}
 		if lt := leaf.Node.Type().LogicalType(); fi == fTimestamp && lt != nil {
@@ -99,7 +109,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		}
 	}
 	s.stable = map[string]kept{}
-	if !repeated {
+	if !repeated && columnarParquet {
 		s.columnar, s.groups = true, pf.RowGroups()
 		return s, nil
 	}
@@ -183,7 +193,9 @@ type parquetSource struct {
 	cursors   [numFields]*columnCursor
 	groupLeft int64             // rows of the current row group not decoded yet
 	cells     [numFields][]cell // the window of rows being handed out
-	stable    map[string]kept   // copies of byte-array values that outlive their page, by content
+	hashCur   *listCursor
+	hashWin   listWindow      // the window's block hash lists
+	stable    map[string]kept // copies of byte-array values that outlive their page, by content
 }
 
 func (s *parquetSource) next(r *row) (err error) {
@@ -211,7 +223,9 @@ func (s *parquetSource) next(r *row) (err error) {
 			continue
 		}
 		var err error
-		if s.columnar {
+		if s.columnar && f == fHashes {
+			err = s.listValue(r, s.pos-1)
+		} else if s.columnar {
 			err = s.cellValue(r, f, s.cells[f][s.pos-1])
 		} else {
 			err = s.field(r, f, ci, vals)
@@ -504,6 +518,13 @@ func (s *parquetSource) fillColumns() (err error) {
 			if ci < 0 {
 				continue
 			}
+			if f == fHashes {
+				if s.hashCur == nil {
+					s.hashCur = &listCursor{maxDef: s.maxDef[f]}
+				}
+				s.hashCur.start(chunks[ci].Pages())
+				continue
+			}
 			c := s.cursors[f]
 			if c == nil { // kept between row groups, with its buffers
 				c = &columnCursor{maxDef: s.maxDef[f], src: s}
@@ -513,6 +534,17 @@ func (s *parquetSource) fillColumns() (err error) {
 		}
 	}
 	n := int(min(s.groupLeft, columnWindow))
+	if s.hashCur != nil && s.cols[fHashes] >= 0 {
+		err := s.hashCur.read(&s.hashWin, n)
+		if err == nil && s.hashWin.rows() != n {
+			err = fmt.Errorf("column %d ends %d rows before its row group", s.cols[fHashes], s.groupLeft-int64(s.hashWin.rows()))
+		}
+		if err != nil {
+			e := s.loc.locate(s.name, s.idx)
+			e.Field, e.Err = s.m.describe(fHashes), err
+			return e
+		}
+	}
 	for f, c := range s.cursors {
 		if c == nil {
 			continue
@@ -540,6 +572,168 @@ func (s *parquetSource) closeCursors() {
 			c.close()
 		}
 	}
+	if s.hashCur != nil {
+		s.hashCur.close()
+	}
+}
+
+// listValue sets row i of the window's block hashes. An int32 list with a negative element
+// is spelled out and handed to the converter, which refuses it as the row reader's path does.
+func (s *parquetSource) listValue(r *row, i int) error {
+	w := &s.hashWin
+	vals := w.vals[w.off[i]:w.off[i+1]]
+	if w.int32 {
+		for _, v := range vals {
+			if int32(v) < 0 {
+				s.hashes = append(s.hashes[:0], '[')
+				for k, v := range vals {
+					if k > 0 {
+						s.hashes = append(s.hashes, ',')
+					}
+					s.hashes = strconv.AppendInt(s.hashes, int64(int32(v)), 10)
+				}
+				s.hashes = append(s.hashes, ']')
+				return s.conv.set(r, fHashes, kArray, s.hashes)
+			}
+		}
+	}
+	r.rec.BlockHashes = s.conv.carve(vals)
+	r.hasHashes = true
+	return nil
+}
+
+// listWindow holds a window's lists: row i's values are vals[off[i]:off[i+1]] (an int32
+// column's values as their bits, int32 set).
+type listWindow struct {
+	vals  []uint64
+	off   []int
+	int32 bool
+}
+
+func (w *listWindow) rows() int { return max(len(w.off)-1, 0) }
+
+// listCursor reads a list column chunk of integers a window of rows at a time. A row starts at
+// repetition level 0, an element is present at the maximum definition level (below it the
+// list is empty or null), and a row may go on into the next page.
+type listCursor struct {
+	pages  parquet.Pages
+	maxDef int
+	vals   []uint64 // values of the rows not handed out yet
+	starts []int    // where each of those rows starts in vals
+	done   bool     // the chunk has no more pages: the last row is complete
+	int32  bool
+	tmp    []uint64
+}
+
+// start begins reading a row group's column chunk.
+func (c *listCursor) start(pages parquet.Pages) {
+	c.pages, c.vals, c.starts, c.done = pages, c.vals[:0], c.starts[:0], false
+}
+
+// close releases the column chunk's pages.
+func (c *listCursor) close() {
+	if c.pages != nil {
+		c.pages.Close()
+		c.pages = nil
+	}
+}
+
+// read puts the next n rows (fewer at the chunk's end) into w.
+func (c *listCursor) read(w *listWindow, n int) error {
+	// A row is complete once the next one has started, or the chunk has ended.
+	for !c.done && len(c.starts) <= n {
+		p, err := c.pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			c.done = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = c.decode(p)
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+	}
+	// Unless the chunk is done, the loop stopped with n+1 rows started: the first n are whole.
+	k := min(n, len(c.starts))
+	w.int32 = c.int32
+	w.off = w.off[:0]
+	if k <= 0 {
+		w.vals = w.vals[:0]
+		return nil
+	}
+	end := len(c.vals)
+	if k < len(c.starts) {
+		end = c.starts[k]
+	}
+	w.vals = append(w.vals[:0], c.vals[:end]...)
+	w.off = append(w.off, c.starts[:k]...)
+	w.off = append(w.off, end)
+	// Keep the rows not handed out, from the front.
+	c.vals = c.vals[:copy(c.vals, c.vals[end:])]
+	rest := c.starts[k:]
+	for i := range rest {
+		rest[i] -= end
+	}
+	c.starts = c.starts[:copy(c.starts, rest)]
+	return nil
+}
+
+// decode appends a page's rows and values.
+func (c *listCursor) decode(p parquet.Page) error {
+	reps, defs := p.RepetitionLevels(), p.DefinitionLevels()
+	if len(reps) != len(defs) {
+		return errors.New("repetition and definition levels differ in length")
+	}
+	data := p.Data()
+	var vals []uint64
+	if d := p.Dictionary(); d != nil {
+		c.tmp = c.tmp[:0]
+		for _, idx := range data.Int32() {
+			if idx < 0 || int(idx) >= d.Len() {
+				return fmt.Errorf("dictionary index %d out of range", idx)
+			}
+			v := d.Index(idx)
+			if v.Kind() == parquet.Int32 {
+				c.tmp = append(c.tmp, uint64(uint32(v.Int32())))
+			} else {
+				c.tmp = append(c.tmp, uint64(v.Int64()))
+			}
+		}
+		vals = c.tmp
+	} else if p.Type().Kind() == parquet.Int32 {
+		c.tmp = c.tmp[:0]
+		for _, v := range data.Int32() {
+			c.tmp = append(c.tmp, uint64(uint32(v)))
+		}
+		vals = c.tmp
+	} else {
+		vals = data.Uint64()
+	}
+	c.int32 = p.Type().Kind() == parquet.Int32
+	if len(reps) > 0 && reps[0] != 0 && len(c.starts) == 0 {
+		return errors.New("a list goes on from a row that never started")
+	}
+	vi := 0
+	maxDef := byte(c.maxDef)
+	for k, rl := range reps {
+		if rl == 0 {
+			c.starts = append(c.starts, len(c.vals))
+		}
+		if defs[k] == maxDef {
+			if vi >= len(vals) {
+				return errors.New("fewer values than levels")
+			}
+			c.vals = append(c.vals, vals[vi])
+			vi++
+		}
+	}
+	if vi != len(vals) {
+		return errors.New("more values than levels")
+	}
+	return nil
 }
 
 // columnCursor reads one scalar column chunk a window of values at a time, across its pages.
