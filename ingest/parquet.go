@@ -194,6 +194,7 @@ type parquetSource struct {
 	groupLeft int64             // rows of the current row group not decoded yet
 	cells     [numFields][]cell // the window of rows being handed out
 	hashCur   *listCursor
+	fatal     error           // a column that could not be decoded
 	hashWin   listWindow      // the window's block hash lists
 	stable    map[string]kept // copies of byte-array values that outlive their page, by content
 }
@@ -915,7 +916,18 @@ func (c *columnCursor) close() {
 
 func (s *parquetSource) fill() (err error) {
 	if s.columnar {
-		return s.fillColumns()
+		if s.fatal != nil {
+			return s.fatal
+		}
+		err := s.fillColumns()
+		if err != nil && !errors.Is(err, io.EOF) {
+			// A column that cannot be decoded ends the read, even under --on-error skip: the
+			// columns of later rows no longer line up. The error keeps its location but is
+			// not a row's, which the reader would skip and ask again.
+			s.fatal = errors.New(err.Error())
+			return s.fatal
+		}
+		return err
 	}
 	defer func() {
 		if p := recover(); p != nil {
