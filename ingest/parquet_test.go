@@ -35,13 +35,19 @@ type warehouseRow struct {
 
 func writeWarehouse(t *testing.T, rows []warehouseRow, perGroup int64, opts ...parquet.WriterOption) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "export.parquet")
+	return writeRows(t, "export.parquet", rows, append(opts, parquet.MaxRowsPerRowGroup(perGroup))...)
+}
+
+// writeRows writes rows to a new Parquet file of that name, in batches so that small pages are cut.
+func writeRows[T any](t *testing.T, name string, rows []T, opts ...parquet.WriterOption) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[warehouseRow](f, append(opts, parquet.MaxRowsPerRowGroup(perGroup))...)
-	for len(rows) > 0 { // in batches, so that small pages are cut
+	w := parquet.NewGenericWriter[T](f, opts...)
+	for len(rows) > 0 {
 		k := min(len(rows), 97)
 		if _, err := w.Write(rows[:k]); err != nil {
 			t.Fatal(err)
@@ -51,7 +57,9 @@ func writeWarehouse(t *testing.T, rows []warehouseRow, perGroup int64, opts ...p
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
@@ -242,23 +250,7 @@ func TestGenericParquetColumnarKinds(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	p := filepath.Join(t.TempDir(), "typed.parquet")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[typedRow](f, parquet.MaxRowsPerRowGroup(300), parquet.PageBufferSize(700))
-	for len(rows) > 0 {
-		k := min(len(rows), 61)
-		if _, err := w.Write(rows[:k]); err != nil {
-			t.Fatal(err)
-		}
-		rows = rows[k:]
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	p := writeRows(t, "typed.parquet", rows, parquet.MaxRowsPerRowGroup(300), parquet.PageBufferSize(700))
 	base := map[string]string{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "output"}
 	with := func(kv ...string) map[string]string {
 		m := maps.Clone(base)
