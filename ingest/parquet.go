@@ -828,6 +828,8 @@ func (c *columnCursor) decode(p parquet.Page) error {
 		}
 		return nil
 	}
+	// One loop per kind, written out: sharing one through a function per value made the
+	// export in BenchmarkIngest1M read ~30% slower.
 	switch kind {
 	case parquet.Int64:
 		vals := data.Int64()
