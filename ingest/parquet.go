@@ -108,7 +108,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 			}
 		}
 	}
-	s.stable = map[string]kept{}
+	s.stable = map[string]string{}
 	if !repeated && columnarParquet {
 		s.columnar, s.groups = true, pf.RowGroups()
 		return s, nil
@@ -194,9 +194,9 @@ type parquetSource struct {
 	groupLeft int64             // rows of the current row group not decoded yet
 	cells     [numFields][]cell // the window of rows being handed out
 	hashCur   *listCursor
-	fatal     error           // a column that could not be decoded
-	hashWin   listWindow      // the window's block hash lists
-	stable    map[string]kept // copies of byte-array values that outlive their page, by content
+	fatal     error             // a column that could not be decoded
+	hashWin   listWindow        // the window's block hash lists
+	stable    map[string]string // byte-array values copied out of their pages, by content
 }
 
 func (s *parquetSource) next(r *row) (err error) {
@@ -463,32 +463,17 @@ func (s *parquetSource) fieldValues(f, ci int) []parquet.Value {
 	return []parquet.Value{c.asValue(ci)}
 }
 
-// str returns b as a string, one copy per distinct value while there are not too many.
-func (s *parquetSource) str(b []byte) string {
-	if k, ok := s.stable[string(b)]; ok {
-		return k.s
-	}
-	return s.keep(b).s
-}
-
-// keep returns a copy of b that no page owns, shared between equal values while the table of
+// str returns b as a string that no page owns, one copy per distinct value while the table of
 // them holds under 1<<16 entries (a column of distinct values then costs a copy each).
-func (s *parquetSource) keep(b []byte) kept {
-	if k, ok := s.stable[string(b)]; ok {
-		return k
+func (s *parquetSource) str(b []byte) string {
+	if v, ok := s.stable[string(b)]; ok {
+		return v
 	}
-	k := kept{s: string(b)}
-	k.b = []byte(k.s)
+	v := string(b)
 	if len(s.stable) < 1<<16 {
-		s.stable[k.s] = k
+		s.stable[v] = v
 	}
-	return k
-}
-
-// kept is a byte-array value copied out of its page, as a string and as bytes.
-type kept struct {
-	s string
-	b []byte
+	return v
 }
 
 // columnWindow is how many rows the columnar path decodes from each column at a time: its
@@ -742,7 +727,7 @@ func (c *listCursor) decode(p parquet.Page) error {
 type columnCursor struct {
 	pages    parquet.Pages
 	maxDef   int
-	src      *parquetSource // for the shared copies of byte arrays
+	src      *parquetSource // for the shared copies of byte arrays (str)
 	page     []cell         // the current page's values
 	pos      int            // next of them
 	dict     parquet.Dictionary
@@ -880,7 +865,7 @@ func (c *columnCursor) decode(p parquet.Page) error {
 				if lo > hi || int(hi) > len(b) {
 					return errors.New("bad byte array offsets")
 				}
-				c.page[k] = cell{kind: kind, s: c.src.keep(b[lo:hi]).s}
+				c.page[k] = cell{kind: kind, s: c.src.str(b[lo:hi])}
 				vi++
 			}
 		}
