@@ -453,6 +453,21 @@ func (s *parquetSource) fieldValues(f, ci int) []parquet.Value {
 	if !s.columnar {
 		return s.last
 	}
+	if f == fHashes {
+		w := &s.hashWin
+		if s.pos == 0 || s.pos > w.rows() {
+			return nil
+		}
+		var vals []parquet.Value
+		for _, v := range w.vals[w.off[s.pos-1]:w.off[s.pos]] {
+			if w.int32 {
+				vals = append(vals, parquet.Int32Value(int32(v)).Level(0, 0, ci))
+			} else {
+				vals = append(vals, parquet.Int64Value(int64(v)).Level(0, 0, ci))
+			}
+		}
+		return vals
+	}
 	if s.pos == 0 || s.pos > len(s.cells[f]) {
 		return nil
 	}

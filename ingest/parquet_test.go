@@ -183,6 +183,21 @@ func TestGenericParquetColumnar(t *testing.T) {
 	if !strings.Contains(string(raw), `"usage.prompt_tokens":-3`) || !strings.Contains(string(raw), `"model":null`) || strings.Count(string(raw), "\n") != 1 {
 		t.Errorf("quarantine %q", raw)
 	}
+	// With the hash list mapped, the quarantined line is the row reader's, hashes included.
+	var quarantined [2][]byte
+	for i, columnar := range []bool{true, false} {
+		columnarParquet = columnar
+		q := filepath.Join(t.TempDir(), "q.jsonl")
+		_, _, err := ReadAll(p, Options{Map: warehouseMap, BlockSize: 16, OnError: OnErrorSkip, QuarantinePath: q})
+		columnarParquet = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		quarantined[i], _ = os.ReadFile(q)
+	}
+	if string(quarantined[0]) != string(quarantined[1]) || !strings.Contains(string(quarantined[0]), `"hashes":[400,401,402,403,404]`) {
+		t.Errorf("quarantine: columnar %q, row reader %q", quarantined[0], quarantined[1])
+	}
 
 	// Row groups larger than the window, of many small pages that end at different rows in
 	// each column; lists of 0 to 40 hashes, some cut across pages.
