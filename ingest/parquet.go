@@ -535,15 +535,22 @@ func (s *parquetSource) fillColumns() (err error) {
 		}
 	}
 	n := int(min(s.groupLeft, columnWindow))
-	if s.hashCur != nil && s.cols[fHashes] >= 0 {
-		err := s.hashCur.read(&s.hashWin, n)
-		if err == nil && s.hashWin.rows() != n {
-			err = fmt.Errorf("column %d ends %d rows before its row group", s.cols[fHashes], s.groupLeft-int64(s.hashWin.rows()))
+	// windowErr reports a column f that failed, or gave got rows of the window's n.
+	windowErr := func(f, got int, err error) error {
+		if err == nil && got != n {
+			err = fmt.Errorf("column %d ends %d rows before its row group", s.cols[f], s.groupLeft-int64(got))
 		}
 		if err != nil {
 			e := s.loc.locate(s.name, s.idx)
-			e.Field, e.Err = s.m.describe(fHashes), err
+			e.Field, e.Err = s.m.describe(f), err
 			return e
+		}
+		return nil
+	}
+	if s.hashCur != nil { // only made when block hashes are mapped
+		err := s.hashCur.read(&s.hashWin, n)
+		if err := windowErr(fHashes, s.hashWin.rows(), err); err != nil {
+			return err
 		}
 	}
 	for f, c := range s.cursors {
@@ -552,13 +559,8 @@ func (s *parquetSource) fillColumns() (err error) {
 		}
 		vals, err := c.read(s.cells[f][:0], n)
 		s.cells[f] = vals
-		if err == nil && len(vals) != n {
-			err = fmt.Errorf("column %d ends %d rows before its row group", s.cols[f], s.groupLeft-int64(len(vals)))
-		}
-		if err != nil {
-			e := s.loc.locate(s.name, s.idx)
-			e.Field, e.Err = s.m.describe(f), err
-			return e
+		if err := windowErr(f, len(vals), err); err != nil {
+			return err
 		}
 	}
 	s.groupLeft -= int64(n)
