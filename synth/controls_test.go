@@ -13,9 +13,14 @@ import (
 	"github.com/llm-replay/replay/internal/testenv"
 )
 
-// renderWith parses source with the given control structures and renders it on data.
-func renderWith(t *testing.T, source string, controls *exec.ControlStructureSet, data map[string]any) (string, error) {
-	t.Helper()
+// renderWith parses source with the given control structures and renders it on data; a panic
+// in the engine is an error, as in chatTemplate.render.
+func renderWith(source string, controls *exec.ControlStructureSet, data map[string]any) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
 	tpl, err := parseTemplate(source, controls)
 	if err != nil {
 		return "", err
@@ -27,8 +32,8 @@ func renderWith(t *testing.T, source string, controls *exec.ControlStructureSet,
 // text or the failure differs. It reports whether the template rendered.
 func sameRender(t *testing.T, name, source string, data map[string]any) bool {
 	t.Helper()
-	want, wantErr := renderWith(t, source, builtins.ControlStructures, data)
-	got, gotErr := renderWith(t, source, chatControls, data)
+	want, wantErr := renderWith(source, builtins.ControlStructures, data)
+	got, gotErr := renderWith(source, chatControls, data)
 	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("%s: gonja's error %v, ours %v", name, wantErr, gotErr)
 	}
@@ -162,8 +167,8 @@ func FuzzControlsMatchGonja(f *testing.F) {
 				"messages": []any{tplMessage{"role": "user", "content": "hi"}, tplMessage{"role": "assistant", "content": "yo"}},
 			}
 		}
-		want, wantErr := renderGuarded(src, builtins.ControlStructures, data())
-		got, gotErr := renderGuarded(src, chatControls, data())
+		want, wantErr := renderWith(src, builtins.ControlStructures, data())
+		got, gotErr := renderWith(src, chatControls, data())
 		if (wantErr == nil) != (gotErr == nil) {
 			t.Fatalf("%q: gonja's error %v, ours %v", src, wantErr, gotErr)
 		}
@@ -171,32 +176,4 @@ func FuzzControlsMatchGonja(f *testing.F) {
 			t.Fatalf("%q: got %q, gonja's control structures %q", src, got, want)
 		}
 	})
-}
-
-// renderGuarded is renderWith that turns a panic into an error.
-func renderGuarded(source string, controls *exec.ControlStructureSet, data map[string]any) (out string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	tpl, err := parseTemplate(source, controls)
-	if err != nil {
-		return "", err
-	}
-	return tpl.ExecuteToString(exec.NewContext(data))
-}
-
-// TestTemplatePanicIsError: gonja panics on a modulo by zero; rendering reports it instead.
-func TestTemplatePanicIsError(t *testing.T) {
-	ct, err := newChatTemplate(`{% for m in messages %}{{ m.content }}{{ loop.index0 % 0 }}{% endfor %}`, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 { // and again, with a fresh parsed copy
-		out, err := ct.render([]Message{{Role: "user", Content: "hi"}})
-		if err == nil || !strings.Contains(err.Error(), "template engine failed") {
-			t.Fatalf("got %q, %v; want the engine's failure as an error", out, err)
-		}
-	}
 }
