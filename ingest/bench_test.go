@@ -211,31 +211,15 @@ func BenchmarkIngest1M(b *testing.B) {
 
 // writeExport writes n rows of src (repeated with shifted times) as a warehouse export.
 func writeExport(path string, src []trace.Record, n int, spanMs int64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	pw := parquet.NewGenericWriter[exportRow](f, parquet.Compression(&snappy.Codec{}))
-	batch := make([]exportRow, 0, 1024)
-	for i := range n {
+	rows := make([]exportRow, n)
+	for i := range rows {
 		r := src[i%len(src)]
-		batch = append(batch, exportRow{
+		rows[i] = exportRow{
 			TsMs:  int64(i/len(src))*spanMs + r.Timestamp.Milliseconds(),
 			Model: []string{"llama-3.1-8b", "qwen3-32b"}[i%2], PromptTokens: int64(r.PromptTokens), OutputTokens: int64(r.OutputTokens),
-		})
-		if len(batch) == cap(batch) || i == n-1 {
-			if _, err := pw.Write(batch); err != nil {
-				f.Close()
-				return err
-			}
-			batch = batch[:0]
 		}
 	}
-	if err := pw.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeRows(path, rows, parquet.Compression(&snappy.Codec{}))
 }
 
 // convert writes the normalized Parquet of the trace at src to dst.

@@ -38,16 +38,16 @@ func BenchmarkHashPages(b *testing.B) {
 	dir := b.TempDir()
 	layouts := []struct {
 		name  string
-		write func(w io.Writer, hashes [][]uint64) error
+		write func(path string, hashes [][]uint64) error
 	}{
-		{"delta-snappy", func(w io.Writer, hs [][]uint64) error {
-			return writeHashes(w, hs, func(h []uint64) deltaHashes { return deltaHashes{h} }, parquet.Compression(&snappy.Codec{}))
+		{"delta-snappy", func(p string, hs [][]uint64) error {
+			return writeRows(p, hashRows(hs, func(h []uint64) deltaHashes { return deltaHashes{h} }), parquet.Compression(&snappy.Codec{}), parquet.MaxRowsPerRowGroup(128*1024))
 		}},
-		{"plain-snappy", func(w io.Writer, hs [][]uint64) error {
-			return writeHashes(w, hs, func(h []uint64) plainHashes { return plainHashes{h} }, parquet.Compression(&snappy.Codec{}))
+		{"plain-snappy", func(p string, hs [][]uint64) error {
+			return writeRows(p, hashRows(hs, func(h []uint64) plainHashes { return plainHashes{h} }), parquet.Compression(&snappy.Codec{}), parquet.MaxRowsPerRowGroup(128*1024))
 		}},
-		{"plain-none", func(w io.Writer, hs [][]uint64) error {
-			return writeHashes(w, hs, func(h []uint64) plainHashes { return plainHashes{h} }, parquet.Compression(&parquet.Uncompressed))
+		{"plain-none", func(p string, hs [][]uint64) error {
+			return writeRows(p, hashRows(hs, func(h []uint64) plainHashes { return plainHashes{h} }), parquet.Compression(&parquet.Uncompressed), parquet.MaxRowsPerRowGroup(128*1024))
 		}},
 	}
 	recs, err := trace.ReadAll(bench1M.parquet)
@@ -61,14 +61,7 @@ func BenchmarkHashPages(b *testing.B) {
 	recs = nil
 	for _, l := range layouts {
 		p := filepath.Join(dir, l.name+".parquet")
-		f, err := os.Create(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := l.write(f, hashes); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
+		if err := l.write(p, hashes); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(l.name, func(b *testing.B) {
@@ -98,20 +91,13 @@ func BenchmarkHashPages(b *testing.B) {
 	}
 }
 
-// writeHashes writes one row per hash list.
-func writeHashes[T any](w io.Writer, hashes [][]uint64, row func([]uint64) T, opts ...parquet.WriterOption) error {
-	pw := parquet.NewGenericWriter[T](w, append(opts, parquet.MaxRowsPerRowGroup(128*1024))...)
-	batch := make([]T, 0, 1024)
+// hashRows makes one row per hash list.
+func hashRows[T any](hashes [][]uint64, row func([]uint64) T) []T {
+	rows := make([]T, len(hashes))
 	for i, h := range hashes {
-		batch = append(batch, row(h))
-		if len(batch) == cap(batch) || i == len(hashes)-1 {
-			if _, err := pw.Write(batch); err != nil {
-				return err
-			}
-			batch = batch[:0]
-		}
+		rows[i] = row(h)
 	}
-	return pw.Close()
+	return rows
 }
 
 // readHashPages decodes every page of the file's only column and counts the rows (levels at

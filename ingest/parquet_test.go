@@ -35,32 +35,33 @@ type warehouseRow struct {
 
 func writeWarehouse(t *testing.T, rows []warehouseRow, perGroup int64, opts ...parquet.WriterOption) string {
 	t.Helper()
-	return writeRows(t, "export.parquet", rows, append(opts, parquet.MaxRowsPerRowGroup(perGroup))...)
+	p := filepath.Join(t.TempDir(), "export.parquet")
+	if err := writeRows(p, rows, append(opts, parquet.MaxRowsPerRowGroup(perGroup))...); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
-// writeRows writes rows to a new Parquet file of that name, in batches so that small pages are cut.
-func writeRows[T any](t *testing.T, name string, rows []T, opts ...parquet.WriterOption) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	f, err := os.Create(p)
+// writeRows writes rows to a new Parquet file, in batches so that small pages are cut.
+func writeRows[T any](path string, rows []T, opts ...parquet.WriterOption) error {
+	f, err := os.Create(path)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	w := parquet.NewGenericWriter[T](f, opts...)
 	for len(rows) > 0 {
 		k := min(len(rows), 97)
 		if _, err := w.Write(rows[:k]); err != nil {
-			t.Fatal(err)
+			f.Close()
+			return err
 		}
 		rows = rows[k:]
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		f.Close()
+		return err
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return f.Close()
 }
 
 var warehouseMap = map[string]string{"timestamp": "ts", "prompt_tokens": "usage.prompt_tokens", "output_tokens": "usage.completion_tokens", "block_hashes": "hashes", "model": "model"}
@@ -265,7 +266,10 @@ func TestGenericParquetColumnarKinds(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	p := writeRows(t, "typed.parquet", rows, parquet.MaxRowsPerRowGroup(300), parquet.PageBufferSize(700))
+	p := filepath.Join(t.TempDir(), "typed.parquet")
+	if err := writeRows(p, rows, parquet.MaxRowsPerRowGroup(300), parquet.PageBufferSize(700)); err != nil {
+		t.Fatal(err)
+	}
 	base := map[string]string{"timestamp": "ms", "prompt_tokens": "prompt", "output_tokens": "output"}
 	with := func(kv ...string) map[string]string {
 		m := maps.Clone(base)
