@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/llm-replay/replay/internal/intern"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -108,7 +109,6 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 			}
 		}
 	}
-	s.stable = map[string]string{}
 	if !repeated && columnarParquet {
 		s.columnar, s.groups = true, pf.RowGroups()
 		return s, nil
@@ -194,9 +194,9 @@ type parquetSource struct {
 	groupLeft int64             // rows of the current row group not decoded yet
 	cells     [numFields][]cell // the window of rows being handed out
 	hashCur   *listCursor
-	fatal     error             // a column that could not be decoded
-	hashWin   listWindow        // the window's block hash lists
-	stable    map[string]string // byte-array values copied out of their pages, by content
+	fatal     error        // a column that could not be decoded
+	hashWin   listWindow   // the window's block hash lists
+	stable    intern.Table // byte-array values copied out of their pages
 }
 
 func (s *parquetSource) next(r *row) (err error) {
@@ -478,18 +478,8 @@ func (s *parquetSource) fieldValues(f, ci int) []parquet.Value {
 	return []parquet.Value{c.asValue(ci)}
 }
 
-// str returns b as a string that no page owns, one copy per distinct value while the table of
-// them holds under 1<<16 entries (a column of distinct values then costs a copy each).
-func (s *parquetSource) str(b []byte) string {
-	if v, ok := s.stable[string(b)]; ok {
-		return v
-	}
-	v := string(b)
-	if len(s.stable) < 1<<16 {
-		s.stable[v] = v
-	}
-	return v
-}
+// str returns b as a string that no page owns, one copy per distinct value.
+func (s *parquetSource) str(b []byte) string { return s.stable.String(b) }
 
 // columnWindow is how many rows the columnar path decodes from each column at a time: its
 // memory is this many values per mapped column, whatever the row groups' size.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
+
+	"github.com/llm-replay/replay/internal/intern"
 )
 
 // SchemaVersion is stored in the Parquet key/value metadata under SchemaVersionKey so that a
@@ -161,7 +163,7 @@ type Reader struct {
 	// records own their hashes without a copy per record.
 	slab   []uint64
 	tmp    []uint64 // a dictionary-encoded hash page's values
-	intern map[string]string
+	intern intern.Table
 	strIdx map[string]int32 // the current group's strings, by content
 	err    error
 }
@@ -202,7 +204,7 @@ func NewReader(r io.ReaderAt, size int64, name string) (rd *Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Reader{name: name, f: f, cols: cols, groups: f.RowGroups(), total: f.NumRows(), intern: map[string]string{}, strIdx: map[string]int32{}}, nil
+	return &Reader{name: name, f: f, cols: cols, groups: f.RowGroups(), total: f.NumRows(), strIdx: map[string]int32{}}, nil
 }
 
 // lookupColumns finds the normalized columns and checks their shapes, so decoding can rely on
@@ -469,16 +471,7 @@ func (r *Reader) strIndex(b []byte) int32 {
 }
 
 // str returns b as a string, sharing one copy of values seen before in the file.
-func (r *Reader) str(b []byte) string {
-	if s, ok := r.intern[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(r.intern) < 1<<16 {
-		r.intern[s] = s
-	}
-	return s
-}
+func (r *Reader) str(b []byte) string { return r.intern.String(b) }
 
 // readHashes decodes the block_hashes list column into g.hashes, copying each page's values
 // once, into the slab records share: a row starts at repetition level 0, and an element is
