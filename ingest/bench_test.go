@@ -74,6 +74,7 @@ func benchRead(b *testing.B, path string, opts Options) {
 	b.ReportMetric(float64(st.Size())*float64(b.N)/secs/1e6, "MB/s")
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(n), "allocB/rec")
 	b.ReportMetric(float64(resident)/float64(n/int64(b.N)), "residentB/rec")
+	b.ReportMetric(float64(st.Size())*float64(b.N)/float64(n), "fileB/rec")
 }
 
 func BenchmarkIngestMooncake(b *testing.B) {
