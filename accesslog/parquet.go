@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/llm-replay/replay/internal/pqcheck"
 )
 
 // parquetLines reads a Parquet request log row by row, each row turned into the JSON object a
@@ -19,7 +21,7 @@ func parquetLines(f *os.File, name string) (func() ([]byte, error), error) {
 	if err != nil {
 		return nil, fmt.Errorf("accesslog: %w", err)
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	pf, err := pqcheck.Open(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("accesslog: %s: %w", name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/llm-replay/replay/internal/intern"
+	"github.com/llm-replay/replay/internal/pqcheck"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -58,9 +59,9 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 			src, err = nil, fmt.Errorf("%s: corrupt parquet file: %v", name, p)
 		}
 	}()
-	pf, err := parquet.OpenFile(f, size)
+	pf, err := pqcheck.Open(f, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable parquet file (truncated?): %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	loc := newRowLocator(pf)
 	if trace.IsNormalized(pf.Schema()) && len(explicit) == 0 {

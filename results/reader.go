@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/llm-replay/replay/internal/pqcheck"
 )
 
 // readBatch is how many rows are decoded per call into parquet-go.
@@ -51,20 +53,12 @@ func read(path string, in io.ReaderAt, size int64, fn func(Row) error) (err erro
 			err = fmt.Errorf("results: %s: row %d: corrupt or incompatible Parquet file: %v", path, row, p)
 		}
 	}()
-	if size < 12 {
-		return fmt.Errorf("results: %s: %d bytes is too short for a Parquet file", path, size)
-	}
-	if err := checkFooter(in, size); err != nil {
-		return fmt.Errorf("results: %s: not a complete Parquet file (a run killed before its writer closed leaves no footer): %w", path, err)
-	}
 	// The page index and bloom filters are not needed for a full scan; skipping them also
 	// keeps parquet-go away from more length fields a damaged file could inflate.
-	pf, err := parquet.OpenFile(in, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := pqcheck.Open(in, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return fmt.Errorf("results: %s: not a complete Parquet file (a run killed before its writer closed leaves no footer): %w", path, err)
-	}
-	if err := checkPages(in, size, pf.Metadata()); err != nil {
-		return fmt.Errorf("results: %s: damaged Parquet file: %w", path, err)
+		// A run killed before its writer closed leaves no footer: say so, it is the usual cause.
+		return fmt.Errorf("results: %s: %w (a run killed before its writer closed leaves no footer)", path, err)
 	}
 	r := parquet.NewGenericReader[Row](pf)
 	defer r.Close()

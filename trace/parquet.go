@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/snappy"
 
 	"github.com/llm-replay/replay/internal/intern"
+	"github.com/llm-replay/replay/internal/pqcheck"
 )
 
 // SchemaVersion is stored in the Parquet key/value metadata under SchemaVersionKey so that a
@@ -196,9 +197,9 @@ func NewReader(r io.ReaderAt, size int64, name string) (rd *Reader, err error) {
 			rd, err = nil, fmt.Errorf("%s: corrupt parquet file: %v", name, p)
 		}
 	}()
-	f, err := parquet.OpenFile(r, size)
+	f, err := pqcheck.Open(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	cols, err := lookupColumns(f.Schema())
 	if err != nil {

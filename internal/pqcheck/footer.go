@@ -1,4 +1,4 @@
-package results
+package pqcheck
 
 import (
 	"encoding/binary"
@@ -7,12 +7,12 @@ import (
 	"io"
 )
 
-// checkFooter validates the Parquet footer's Thrift encoding before parquet-go decodes it.
+// Footer validates the Parquet footer's Thrift encoding before parquet-go decodes it.
 // parquet-go allocates lists and strings at the sizes the footer claims, so a damaged footer
 // (a byte flipped, a file cut short and padded) can ask for gigabytes and kill the process
 // instead of returning an error. Every list, map or string is checked to fit in the bytes
 // that remain; nesting is bounded.
-func checkFooter(in io.ReaderAt, size int64) error {
+func Footer(in io.ReaderAt, size int64) error {
 	var tail [8]byte
 	if _, err := in.ReadAt(tail[:], size-8); err != nil {
 		return fmt.Errorf("reading footer: %w", err)

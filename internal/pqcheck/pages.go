@@ -1,4 +1,4 @@
-package results
+package pqcheck
 
 import (
 	"encoding/binary"
@@ -13,11 +13,11 @@ import (
 // KiB; a damaged header claiming more would make parquet-go allocate it.
 const maxPageSize = 256 << 20
 
-// checkPages walks every page header of every column chunk before parquet-go reads them: a
+// Pages walks every page header of every column chunk before parquet-go reads them: a
 // header's sizes must fit its chunk, and a Snappy page's own length prefix must not exceed
 // the page's uncompressed size. parquet-go allocates at these claimed sizes, so without this a
 // flipped byte in a page header can exhaust memory instead of returning an error.
-func checkPages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
+func Pages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
 	for g := range md.RowGroups {
 		for c := range md.RowGroups[g].Columns {
 			m := &md.RowGroups[g].Columns[c].MetaData

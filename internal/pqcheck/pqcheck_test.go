@@ -1,0 +1,237 @@
+package pqcheck
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+type testRow struct {
+	TS     int64    `parquet:"ts,delta"`
+	Model  string   `parquet:"model,dict"`
+	Hashes []uint64 `parquet:"hashes,list" parquet-element:",delta"`
+}
+
+// smallFile is a Snappy file of several row groups and pages, with a dictionary, a list and
+// delta-encoded columns: every kind of page header our readers meet.
+func smallFile(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[testRow](&buf, parquet.Compression(&snappy.Codec{}),
+		parquet.MaxRowsPerRowGroup(40), parquet.PageBufferSize(256))
+	rows := make([]testRow, 100)
+	for i := range rows {
+		rows[i] = testRow{TS: int64(i) * 1000, Model: []string{"a", "bb"}[i%2], Hashes: []uint64{uint64(i), uint64(i + 1), uint64(i * 7)}}
+	}
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// readAll decodes every page of every column, as the readers would.
+func readAll(f *parquet.File) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errors.New("panic")
+		}
+	}()
+	for _, rg := range f.RowGroups() {
+		for _, c := range rg.ColumnChunks() {
+			pages := c.Pages()
+			for {
+				p, err := pages.ReadPage()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return err
+				}
+				parquet.Release(p)
+			}
+			pages.Close()
+		}
+	}
+	return nil
+}
+
+// allocated is the bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	fn()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+func TestOpenValid(t *testing.T) {
+	b := smallFile(t)
+	f, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumRows() != 100 || len(f.RowGroups()) != 3 {
+		t.Fatalf("%d rows in %d groups, want 100 in 3", f.NumRows(), len(f.RowGroups()))
+	}
+	if err := readAll(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenInflatedFooter: a footer length larger than the file made parquet-go allocate it
+// (4 GB for this 12-byte file, which FuzzParquet in ingest found as a minutes-long stall).
+func TestOpenInflatedFooter(t *testing.T) {
+	valid := smallFile(t)
+	long := bytes.Clone(valid)
+	binary.LittleEndian.PutUint32(long[len(long)-8:], uint32(len(long)))
+	for name, b := range map[string][]byte{
+		"fuzz":     []byte("PAR1\x15\x06\x15\xeaPAR1"),
+		"too long": long,
+		"short":    []byte("PAR1PAR1"),
+		"cut":      valid[:len(valid)-1],
+	} {
+		var err error
+		n := allocated(func() { _, err = Open(bytes.NewReader(b), int64(len(b))) })
+		if err == nil {
+			t.Errorf("%s: opened", name)
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: multi-line error %q", name, err)
+		}
+		if n > 1<<20 {
+			t.Errorf("%s: allocated %d bytes to refuse it (%v)", name, n, err)
+		}
+	}
+}
+
+// TestOpenEveryByteDamaged sets each byte of a valid file to 0xff and to 0x7f in turn: Open and
+// reading every page must return an error or succeed, and never allocate more than a page
+// can claim (maxPageSize) plus the file.
+func TestOpenEveryByteDamaged(t *testing.T) {
+	valid := smallFile(t)
+	var worst uint64
+	refused := 0
+	for i := range valid {
+		for _, v := range []byte{0xff, 0x7f} {
+			b := bytes.Clone(valid)
+			b[i] = v
+			var err error
+			n := allocated(func() {
+				var f *parquet.File
+				if f, err = Open(bytes.NewReader(b), int64(len(b))); err == nil {
+					err = readAll(f)
+				}
+			})
+			if err != nil {
+				refused++
+			}
+			worst = max(worst, n)
+			if n > maxPageSize+1<<20 {
+				t.Fatalf("byte %d set to %#x: %d bytes allocated (err %v)", i, v, n, err)
+			}
+		}
+	}
+	t.Logf("%d of %d damaged files refused; at most %d bytes allocated", refused, 2*len(valid), worst)
+}
+
+// withPageSize rewrites the header of the first data page of column col in row group 0 to
+// claim resize(its size) uncompressed bytes, moving everything after it and rewriting the
+// footer's offsets, so the file is otherwise intact.
+func withPageSize(t *testing.T, valid []byte, col int, resize func(int32) int32) []byte {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(valid), int64(len(valid)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := *f.Metadata()
+	off := md.RowGroups[0].Columns[col].MetaData.DataPageOffset
+	pr := new(thrift.CompactProtocol).NewReaderFromBytes(valid[off:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	hl := int64(pr.BytesRead())
+	h.UncompressedPageSize = resize(h.UncompressedPageSize)
+	nh, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := int64(len(nh)) - hl
+	footerLen := int64(binary.LittleEndian.Uint32(valid[len(valid)-8:]))
+	body := valid[:int64(len(valid))-8-footerLen]
+	out := append(append(bytes.Clone(body[:off]), nh...), body[off+hl:]...)
+	move := func(p *int64) {
+		if *p > off {
+			*p += delta
+		}
+	}
+	md.RowGroups = append([]format.RowGroup(nil), md.RowGroups...)
+	for g := range md.RowGroups {
+		rg := &md.RowGroups[g]
+		rg.Columns = append([]format.ColumnChunk(nil), rg.Columns...)
+		for c := range rg.Columns {
+			cc := &rg.Columns[c]
+			m := &cc.MetaData
+			if g == 0 && c == col {
+				m.TotalCompressedSize += delta
+				rg.TotalCompressedSize += delta
+			}
+			move(&m.DataPageOffset)
+			move(&m.DictionaryPageOffset)
+			move(&cc.FileOffset)
+			// The page index holds page offsets too: drop it rather than rewrite it.
+			cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0, 0, 0
+		}
+		move(&rg.FileOffset)
+	}
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
+// TestOpenInflatedPage: a page header claiming a gigabyte is refused before parquet-go
+// allocates it. The same rewrite keeping the true size must read back, so it is the claimed
+// size that is refused and not the rewriting.
+func TestOpenInflatedPage(t *testing.T) {
+	valid := smallFile(t)
+	for col := range 3 {
+		same := withPageSize(t, valid, col, func(n int32) int32 { return n })
+		f, err := Open(bytes.NewReader(same), int64(len(same)))
+		if err == nil {
+			err = readAll(f)
+		}
+		if err != nil {
+			t.Fatalf("column %d rewritten with its own size: %v", col, err)
+		}
+		big := withPageSize(t, valid, col, func(int32) int32 { return 1 << 30 })
+		n := allocated(func() {
+			if f, err = Open(bytes.NewReader(big), int64(len(big))); err == nil {
+				err = readAll(f)
+			}
+		})
+		if err == nil || !strings.Contains(err.Error(), "uncompressed size 1073741824") {
+			t.Errorf("column %d claiming 1 GiB: got error %v", col, err)
+		}
+		if n > 1<<20 {
+			t.Errorf("column %d claiming 1 GiB: %d bytes allocated to refuse it", col, n)
+		}
+	}
+}
