@@ -59,6 +59,10 @@ type parquetRow struct {
 // rowsPerGroup bounds the writer's memory: a row group is buffered until it is flushed.
 const rowsPerGroup = 128 * 1024
 
+// maxPrealloc bounds how many rows of a group Reader allocates for before decoding: eight
+// of our groups, and pyarrow's default group of 1Mi rows.
+const maxPrealloc = 1 << 20
+
 // writeBatch is how many rows the writer hands parquet-go at once.
 const writeBatch = 1024
 
@@ -334,22 +338,25 @@ func (r *Reader) load() (err error) {
 	chunks := rg.ColumnChunks()
 	g := &r.g
 	g.n, r.pos = 0, 0
-	// Size the buffers once per group: growing them by append costs more than decoding.
+	// Size the buffers once per group: growing them by append costs more than decoding. The
+	// row count is the footer's word, which a damaged file can inflate to billions, so past
+	// maxPrealloc rows the columns grow as their values are decoded.
+	pre := min(n, maxPrealloc)
 	for _, col := range []*[]int64{&g.ts, &g.prompt, &g.output, &g.blockSize, &g.turn, &g.line} {
-		if cap(*col) < n {
-			*col = make([]int64, 0, n)
+		if cap(*col) < pre {
+			*col = make([]int64, 0, pre)
 		}
 	}
 	for _, col := range []*[]int32{&g.session, &g.model, &g.source} {
-		if cap(*col) < n {
-			*col = make([]int32, 0, n)
+		if cap(*col) < pre {
+			*col = make([]int32, 0, pre)
 		}
 	}
 	clear(g.strs)
 	g.strs = g.strs[:0]
 	clear(r.strIdx)
-	if cap(g.hashes) < n {
-		g.hashes = make([]hashRef, 0, n)
+	if cap(g.hashes) < pre {
+		g.hashes = make([]hashRef, 0, pre)
 	}
 	for _, c := range []struct {
 		col int
