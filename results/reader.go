@@ -56,9 +56,12 @@ func read(path string, in io.ReaderAt, size int64, fn func(Row) error) (err erro
 	// The page index and bloom filters are not needed for a full scan; skipping them also
 	// keeps parquet-go away from more length fields a damaged file could inflate.
 	pf, err := pqcheck.Open(in, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		// A run killed before its writer closed leaves no footer: say so, it is the usual cause.
+	if errors.Is(err, pqcheck.ErrIncomplete) {
+		// The usual cause here: say so.
 		return fmt.Errorf("results: %s: %w (a run killed before its writer closed leaves no footer)", path, err)
+	}
+	if err != nil {
+		return fmt.Errorf("results: %s: %w", path, err)
 	}
 	r := parquet.NewGenericReader[Row](pf)
 	defer r.Close()

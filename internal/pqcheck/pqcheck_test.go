@@ -115,6 +115,9 @@ func TestOpenInflatedFooter(t *testing.T) {
 		if n > 1<<20 {
 			t.Errorf("%s: allocated %d bytes to refuse it (%v)", name, n, err)
 		}
+		if !errors.Is(err, ErrIncomplete) {
+			t.Errorf("%s: %v is not ErrIncomplete", name, err)
+		}
 	}
 }
 
