@@ -13,6 +13,12 @@ import (
 // KiB; a damaged header claiming more would make parquet-go allocate it.
 const maxPageSize = 256 << 20
 
+// maxPageValues bounds the values, nulls and rows a page may claim. parquet-go allocates its
+// value and level buffers at the claimed count, and run-length and delta encodings let a page
+// of a few bytes claim billions (a flipped byte does it too): 2^30 values claimed by one int64
+// page made it allocate 8.6 GB. Writers cut pages at about 1 MiB or 20,000 rows, far below.
+const maxPageValues = 1 << 24
+
 // Pages walks every page header of every column chunk before parquet-go reads them: a
 // header's sizes must fit its chunk, and a Snappy page's own length prefix must not exceed
 // the page's uncompressed size. parquet-go allocates at these claimed sizes, so without this a
@@ -72,6 +78,9 @@ func checkChunk(in io.ReaderAt, pos, end int64, snappy bool) error {
 		if h.uncompressed < 0 || h.uncompressed > maxPageSize {
 			return fmt.Errorf("page at byte %d: uncompressed size %d", pos, h.uncompressed)
 		}
+		if err := h.checkCounts(); err != nil {
+			return fmt.Errorf("page at byte %d: %w", pos, err)
+		}
 		if snappy && h.compressed > 0 {
 			if err := checkSnappy(in, body, int64(h.compressed), h); err != nil {
 				return fmt.Errorf("page at byte %d: %w", pos, err)
@@ -108,11 +117,38 @@ func checkSnappy(in io.ReaderAt, body, n int64, h pageHeader) error {
 type pageHeader struct {
 	uncompressed, compressed int32
 	defLen, repLen           int32 // data page v2 only
+	// values is what a data page (v1 or v2) or a dictionary page claims to hold; nulls and
+	// rows are data page v2's other counts. -1 when absent.
+	values, nulls, rows int32
+}
+
+// checkCounts bounds the counts a page claims and checks that they agree with each other.
+func (h *pageHeader) checkCounts() error {
+	if h.values > maxPageValues {
+		return fmt.Errorf("claims %d values (at most %d in one page)", h.values, maxPageValues)
+	}
+	if h.values < -1 || h.nulls < -1 || h.rows < -1 {
+		return fmt.Errorf("negative count (%d values, %d nulls, %d rows)", h.values, h.nulls, h.rows)
+	}
+	if h.nulls > h.values || h.rows > h.values && h.values >= 0 {
+		return fmt.Errorf("claims %d nulls and %d rows in %d values", h.nulls, h.rows, h.values)
+	}
+	return nil
 }
 
 // pageHeader walks a PageHeader struct, checking every nested length and keeping the sizes.
 func (t *thriftCheck) pageHeader() (h pageHeader, err error) {
 	h.uncompressed, h.compressed = -1, -1
+	h.values, h.nulls, h.rows = -1, -1, -1
+	// numValues takes field 1 of DataPageHeader and DictionaryPageHeader: num_values.
+	numValues := func(id int16, typ byte) (bool, error) {
+		if id == 1 && typ == 5 {
+			v, err := t.zigzag()
+			h.values = v
+			return true, err
+		}
+		return false, nil
+	}
 	err = t.fields(0, func(id int16, typ byte) (bool, error) {
 		switch {
 		case (id == 2 || id == 3) && typ == 5:
@@ -123,18 +159,31 @@ func (t *thriftCheck) pageHeader() (h pageHeader, err error) {
 				h.compressed = v
 			}
 			return true, err
+		case (id == 5 || id == 7) && typ == 12: // DataPageHeader, DictionaryPageHeader
+			return true, t.fields(1, numValues)
 		case id == 8 && typ == 12: // DataPageHeaderV2
 			return true, t.fields(1, func(id int16, typ byte) (bool, error) {
-				if (id == 5 || id == 6) && typ == 5 {
-					v, err := t.zigzag()
-					if id == 5 {
-						h.defLen = v
-					} else {
-						h.repLen = v
-					}
-					return true, err
+				if typ != 5 {
+					return false, nil
 				}
-				return false, nil
+				var dst *int32
+				switch id {
+				case 1:
+					dst = &h.values
+				case 2:
+					dst = &h.nulls
+				case 3:
+					dst = &h.rows
+				case 5:
+					dst = &h.defLen
+				case 6:
+					dst = &h.repLen
+				default:
+					return false, nil
+				}
+				v, err := t.zigzag()
+				*dst = v
+				return true, err
 			})
 		}
 		return false, nil

@@ -151,10 +151,10 @@ func TestOpenEveryByteDamaged(t *testing.T) {
 	t.Logf("%d of %d damaged files refused; at most %d bytes allocated", refused, 2*len(valid), worst)
 }
 
-// withPageSize rewrites the header of the first data page of column col in row group 0 to
-// claim resize(its size) uncompressed bytes, moving everything after it and rewriting the
+// withPageHeader rewrites the header of the first page of column col in row group 0 (its
+// dictionary page when it has one) with edit, moving everything after it and rewriting the
 // footer's offsets, so the file is otherwise intact.
-func withPageSize(t *testing.T, valid []byte, col int, resize func(int32) int32) []byte {
+func withPageHeader(t *testing.T, valid []byte, col int, edit func(*format.PageHeader)) []byte {
 	t.Helper()
 	f, err := parquet.OpenFile(bytes.NewReader(valid), int64(len(valid)))
 	if err != nil {
@@ -162,13 +162,16 @@ func withPageSize(t *testing.T, valid []byte, col int, resize func(int32) int32)
 	}
 	md := *f.Metadata()
 	off := md.RowGroups[0].Columns[col].MetaData.DataPageOffset
+	if d := md.RowGroups[0].Columns[col].MetaData.DictionaryPageOffset; d > 0 && d < off {
+		off = d
+	}
 	pr := new(thrift.CompactProtocol).NewReaderFromBytes(valid[off:])
 	var h format.PageHeader
 	if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
 	hl := int64(pr.BytesRead())
-	h.UncompressedPageSize = resize(h.UncompressedPageSize)
+	edit(&h)
 	nh, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
 	if err != nil {
 		t.Fatal(err)
@@ -210,31 +213,52 @@ func withPageSize(t *testing.T, valid []byte, col int, resize func(int32) int32)
 	return append(out, "PAR1"...)
 }
 
-// TestOpenInflatedPage: a page header claiming a gigabyte is refused before parquet-go
-// allocates it. The same rewrite keeping the true size must read back, so it is the claimed
-// size that is refused and not the rewriting.
+// TestOpenInflatedPage: a page header claiming a gigabyte, or a billion values, nulls or rows, is
+// refused before parquet-go allocates for it (without the checks: 1.3 GB for the size, 8.6 GB
+// for an int64 page's values, 4.3 GB for a dictionary's). The same rewrite keeping the header
+// as it was must read back, so it is the claim that is refused and not the rewriting.
 func TestOpenInflatedPage(t *testing.T) {
 	valid := smallFile(t)
 	for col := range 3 {
-		same := withPageSize(t, valid, col, func(n int32) int32 { return n })
+		same := withPageHeader(t, valid, col, func(*format.PageHeader) {})
 		f, err := Open(bytes.NewReader(same), int64(len(same)))
 		if err == nil {
 			err = readAll(f)
 		}
 		if err != nil {
-			t.Fatalf("column %d rewritten with its own size: %v", col, err)
+			t.Fatalf("column %d rewritten as it was: %v", col, err)
 		}
-		big := withPageSize(t, valid, col, func(int32) int32 { return 1 << 30 })
+	}
+	const billion = 1 << 30
+	for _, c := range []struct {
+		name string
+		col  int // 0: delta int64, 1: dictionary strings (its first page is the dictionary), 2: list
+		edit func(*format.PageHeader)
+		want string
+	}{
+		{"size", 0, func(h *format.PageHeader) { h.UncompressedPageSize = billion }, "uncompressed size 1073741824"},
+		{"size of a dictionary", 1, func(h *format.PageHeader) { h.UncompressedPageSize = billion }, "uncompressed size 1073741824"},
+		{"size of a list page", 2, func(h *format.PageHeader) { h.UncompressedPageSize = billion }, "uncompressed size 1073741824"},
+		{"values", 0, func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumValues = billion }, "claims 1073741824 values"},
+		{"rows", 0, func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumRows = billion }, "1073741824 rows in 40 values"},
+		{"nulls", 0, func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumNulls = billion }, "claims 1073741824 nulls"},
+		{"negative values", 0, func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumValues = -5 }, "negative count"},
+		{"dictionary values", 1, func(h *format.PageHeader) { h.DictionaryPageHeader.V.NumValues = billion }, "claims 1073741824 values"},
+		{"list values", 2, func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumValues = billion }, "claims 1073741824 values"},
+	} {
+		b := withPageHeader(t, valid, c.col, c.edit)
+		var err error
 		n := allocated(func() {
-			if f, err = Open(bytes.NewReader(big), int64(len(big))); err == nil {
+			var f *parquet.File
+			if f, err = Open(bytes.NewReader(b), int64(len(b))); err == nil {
 				err = readAll(f)
 			}
 		})
-		if err == nil || !strings.Contains(err.Error(), "uncompressed size 1073741824") {
-			t.Errorf("column %d claiming 1 GiB: got error %v", col, err)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got error %v, want one saying %q", c.name, err, c.want)
 		}
 		if n > 1<<20 {
-			t.Errorf("column %d claiming 1 GiB: %d bytes allocated to refuse it", col, n)
+			t.Errorf("%s: %d bytes allocated to refuse it", c.name, n)
 		}
 	}
 }
