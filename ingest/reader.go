@@ -86,7 +86,7 @@ func Open(path string, opts Options) (Reader, error) {
 		}
 	}
 	if format == FormatOpenAILog {
-		return nil, fmt.Errorf("%s: format openai-log is not supported yet by ingest.Open: request logs need the model's tokenizer; read them with accesslog.Open (replay ingest --format openai-log --tokenizer FILE)", path)
+		return nil, fmt.Errorf("%s: format openai-log is read by accesslog.Open, not ingest.Open: request logs need the model's tokenizer (replay ingest --format openai-log --tokenizer FILE)", path)
 	}
 	p := presets[format]
 	blockSize := o.BlockSize
