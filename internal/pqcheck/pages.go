@@ -46,13 +46,14 @@ func Pages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
 func checkChunk(in io.ReaderAt, pos, end int64, snappy bool) error {
 	var buf []byte
 	for pos < end {
-		// Headers are small: read 64 KiB, and more only if the header does not fit.
+		// Headers are small (statistics make most a few hundred bytes): read 1 KiB, and more only
+		// if the header does not fit, so small pages are not read again with those after them.
 		var (
 			h   pageHeader
 			hl  int
 			err error
 		)
-		for _, want := range []int64{64 << 10, 16 << 20} {
+		for _, want := range []int64{1 << 10, 64 << 10, 16 << 20} {
 			n := min(end-pos, want)
 			if int64(cap(buf)) < n {
 				buf = make([]byte, n)
