@@ -262,3 +262,39 @@ func TestOpenInflatedPage(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenLongHeader: a page header longer than the first read (page statistics of long
+// strings) is read whole and accepted.
+func TestOpenLongHeader(t *testing.T) {
+	type row struct {
+		S string `parquet:"s"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[row](&buf, parquet.DataPageStatistics(true))
+	if _, err := w.Write([]row{{strings.Repeat("a", 3000)}, {strings.Repeat("z", 3000)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := f.Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset
+	pr := new(thrift.CompactProtocol).NewReaderFromBytes(b[off:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	if pr.BytesRead() < 2<<10 {
+		t.Fatalf("the header is %d bytes; the test needs one longer than the first read", pr.BytesRead())
+	}
+	if f, err = Open(bytes.NewReader(b), int64(len(b))); err != nil {
+		t.Fatal(err)
+	}
+	if err := readAll(f); err != nil {
+		t.Fatal(err)
+	}
+}
