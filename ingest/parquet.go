@@ -65,7 +65,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 	}
 	loc := newRowLocator(pf)
 	if trace.IsNormalized(pf.Schema()) && len(explicit) == 0 {
-		tr, err := trace.NewReader(f, size, name)
+		tr, err := trace.FromFile(pf, name)
 		if err != nil {
 			return nil, err
 		}

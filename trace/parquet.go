@@ -205,6 +205,12 @@ func NewReader(r io.ReaderAt, size int64, name string) (rd *Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return FromFile(f, name)
+}
+
+// FromFile reads a normalized trace from a Parquet file already opened, by a caller that has
+// checked it with pqcheck.Open (as NewReader does), so its pages are not walked twice.
+func FromFile(f *parquet.File, name string) (*Reader, error) {
 	cols, err := lookupColumns(f.Schema())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
