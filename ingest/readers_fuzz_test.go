@@ -3,13 +3,14 @@ package ingest
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // hangAfter is how long drain may take before it counts as hung: the seeds take milliseconds.
@@ -18,10 +19,7 @@ const hangAfter = 10 * time.Second
 // drain reads a fuzzed file to the end under opts; the only requirement is no panic, no hang,
 // and records that pass validation.
 func drain(t *testing.T, data []byte, name string, opts Options) {
-	// The fuzzer keeps only inputs that crash its worker; one that stalls it (a 4 GB
-	// allocation did, for minutes) would go unreported, so a stall is made a crash.
-	stall := time.AfterFunc(hangAfter, func() { panic(fmt.Sprintf("%s: still reading after %v", name, hangAfter)) })
-	defer stall.Stop()
+	defer testenv.PanicAfter(hangAfter, "reading "+name)()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)

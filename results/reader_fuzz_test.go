@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzRead from freshly written files")
@@ -59,6 +62,7 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer testenv.PanicAfter(10*time.Second, "reading fuzz.parquet")()
 		n := 0
 		err := read("fuzz.parquet", bytes.NewReader(b), int64(len(b)), func(Row) error {
 			n++

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // FuzzReader feeds arbitrary bytes to the normalized trace reader: errors are fine, panics and
@@ -18,6 +21,7 @@ func FuzzReader(f *testing.F) {
 	w.Close()
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testenv.PanicAfter(10*time.Second, "reading f.parquet")()
 		r, err := NewReader(bytes.NewReader(data), int64(len(data)), "f.parquet")
 		if err != nil {
 			return

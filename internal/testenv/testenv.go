@@ -1,14 +1,17 @@
 // Package testenv finds the real inputs tests run on: the shared public traces beside the
 // repository and the cached real tokenizers that scripts/fetch-tokenizers.sh downloads. Tests
 // fail (never skip) when they are missing, so a green run always means the real thing ran.
-// It is imported by tests only and must not be used by product code.
+// It also holds small helpers the fuzz targets share. It is imported by tests only and must
+// not be used by product code.
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // RepoRoot is the repository's top folder.
@@ -60,4 +63,11 @@ func Tokenizer(t testing.TB, name string) string {
 // SampleTokenizer is the committed Mistral-7B tokenizer folder.
 func SampleTokenizer() string {
 	return filepath.Join(RepoRoot(), "samples", "tokenizer", "mistral")
+}
+
+// PanicAfter panics, ending the process, if stop has not been called within d. Fuzz targets
+// call it around one input: the fuzzer keeps only inputs that crash its worker, so an input that
+// stalls it (a multi-gigabyte allocation did, for minutes) would otherwise go unreported.
+func PanicAfter(d time.Duration, what string) (stop func() bool) {
+	return time.AfterFunc(d, func() { panic(fmt.Sprintf("%s: still running after %v", what, d)) }).Stop
 }
