@@ -13,17 +13,59 @@ import (
 // KiB; a damaged header claiming more would make parquet-go allocate it.
 const maxPageSize = 256 << 20
 
-// maxPageValues bounds the values, nulls and rows a page may claim. parquet-go allocates its
-// value and level buffers at the claimed count, and run-length and delta encodings let a page
-// of a few bytes claim billions (a flipped byte does it too): 2^30 values claimed by one int64
-// page made it allocate 8.6 GB. Writers cut pages at about 1 MiB or 20,000 rows, far below.
-const maxPageValues = 1 << 24
+// maxPageValueBytes bounds the memory parquet-go may set aside for one data page's values:
+// it allocates its value buffers at the count a page claims, and run-length and delta
+// encodings let a page of a few bytes claim billions (2^30 values claimed by one int64 page
+// made it allocate 8.6 GB). Writers stay below: Arrow and parquet-mr cut pages at 1 MiB,
+// DuckDB at 100 MB of values.
+const maxPageValueBytes = 512 << 20
+
+// column is what the checks need to know of a column chunk's values.
+type column struct {
+	// memBytes is what parquet-go keeps in memory per value: the physical width, or for a
+	// byte array its offset entry (the bytes themselves must be in the page).
+	memBytes int64
+	// plainBits is the least a PLAIN-encoded value takes, which is how dictionary pages hold
+	// their values, so a dictionary page's bytes bound its count exactly.
+	plainBits int64
+}
+
+// columnOf describes physical type t (typeLength: a fixed-length byte array's length).
+func columnOf(t format.Type, typeLength int32) column {
+	switch t {
+	case format.Boolean:
+		return column{memBytes: 1, plainBits: 1}
+	case format.Int32, format.Float:
+		return column{memBytes: 4, plainBits: 32}
+	case format.Int64, format.Double:
+		return column{memBytes: 8, plainBits: 64}
+	case format.Int96:
+		return column{memBytes: 12, plainBits: 96}
+	case format.FixedLenByteArray:
+		n := max(int64(typeLength), 1)
+		return column{memBytes: n, plainBits: 8 * n}
+	default: // byte arrays: a 4-byte length before each value
+		return column{memBytes: 4, plainBits: 32}
+	}
+}
+
+// leafLengths is each leaf column's type_length, in column order (schema leaves depth first).
+func leafLengths(md *format.FileMetaData) []int32 {
+	var out []int32
+	for i, e := range md.Schema {
+		if i > 0 && e.NumChildren.V == 0 { // a leaf: no children (absent or zero)
+			out = append(out, e.TypeLength.V)
+		}
+	}
+	return out
+}
 
 // Pages walks every page header of every column chunk before parquet-go reads them: a
 // header's sizes must fit its chunk, and a Snappy page's own length prefix must not exceed
 // the page's uncompressed size. parquet-go allocates at these claimed sizes, so without this a
 // flipped byte in a page header can exhaust memory instead of returning an error.
 func Pages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
+	lengths := leafLengths(md)
 	for g := range md.RowGroups {
 		for c := range md.RowGroups[g].Columns {
 			m := &md.RowGroups[g].Columns[c].MetaData
@@ -35,7 +77,11 @@ func Pages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
 			if start < 4 || m.TotalCompressedSize < 0 || end > size-8 || end < start {
 				return fmt.Errorf("row group %d column %d: chunk [%d, %d) outside the file", g, c, start, end)
 			}
-			if err := checkChunk(in, start, end, m.Codec == format.Snappy); err != nil {
+			var typeLength int32
+			if c < len(lengths) {
+				typeLength = lengths[c]
+			}
+			if err := checkChunk(in, start, end, m.Codec == format.Snappy, columnOf(m.Type, typeLength)); err != nil {
 				return fmt.Errorf("row group %d column %d: %w", g, c, err)
 			}
 		}
@@ -43,7 +89,7 @@ func Pages(in io.ReaderAt, size int64, md *format.FileMetaData) error {
 	return nil
 }
 
-func checkChunk(in io.ReaderAt, pos, end int64, snappy bool) error {
+func checkChunk(in io.ReaderAt, pos, end int64, snappy bool, col column) error {
 	var buf []byte
 	for pos < end {
 		// Headers are small (statistics make most a few hundred bytes): read 1 KiB, and more only
@@ -79,7 +125,7 @@ func checkChunk(in io.ReaderAt, pos, end int64, snappy bool) error {
 		if h.uncompressed < 0 || h.uncompressed > maxPageSize {
 			return fmt.Errorf("page at byte %d: uncompressed size %d", pos, h.uncompressed)
 		}
-		if err := h.checkCounts(); err != nil {
+		if err := h.checkCounts(col); err != nil {
 			return fmt.Errorf("page at byte %d: %w", pos, err)
 		}
 		if snappy && h.compressed > 0 {
@@ -121,18 +167,26 @@ type pageHeader struct {
 	// values is what a data page (v1 or v2) or a dictionary page claims to hold; nulls and
 	// rows are data page v2's other counts. -1 when absent.
 	values, nulls, rows int32
+	dict                bool // a dictionary page
 }
 
 // checkCounts bounds the counts a page claims and checks that they agree with each other.
-func (h *pageHeader) checkCounts() error {
-	if h.values > maxPageValues {
-		return fmt.Errorf("claims %d values (at most %d in one page)", h.values, maxPageValues)
-	}
+func (h *pageHeader) checkCounts(col column) error {
 	if h.values < -1 || h.nulls < -1 || h.rows < -1 {
 		return fmt.Errorf("negative count (%d values, %d nulls, %d rows)", h.values, h.nulls, h.rows)
 	}
 	if h.nulls > h.values || h.rows > h.values && h.values >= 0 {
 		return fmt.Errorf("claims %d nulls and %d rows in %d values", h.nulls, h.rows, h.values)
+	}
+	n := int64(max(h.values, 0))
+	if h.dict {
+		if n*col.plainBits > 8*int64(h.uncompressed) {
+			return fmt.Errorf("dictionary page claims %d values in %d bytes", n, h.uncompressed)
+		}
+		return nil
+	}
+	if n*col.memBytes > maxPageValueBytes {
+		return fmt.Errorf("claims %d values of %d bytes (at most %d MiB of values in one page)", n, col.memBytes, maxPageValueBytes>>20)
 	}
 	return nil
 }
@@ -161,6 +215,7 @@ func (t *thriftCheck) pageHeader() (h pageHeader, err error) {
 			}
 			return true, err
 		case (id == 5 || id == 7) && typ == 12: // DataPageHeader, DictionaryPageHeader
+			h.dict = id == 7
 			return true, t.fields(1, numValues)
 		case id == 8 && typ == 12: // DataPageHeaderV2
 			return true, t.fields(1, func(id int16, typ byte) (bool, error) {

@@ -123,7 +123,7 @@ func TestOpenInflatedFooter(t *testing.T) {
 
 // TestOpenEveryByteDamaged sets each byte of a valid file to 0xff and to 0x7f in turn: Open and
 // reading every page must return an error or succeed, and never allocate more than a page
-// can claim (maxPageSize) plus the file.
+// may claim (maxPageSize of bytes, maxPageValueBytes of values).
 func TestOpenEveryByteDamaged(t *testing.T) {
 	valid := smallFile(t)
 	var worst uint64
@@ -143,7 +143,7 @@ func TestOpenEveryByteDamaged(t *testing.T) {
 				refused++
 			}
 			worst = max(worst, n)
-			if n > maxPageSize+1<<20 {
+			if n > maxPageSize+maxPageValueBytes {
 				t.Fatalf("byte %d set to %#x: %d bytes allocated (err %v)", i, v, n, err)
 			}
 		}
@@ -293,6 +293,43 @@ func TestOpenLongHeader(t *testing.T) {
 	}
 	if f, err = Open(bytes.NewReader(b), int64(len(b))); err != nil {
 		t.Fatal(err)
+	}
+	if err := readAll(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenLargeValidPage: a real page of 20M values (more than an earlier flat cap of 16Mi
+// refused) opens and reads. It is a list of int32 zeros, delta-encoded into a file of under
+// 1 MB; DuckDB writes data pages of up to 100 MB of values.
+func TestOpenLargeValidPage(t *testing.T) {
+	type row struct {
+		V []int32 `parquet:"v,list" parquet-element:",delta"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[row](&buf, parquet.PageBufferSize(1<<30), parquet.MaxRowsPerRowGroup(1<<30))
+	rows := make([]row, 10000)
+	vals := make([]int32, 2000)
+	for i := range rows {
+		rows[i] = row{V: vals}
+	}
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	f, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.RowGroups()[0].ColumnChunks()[0].Pages().ReadPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NumValues() != 20_000_000 {
+		t.Fatalf("the page holds %d values; the test needs one page of 20M", p.NumValues())
 	}
 	if err := readAll(f); err != nil {
 		t.Fatal(err)
