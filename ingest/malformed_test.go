@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -87,6 +88,43 @@ func TestTruncatedParquet(t *testing.T) {
 		_, _, err = ReadAll(p, Options{})
 		if err == nil {
 			t.Errorf("cut at %d: auto format read a truncated file", cut)
+		}
+	}
+}
+
+// TestParquetInflatedRowCount: a footer claiming a billion rows for a group of a few (valid
+// Thrift, so the footer check cannot tell) is an error naming the file, through every Parquet
+// path: the normalized reader, --map with a hash list, --map with scalars only, and the row
+// reader. None may allocate for the claimed rows first.
+func TestParquetInflatedRowCount(t *testing.T) {
+	recs, _, err := ReadAll(td("mooncake_small.jsonl"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.parquet")
+	writeParquet(t, full, recs)
+	valid, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, md := testenv.ParquetFooter(t, valid)
+	md.RowGroups[0].NumRows, md.NumRows = 1<<30, 1<<30
+	p := filepath.Join(dir, "inflated.parquet")
+	if err := os.WriteFile(p, testenv.WithParquetFooter(t, body, md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]Options{
+		"normalized": {Format: FormatParquet},
+		"hash list":  {Format: FormatParquet, TimeUnit: "ns", BlockSize: 512, Map: map[string]string{"timestamp": "timestamp_ns", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "block_hashes": "block_hashes"}},
+		"scalars":    {Format: FormatParquet, TimeUnit: "ns", Map: map[string]string{"timestamp": "timestamp_ns", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "model": "model"}},
+		"row reader": {Format: FormatParquet, TimeUnit: "ns", Map: map[string]string{"timestamp": "timestamp_ns", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "block_hashes": "model"}},
+	} {
+		var err error
+		n := testenv.Allocated(func() { _, _, err = ReadAll(p, o) })
+		oneLine(t, err, "inflated.parquet")
+		if n > 128<<20 {
+			t.Errorf("%s: %d bytes allocated to refuse it (%v)", name, n, err)
 		}
 	}
 }

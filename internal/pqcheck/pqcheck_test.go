@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 type testRow struct {
@@ -68,15 +69,6 @@ func readAll(f *parquet.File) (err error) {
 	return nil
 }
 
-// allocated is the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	fn()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
 func TestOpenValid(t *testing.T) {
 	b := smallFile(t)
 	f, err := Open(bytes.NewReader(b), int64(len(b)))
@@ -104,7 +96,7 @@ func TestOpenInflatedFooter(t *testing.T) {
 		"cut":      valid[:len(valid)-1],
 	} {
 		var err error
-		n := allocated(func() { _, err = Open(bytes.NewReader(b), int64(len(b))) })
+		n := testenv.Allocated(func() { _, err = Open(bytes.NewReader(b), int64(len(b))) })
 		if err == nil {
 			t.Errorf("%s: opened", name)
 			continue
@@ -133,7 +125,7 @@ func TestOpenEveryByteDamaged(t *testing.T) {
 			b := bytes.Clone(valid)
 			b[i] = v
 			var err error
-			n := allocated(func() {
+			n := testenv.Allocated(func() {
 				var f *parquet.File
 				if f, err = Open(bytes.NewReader(b), int64(len(b))); err == nil {
 					err = readAll(f)
@@ -156,16 +148,12 @@ func TestOpenEveryByteDamaged(t *testing.T) {
 // footer's offsets, so the file is otherwise intact.
 func withPageHeader(t *testing.T, valid []byte, col int, edit func(*format.PageHeader)) []byte {
 	t.Helper()
-	f, err := parquet.OpenFile(bytes.NewReader(valid), int64(len(valid)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := *f.Metadata()
+	body, md := testenv.ParquetFooter(t, valid)
 	off := md.RowGroups[0].Columns[col].MetaData.DataPageOffset
 	if d := md.RowGroups[0].Columns[col].MetaData.DictionaryPageOffset; d > 0 && d < off {
 		off = d
 	}
-	pr := new(thrift.CompactProtocol).NewReaderFromBytes(valid[off:])
+	pr := new(thrift.CompactProtocol).NewReaderFromBytes(body[off:])
 	var h format.PageHeader
 	if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
 		t.Fatal(err)
@@ -177,18 +165,14 @@ func withPageHeader(t *testing.T, valid []byte, col int, edit func(*format.PageH
 		t.Fatal(err)
 	}
 	delta := int64(len(nh)) - hl
-	footerLen := int64(binary.LittleEndian.Uint32(valid[len(valid)-8:]))
-	body := valid[:int64(len(valid))-8-footerLen]
 	out := append(append(bytes.Clone(body[:off]), nh...), body[off+hl:]...)
 	move := func(p *int64) {
 		if *p > off {
 			*p += delta
 		}
 	}
-	md.RowGroups = append([]format.RowGroup(nil), md.RowGroups...)
 	for g := range md.RowGroups {
 		rg := &md.RowGroups[g]
-		rg.Columns = append([]format.ColumnChunk(nil), rg.Columns...)
 		for c := range rg.Columns {
 			cc := &rg.Columns[c]
 			m := &cc.MetaData
@@ -204,13 +188,7 @@ func withPageHeader(t *testing.T, valid []byte, col int, edit func(*format.PageH
 		}
 		move(&rg.FileOffset)
 	}
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return testenv.WithParquetFooter(t, out, md)
 }
 
 // TestOpenInflatedPage: a page header claiming a gigabyte, or a billion values, nulls or rows, is
@@ -248,7 +226,7 @@ func TestOpenInflatedPage(t *testing.T) {
 	} {
 		b := withPageHeader(t, valid, c.col, c.edit)
 		var err error
-		n := allocated(func() {
+		n := testenv.Allocated(func() {
 			var f *parquet.File
 			if f, err = Open(bytes.NewReader(b), int64(len(b))); err == nil {
 				err = readAll(f)
