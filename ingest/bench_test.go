@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
 
+	"github.com/llm-replay/replay/internal/pqcheck"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
@@ -279,4 +280,25 @@ func BenchmarkIngestParquetMooncake(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchRead(b, p, Options{})
+}
+
+// BenchmarkParquetOpen is what opening the 1M normalized file costs before a row is read:
+// parquet-go's footer decoding and pqcheck's walk over the footer and every page header.
+func BenchmarkParquetOpen(b *testing.B) {
+	make1M(b)
+	f, err := os.Open(bench1M.parquet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := pqcheck.Open(f, st.Size()); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

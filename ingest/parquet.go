@@ -493,7 +493,7 @@ func (s *parquetSource) fillColumns() (err error) {
 		if p := recover(); p != nil {
 			e := s.loc.locate(s.name, s.idx)
 			e.Err = fmt.Errorf("corrupt parquet data: %v", p)
-			err = fmt.Errorf("%w", e)
+			err = e
 		}
 	}()
 	for s.groupLeft == 0 {
@@ -928,7 +928,7 @@ func (s *parquetSource) fill() (err error) {
 		if p := recover(); p != nil {
 			e := s.loc.locate(s.name, s.idx)
 			e.Err = fmt.Errorf("corrupt parquet data: %v", p)
-			err = fmt.Errorf("%w", e)
+			err = e
 		}
 	}()
 	n, err := s.pr.ReadRows(s.buf)
