@@ -67,17 +67,7 @@ func TestMalformedFail(t *testing.T) {
 
 // TestTruncatedParquet cuts a valid normalized trace file short and in the middle.
 func TestTruncatedParquet(t *testing.T) {
-	recs, _, err := ReadAll(td("mooncake_small.jsonl"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.parquet")
-	writeParquet(t, full, recs)
-	data, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, data := smallParquet(t)
 	for _, cut := range []int{len(data) - 1, len(data) - 8, len(data) / 2, 8} {
 		p := filepath.Join(dir, "cut.parquet")
 		if err := os.WriteFile(p, data[:cut], 0o644); err != nil {
@@ -97,17 +87,7 @@ func TestTruncatedParquet(t *testing.T) {
 // path: the normalized reader, --map with a hash list, --map with scalars only, and the row
 // reader. None may allocate for the claimed rows first.
 func TestParquetInflatedRowCount(t *testing.T) {
-	recs, _, err := ReadAll(td("mooncake_small.jsonl"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.parquet")
-	writeParquet(t, full, recs)
-	valid, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, valid := smallParquet(t)
 	body, md := testenv.ParquetFooter(t, valid)
 	md.RowGroups[0].NumRows, md.NumRows = 1<<30, 1<<30
 	p := filepath.Join(dir, "inflated.parquet")
@@ -127,6 +107,24 @@ func TestParquetInflatedRowCount(t *testing.T) {
 			t.Errorf("%s: %d bytes allocated to refuse it (%v)", name, n, err)
 		}
 	}
+}
+
+// smallParquet writes the normalized trace of mooncake_small.jsonl into a new temporary
+// folder and returns the folder and the file's bytes.
+func smallParquet(t *testing.T) (dir string, data []byte) {
+	t.Helper()
+	recs, _, err := ReadAll(td("mooncake_small.jsonl"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	full := filepath.Join(dir, "full.parquet")
+	writeParquet(t, full, recs)
+	data, err = os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, data
 }
 
 func writeParquet(t *testing.T, path string, recs []trace.Record) {
