@@ -10,8 +10,11 @@ type preset struct {
 
 // The public traces' own column names (see ../shared/traces/SOURCES.md).
 var presets = map[string]preset{
+	// session_id and turn are not in the Mooncake release; `replay gen` writes them on the
+	// turns of multi-turn sessions. Optional fields: files without them read as before.
 	FormatMooncake: {kind: "jsonl", timeUnit: "ms", blockSize: 512, mapping: mapping{
 		fTimestamp: "timestamp", fPrompt: "input_length", fOutput: "output_length", fHashes: "hash_ids",
+		fSession: "session_id", fTurn: "turn",
 	}},
 	FormatAzure: {kind: "csv", timeUnit: "s", mapping: mapping{
 		fTimestamp: "TIMESTAMP", fPrompt: "ContextTokens", fOutput: "GeneratedTokens",
