@@ -114,6 +114,9 @@ var exportMap = Options{Format: FormatParquet, TimeUnit: "ms", Map: map[string]s
 // make1M writes a 1M-record Mooncake-shaped JSONL (the real trace's rows repeated with shifted
 // times and renumbered hashes), an Azure-shaped CSV, and the normalized Parquet of each.
 func make1M(b *testing.B) {
+	// Found outside the Once: a skip inside it (the traces absent) would mark it done with
+	// nothing made, and every later benchmark would run on empty paths instead of skipping.
+	mooncake := sharedTrace(b, "mooncake_synthetic.jsonl")
 	bench1M.once.Do(func() {
 		dir, err := os.MkdirTemp("", "ingest-bench-")
 		if err != nil {
@@ -121,7 +124,7 @@ func make1M(b *testing.B) {
 			return
 		}
 		bench1M.dir = dir
-		src, _, err := ReadAll(sharedTrace(b, "mooncake_synthetic.jsonl"), Options{})
+		src, _, err := ReadAll(mooncake, Options{})
 		if err != nil {
 			bench1M.err = err
 			return

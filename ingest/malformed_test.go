@@ -155,7 +155,7 @@ func TestSkipQuarantines(t *testing.T) {
 		{"truncated.jsonl", Options{}, 1, []string{`{"timestamp": 10, "input_length": 600, "output_len`}},
 		{"wrong_type.jsonl", Options{}, 2, []string{`{"timestamp": 10, "input_length": "600", "output_length": 7, "hash_ids": [0, 2]}`}},
 		{"negative.jsonl", Options{}, 3, []string{`{"timestamp": 25, "input_length": -3, "output_length": 1, "hash_ids": []}`}},
-		{"azure_bad_time.csv", Options{}, 2, []string{`2023-11-16 25:15:50.9951690,396,109`}},
+		{"azure_bad_time.csv", Options{}, 2, []string{`2024-02-07 25:30:17.0360914,1287,206`}},
 		{"hash_mismatch.jsonl", Options{}, 1, []string{`{"timestamp": 10, "input_length": 600, "output_length": 7, "hash_ids": [0, 2, 4]}`}},
 		{"out_of_order.jsonl", Options{}, 3, []string{`{"timestamp": 20, "input_length": 10, "output_length": 7, "hash_ids": [5]}`}},
 	}

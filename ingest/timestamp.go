@@ -125,7 +125,8 @@ func parseDecimalScaled(b []byte, unit int64) (int64, error) {
 var errBadDatetime = errors.New("bad datetime (want RFC3339 or 2006-01-02 15:04:05.0000000)")
 
 // parseDatetime reads "YYYY-MM-DD[T ]HH:MM:SS[.fraction][Z|±HH:MM|±HHMM]"; no zone means UTC.
-// This covers RFC3339 and the Azure traces' "2023-11-16 18:15:46.6805900".
+// This covers RFC3339 and the Azure traces' form, "2024-02-07 09:30:12.4817253" (a space, 7
+// fractional digits, no zone).
 func parseDatetime(b []byte) (int64, error) {
 	bad := errBadDatetime
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != ' ' && b[10] != 't') || b[13] != ':' || b[16] != ':' {

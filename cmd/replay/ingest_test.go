@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -27,27 +28,6 @@ func ingestRunCLI(t *testing.T, args ...string) (code int, stdout, stderr string
 	o, _ := os.ReadFile(outF.Name())
 	e, _ := os.ReadFile(errF.Name())
 	return code, string(o), string(e)
-}
-
-// ingestSharedTrace finds a shared public trace ($REPLAY_SHARED/traces or shared/traces beside
-// the repository).
-func ingestSharedTrace(t *testing.T, name string) string {
-	t.Helper()
-	if d := os.Getenv("REPLAY_SHARED"); d != "" {
-		return filepath.Join(d, "traces", name)
-	}
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, "shared", "traces", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("shared trace %s not found: put the shared folder (with traces/) beside the repository or set REPLAY_SHARED", name)
-		}
-		dir = parent
-	}
 }
 
 const ingestTestdata = "../../ingest/testdata/"
@@ -122,7 +102,7 @@ func TestIngestCommandSkip(t *testing.T) {
 }
 
 func TestIngestStatsMooncake(t *testing.T) {
-	p := ingestSharedTrace(t, "mooncake_synthetic.jsonl")
+	p := testenv.SharedTrace(t, "mooncake_synthetic.jsonl")
 	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", p, "--stats")
 	if code != 0 || !strings.Contains(stdout, "ideal block hit rate 64.0%") || !strings.HasPrefix(stdout, `{"records":3993,"rejected":0}`+"\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -144,7 +124,7 @@ func TestIngestStatsMooncake(t *testing.T) {
 }
 
 func TestCacheSimCommand(t *testing.T) {
-	p := ingestSharedTrace(t, "mooncake_synthetic.jsonl")
+	p := testenv.SharedTrace(t, "mooncake_synthetic.jsonl")
 	code, stdout, stderr := ingestRunCLI(t, "cache-sim", "--trace", p)
 	if code != 0 || stdout != "hit rate 64.0%\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -162,7 +142,7 @@ func TestCacheSimCommand(t *testing.T) {
 	if !(small < big && big <= 64.0 && small > 0) {
 		t.Errorf("LRU 1000: %.1f%%, LRU 100000: %.1f%%", small, big)
 	}
-	if code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", ingestSharedTrace(t, "azure2023_conv.csv")); code == 0 || !strings.Contains(stderr, "no block hashes") {
+	if code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", testenv.SharedTrace(t, "azure2023_conv.csv")); code == 0 || !strings.Contains(stderr, "no block hashes") {
 		t.Errorf("azure: exit %d, %q", code, stderr)
 	}
 }
@@ -181,7 +161,7 @@ func TestIngestCommandFlags(t *testing.T) {
 	// --quarantine alone implies --on-error skip; with an explicit fail it is refused.
 	q := filepath.Join(dir, "q.csv")
 	code, stdout, _ = ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--out", out)
-	if raw, _ := os.ReadFile(q); code != 0 || stdout != `{"records":2,"rejected":1}`+"\n" || string(raw) != "2023-11-16 25:15:50.9951690,396,109\n" {
+	if raw, _ := os.ReadFile(q); code != 0 || stdout != `{"records":2,"rejected":1}`+"\n" || string(raw) != "2024-02-07 25:30:17.0360914,1287,206\n" {
 		t.Errorf("--quarantine: exit %d, %q, quarantine %q", code, stdout, raw)
 	}
 	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--on-error", "fail", "--out", out); code == 0 || !strings.Contains(stderr, "--quarantine needs --on-error skip") {

@@ -1,6 +1,13 @@
 // Package testenv finds the real inputs tests run on: the shared public traces beside the
-// repository and the cached real tokenizers that scripts/fetch-tokenizers.sh downloads. Tests
-// fail (never skip) when they are missing, so a green run always means the real thing ran.
+// repository and the cached real tokenizers that scripts/fetch-tokenizers.sh downloads.
+//
+// A missing tokenizer fails its test: scripts/fetch-tokenizers.sh can always get one. The
+// public traces are not part of the repository and a checkout may not have them beside it, so
+// a test that needs one skips when they are absent, saying where it looked, and each test binary
+// says once on stderr that its real-trace tests are being skipped. REPLAY_REQUIRE_TRACES=1 (CI
+// sets it) turns those skips into failures, for runs where green must mean the real traces ran.
+// See SharedTrace for where the traces are looked for.
+//
 // It also holds small helpers the fuzz targets share. It is imported by tests only and must
 // not be used by product code.
 package testenv
@@ -10,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,28 +29,75 @@ func RepoRoot() string {
 	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
 }
 
-// SharedTrace returns the path of a shared public trace: $REPLAY_SHARED/traces/NAME, else
-// shared/traces/NAME in the repository's parent folder or any folder above it.
-func SharedTrace(t testing.TB, name string) string {
-	t.Helper()
+// SharedTrace returns the path of a shared public trace, traces/NAME in the shared folder:
+// $REPLAY_SHARED when set (and then only there), else the first shared/ that has a traces/
+// folder in the repository's folder or any folder above it.
+//
+// The traces count as absent when there is no such traces/ folder; then the test is skipped,
+// or fails when REPLAY_REQUIRE_TRACES=1. REPLAY_SHARED naming a folder without traces/ (an
+// empty temporary folder, say) is how to run the tests as a checkout without the traces would.
+// A traces/ folder that is there but lacks NAME fails the test either way: that folder is
+// damaged or out of date, which a skip would hide.
+func SharedTrace(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join(sharedTraces(tb), name)
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("public trace %s missing from the shared traces folder: %v", name, err)
+	}
+	return p
+}
+
+// sharedTraces returns the shared traces folder, or skips (under REPLAY_REQUIRE_TRACES=1,
+// fails) the test when there is none.
+func sharedTraces(tb testing.TB) string {
+	tb.Helper()
+	dir, looked := findSharedTraces()
+	if dir != "" {
+		return dir
+	}
+	where := strings.Join(looked, ", ")
+	if os.Getenv("REPLAY_REQUIRE_TRACES") == "1" {
+		tb.Fatalf("public traces not found (looked in %s) and REPLAY_REQUIRE_TRACES=1: set REPLAY_SHARED or put shared/ beside the repository", where)
+	}
+	// go test -v shows every skip, but a run without -v only says "ok": one line per test
+	// binary on stderr keeps a quietly shrunken run from passing for a full one.
+	skipNotice.Do(func() {
+		pkg := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), ".test")
+		fmt.Fprintf(os.Stderr, "testenv: public traces not found (looked in %s): the real-trace tests of %s are skipped (REPLAY_REQUIRE_TRACES=1 fails them)\n", where, pkg)
+	})
+	tb.Skipf("public traces not found (looked in %s): skipped; set REPLAY_SHARED or put shared/ beside the repository", where)
+	return ""
+}
+
+var skipNotice sync.Once
+
+// findSharedTraces returns the shared traces folder ("" when there is none) and the folders
+// it looked in.
+func findSharedTraces() (dir string, looked []string) {
 	if d := os.Getenv("REPLAY_SHARED"); d != "" {
-		p := filepath.Join(d, "traces", name)
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("REPLAY_SHARED=%s but %v", d, err)
+		p := filepath.Join(d, "traces")
+		if isDir(p) {
+			return p, nil
 		}
-		return p
+		return "", []string{p + " (from REPLAY_SHARED)"}
 	}
-	for dir := RepoRoot(); ; {
-		p := filepath.Join(dir, "shared", "traces", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
+	for d := RepoRoot(); ; {
+		p := filepath.Join(d, "shared", "traces")
+		if isDir(p) {
+			return p, nil
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("shared trace %s not found: put the shared folder (with traces/) beside the repository or set REPLAY_SHARED", name)
+		looked = append(looked, p)
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", looked
 		}
-		dir = parent
+		d = parent
 	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // Tokenizer returns the folder of a cached real tokenizer (llama3, llama3_1, qwen3,
