@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
@@ -15,14 +16,15 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "run the built-in simulated engine (an OpenAI-compatible server with a cost model)",
-		usage:   "--listen ADDR [cost-model flags] [--seed N] [--zero-cost]",
+		usage:   "--listen ADDR [--tokenizer PATH] [cost-model flags] [--seed N] [--zero-cost]",
 		example: "  replay sim --listen 127.0.0.1:8000 --max-batch 32 --prefill-per-token 200us\n" +
+			"  replay sim --tokenizer samples/tokenizer/mistral   # exact counts for replay run --tokenizer samples/tokenizer/mistral\n" +
 			"  replay sim --zero-cost            # no modeled delay: for measuring a client\n" +
 			"  curl -N localhost:8000/v1/chat/completions -d '{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4,\"stream\":true}'",
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 			cfg := sim.DefaultConfig()
 			listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
-			tokPath := fs.String("tokenizer", "", "tokenizer.json (or its folder) for exact prompt counts and cache blocks; default: about 4 bytes a token")
+			tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, chat template); without it prompt counts are approximate (about 4 bytes a token)")
 			fs.StringVar(&cfg.ModelName, "model-name", cfg.ModelName, "model id listed by /v1/models")
 			fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed for step-time jitter and fault injection")
 			fs.BoolVar(&cfg.ZeroCost, "zero-cost", false, "answer at once with no modeled delay (to measure the client)")
@@ -53,8 +55,9 @@ func init() {
 					if err != nil {
 						return err
 					}
-					cfg.Counter = tk
-					cfg.Tokenize = func(text string) []int { return tk.Encode(text, false) }
+					if err := runner.ServerCounting(*tokPath, tk, &cfg); err != nil {
+						return err
+					}
 				}
 				url, stop, err := sim.Listen(ctx, *listen, cfg)
 				if err != nil {
