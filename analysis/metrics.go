@@ -49,6 +49,10 @@ type Metrics struct {
 	// sloOutTokens are the output tokens of requests meeting every limit.
 	sloOutTokens int64
 
+	// sessions counts turns as they come: a session is counted at its first turn (0) and as
+	// multi-turn at its second (1), so no per-session state is kept over a day-long run.
+	sessions Sessions
+
 	origNS, sentNS []int64
 	ttftAt         []ttftPoint
 	// e2eUS keeps each successful request's e2e (µs) for run comparison.
@@ -111,6 +115,23 @@ func inputTokens(r *results.Row) int64 {
 
 const maxErrorSample = 200
 
+// addSession counts one non-warmup row's place in its session.
+func (m *Metrics) addSession(r *results.Row) {
+	if r.SessionID == "" {
+		return
+	}
+	m.sessions.Requests++
+	switch {
+	case r.Turn == 0:
+		m.sessions.Sessions++
+	case r.Turn == 1:
+		m.sessions.MultiTurn++
+	}
+	if r.Turn > 0 {
+		m.sessions.LaterTurns++
+	}
+}
+
 // Add aggregates one row. Warmup rows only count as warmup.
 func (m *Metrics) Add(r *results.Row) {
 	m.closed = false
@@ -119,6 +140,7 @@ func (m *Metrics) Add(r *results.Row) {
 		return
 	}
 	m.total++
+	m.addSession(r)
 
 	// Sending figures hold for every request that left, failed or not.
 	m.lateness.recordNS(r.SentNS - r.ScheduledNS - r.QueueWaitNS)

@@ -355,3 +355,27 @@ func TestCostWorkedExample(t *testing.T) {
 		t.Errorf("perMTokens(16, 1000) = %v", *v)
 	}
 }
+
+// TestSessions counts sessions from their turns: three sessions (a, b, c), two of them past one
+// turn, three later turns; a warmup row and a request without a session count in none.
+func TestSessions(t *testing.T) {
+	var rows []results.Row
+	for i, st := range []struct {
+		id   string
+		turn int32
+	}{{"a", 0}, {"b", 0}, {"a", 1}, {"c", 0}, {"a", 2}, {"b", 1}, {"", 0}} {
+		r := okRow(string(rune('0'+i)), int64(i)*100, 10, 5)
+		r.SessionID, r.Turn = st.id, st.turn
+		rows = append(rows, r)
+	}
+	w := okRow("w", 0, 10, 5)
+	w.Warmup, w.SessionID = true, "a"
+	rows = append(rows, w)
+	s := summarize(t, Options{}, rows...)
+	if s.Sessions == nil || *s.Sessions != (Sessions{Requests: 6, Sessions: 3, MultiTurn: 2, LaterTurns: 3}) {
+		t.Fatalf("sessions %+v, want 6 requests in 3 sessions, 2 multi-turn, 3 later turns", s.Sessions)
+	}
+	if s := summarize(t, Options{}, okRow("x", 0, 10, 5)); s.Sessions != nil {
+		t.Fatalf("a run without sessions has sessions %+v", s.Sessions)
+	}
+}

@@ -100,7 +100,19 @@ type Summary struct {
 	// ErrorSamples holds the first message seen for each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 	Cache        Cache             `json:"cache"`
+	Sessions     *Sessions         `json:"sessions,omitempty"`
 	Cost         *Cost             `json:"cost,omitempty"`
+}
+
+// Sessions counts the run's multi-turn traffic: requests that carry a session, the sessions
+// they started, those that went past one turn, and the later turns, each of which was released
+// only once its previous turn's answer arrived (the scheduler's gating), so a slow endpoint
+// delays a conversation as it would a real user. Nil when no request carried a session.
+type Sessions struct {
+	Requests   int64 `json:"requests"`
+	Sessions   int64 `json:"sessions"`
+	MultiTurn  int64 `json:"multi_turn"`
+	LaterTurns int64 `json:"later_turns"`
 }
 
 // Cost is what the run's output tokens cost at its operating point (the run's speed against
@@ -194,6 +206,10 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 	}
 	if m.usageRows == 0 {
 		s.Cache.HitPct = nil
+	}
+	if m.sessions.Requests > 0 {
+		ss := m.sessions
+		s.Sessions = &ss
 	}
 	if c := info.ServerCache; c != nil {
 		s.Cache.Server = c

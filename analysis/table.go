@@ -96,6 +96,10 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	b.WriteString("\n")
 	b.WriteString(cacheLine(s.Cache))
+	if ss := s.Sessions; ss != nil {
+		fmt.Fprintf(&b, "sessions    %d requests in %d sessions, %d multi-turn: %d later turns each sent after the previous answer\n",
+			ss.Requests, ss.Sessions, ss.MultiTurn, ss.LaterTurns)
+	}
 	if c := s.Cost; c != nil {
 		fmt.Fprintf(&b, "cost        %s per million output tokens", fmtMoney(c.PerMOutputTokens))
 		if s.Goodput != nil {

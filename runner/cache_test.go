@@ -10,30 +10,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/prefixcache"
-	"github.com/llm-replay/replay/samples"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
 
-// TestMooncakeHitRateMatchesIdeal replays the embedded Mooncake sample (512-token block hashes)
+// TestMooncakeHitRateMatchesIdeal replays a generated agent workload in the Mooncake shape
+// (512-token block hashes, written by gen and read back through ingest)
 // against the simulator over loopback HTTP and sets the three hit rates side by side: measured
 // from usage.cached_tokens, measured from the simulator's Prometheus counters (scraped during
 // the run) and the ideal of an infinite prefix cache over the trace's hashes, which this test
 // also computes straight from prefixcache as a cross-check of the summary's figure.
 //
-// The simulator is given a KV cache that holds the whole sample (2^20 16-token blocks, 16 M
-// tokens; the sample has 5.4 M distinct prefix tokens) and prefill fast enough that a shared
-// prefix is computed before the next request needing it arrives (a request arriving while the
-// prompt it shares blocks with is still being prefilled finds them not yet cached). With the default cache
-// (256 k tokens, about 20 of these 13 k-token prompts) the running prompts evict what finished
-// ones cached: the first 150 requests at 8x measured 0.4% against an ideal of 7.8%. That is the
-// cache's capacity, which this test is not about.
+// The simulator is given a KV cache that holds the whole workload (2^20 16-token blocks, 16 M
+// tokens) and prefill fast enough that a shared prefix is computed before the next request
+// needing it arrives (a request arriving while the prompt it shares blocks with is still being
+// prefilled finds them not yet cached). With a small cache the running prompts would evict
+// what finished ones cached; that is the cache's capacity, which this test is not about.
 func TestMooncakeHitRateMatchesIdeal(t *testing.T) {
 	const limit, speed = 300, 10
-	trace, err := samples.Extract(samples.Mooncake, t.TempDir())
-	if err != nil {
+	trace := filepath.Join(t.TempDir(), "agent.jsonl")
+	gc := gen.Default()
+	gc.Shape = "agent"
+	if err := writeGen(trace, gc); err != nil {
 		t.Fatal(err)
 	}
 	sc := sim.DefaultConfig()
@@ -103,4 +104,17 @@ func TestMooncakeHitRateMatchesIdeal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cfg.Out, ServerMetricsFile)); err != nil {
 		t.Error(err)
 	}
+}
+
+// writeGen writes the generated trace cfg to path as Mooncake JSONL.
+func writeGen(path string, cfg gen.Config) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := gen.WriteJSONL(f, cfg); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -27,7 +27,7 @@ import (
 
 // Config is everything one run needs. The zero value of a field means its documented default.
 type Config struct {
-	// Trace is the trace file; "" replays the embedded sample (samples.DefaultTrace).
+	// Trace is the trace file; "" replays the default workload (DefaultWorkload), generated.
 	Trace   string
 	Ingest  ingest.Options
 	Out     string
@@ -108,10 +108,6 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--slo: %w", err)
 	}
-	tracePath, err := resolveTrace(cfg)
-	if err != nil {
-		return nil, err
-	}
 	tokPath, err := resolveTokenizer(cfg)
 	if err != nil {
 		return nil, err
@@ -121,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}
 
-	recs, err := readWindow(tracePath, tokPath, cfg)
+	tracePath, recs, err := resolveTrace(cfg, tokPath)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), tokPath)
-	builder, reqs, err := build(ctx, tok, scfg, recs, cfg.SendIDs, cfg.Ingest.OnError == ingest.OnErrorSkip, cfg.Stderr)
+	_, reqs, err := build(ctx, tok, scfg, recs, cfg.SendIDs, cfg.Ingest.OnError == ingest.OnErrorSkip, cfg.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -168,17 +164,9 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		if sc.BlockSize == 0 {
 			sc = sim.DefaultConfig()
 		}
-		sc.Counter = serverCounter{tok}
-		sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
-		if scfg.API == synth.APIChat {
-			// Count chat prompts as a server would: this tokenizer's chat template, rendered.
-			sc.ChatCounter = func(msgs []sim.Message) (int, error) {
-				m := make([]synth.Message, len(msgs))
-				for i, x := range msgs {
-					m[i] = synth.Message{Role: x.Role, Content: x.Content}
-				}
-				return builder.CountChat(m)
-			}
+		// Count as `replay sim --tokenizer` does, so in-process and standalone runs agree.
+		if err := ServerCounting(tokPath, tok, &sc); err != nil {
+			return nil, err
 		}
 		if cfg.Model == "" {
 			cfg.Model = sc.ModelName
@@ -375,17 +363,16 @@ type serverCounter struct{ tok tokenizer.Tokenizer }
 
 func (c serverCounter) Count(text string) int { return len(c.tok.Encode(text, true)) }
 
-func resolveTrace(cfg Config) (string, error) {
+// resolveTrace names the trace and reads its window: the --trace file, or without one the
+// default workload, generated in memory.
+func resolveTrace(cfg Config, tokPath string) (string, []trace.Record, error) {
 	if cfg.Trace != "" {
-		return cfg.Trace, nil
+		recs, err := readWindow(cfg.Trace, tokPath, cfg)
+		return cfg.Trace, recs, err
 	}
-	dir := filepath.Join(cfg.Out, ".sample")
-	p, err := samples.Extract(samples.DefaultTrace, dir)
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(cfg.Stderr, "replay: no --trace given: replaying the embedded sample %s\n", samples.DefaultTrace)
-	return p, nil
+	fmt.Fprintf(cfg.Stderr, "replay: no --trace given: replaying the default workload, %s\n", DefaultWorkload)
+	recs, err := defaultWindow(cfg)
+	return DefaultWorkload, recs, err
 }
 
 func resolveTokenizer(cfg Config) (string, error) {

@@ -5,8 +5,33 @@ import (
 	"io"
 
 	"github.com/llm-replay/replay/accesslog"
+	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/trace"
 )
+
+// DefaultWorkload names the trace replayed when none is given, in messages and summary.json.
+const DefaultWorkload = "replay gen (mixed, 2m, 3 req/s, seed 1)"
+
+// defaultWindow is readWindow for the default workload: gen.Default() made in memory, then the
+// same window and limit a file would get.
+func defaultWindow(cfg Config) ([]trace.Record, error) {
+	all, err := gen.Records(gen.Default())
+	if err != nil {
+		return nil, fmt.Errorf("generating the default workload: %w", err)
+	}
+	recs := all[:0]
+	from, to := cfg.Schedule.From, cfg.Schedule.To
+	for _, rec := range all {
+		if rec.Timestamp < from || (to > 0 && rec.Timestamp >= to) {
+			continue
+		}
+		recs = append(recs, rec)
+		if cfg.Limit > 0 && len(recs) >= cfg.Limit {
+			break
+		}
+	}
+	return recs, nil
+}
 
 // readWindow reads the trace's records inside the scheduler's From/To window and Limit, so
 // that prompts are built only for what will be sent. The scheduler re-bases the window itself.

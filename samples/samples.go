@@ -8,18 +8,11 @@ import (
 	"path/filepath"
 )
 
-//go:embed azure_conv_2min.csv mooncake_2min.jsonl tokenizer/mistral/tokenizer.json tokenizer/mistral/tokenizer_config.json
+//go:embed tokenizer/mistral/tokenizer.json tokenizer/mistral/tokenizer_config.json
 var files embed.FS
 
-// Names of the embedded files.
-const (
-	AzureConv = "azure_conv_2min.csv"
-	Mooncake  = "mooncake_2min.jsonl"
-	// DefaultTrace is what `replay run` replays when --trace is not given.
-	DefaultTrace = AzureConv
-	// Tokenizer is the folder of the default tokenizer (Hugging Face layout).
-	Tokenizer = "tokenizer/mistral"
-)
+// Tokenizer is the folder of the default tokenizer (Hugging Face layout).
+const Tokenizer = "tokenizer/mistral"
 
 // FS returns the embedded files.
 func FS() fs.FS { return files }

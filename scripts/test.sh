@@ -6,6 +6,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export REPLAY_TOKENIZER_CACHE=${REPLAY_TOKENIZER_CACHE:-$PWD/.cache/tokenizers}
 scripts/fetch-tokenizers.sh >/dev/null
+# The tests over the public traces (../shared/traces, or $REPLAY_SHARED/traces) run when they
+# are there; say once, here, when they will be skipped (REPLAY_REQUIRE_TRACES=1 fails them).
+traces=${REPLAY_SHARED:+$REPLAY_SHARED/traces}
+if [ -z "$traces" ]; then
+  for d in "$PWD" "$(dirname "$PWD")" "$(dirname "$(dirname "$PWD")")"; do
+    [ -d "$d/shared/traces" ] && traces=$d/shared/traces && break
+  done
+fi
+if [ -z "$traces" ] || [ ! -d "$traces" ]; then
+  if [ "${REPLAY_REQUIRE_TRACES:-}" = 1 ]; then
+    echo "scripts/test.sh: REPLAY_REQUIRE_TRACES=1 but the public traces (shared/traces beside the repository, or \$REPLAY_SHARED/traces) are missing" >&2
+    exit 1
+  fi
+  echo "scripts/test.sh: the public traces (shared/traces beside the repository) are not here: the tests over them are skipped; everything else runs" >&2
+fi
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
 go vet ./...

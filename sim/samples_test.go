@@ -1,96 +1,53 @@
 package sim
 
 import (
-	"bufio"
-	"encoding/csv"
-	"encoding/json"
-	"os"
-	"strconv"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/gen"
 )
 
-// loadMooncake reads the Mooncake sample as a 2x workload: each 512-token block of hash h
-// becomes the ids h*512..h*512+511, so equal hashes are equal token blocks.
-func loadMooncake(t *testing.T, speed float64) []arrival {
-	f, err := os.Open("../samples/mooncake_2min.jsonl")
+// loadGen turns a generated workload (package gen) into arrivals at the given speed: each
+// 512-token block of hash h becomes the ids h*512..h*512+511, so equal hashes are equal token
+// blocks, and the tail past the last block is the request's own.
+func loadGen(t *testing.T, cfg gen.Config, speed float64) []arrival {
+	recs, err := gen.Records(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var work []arrival
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for line := 1; sc.Scan(); line++ {
-		var r struct {
-			Timestamp float64 `json:"timestamp"`
-			In        int     `json:"input_length"`
-			Out       int     `json:"output_length"`
-			Hashes    []int   `json:"hash_ids"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("mooncake_2min.jsonl:%d: %v", line, err)
-		}
-		p := make([]int, 0, r.In)
-		for _, h := range r.Hashes {
-			for j := 0; j < 512 && len(p) < r.In; j++ {
-				p = append(p, h*512+j)
+	work := make([]arrival, 0, len(recs))
+	for i, r := range recs {
+		p := make([]int, 0, r.PromptTokens)
+		for _, h := range r.BlockHashes {
+			for j := 0; j < r.BlockSize && len(p) < r.PromptTokens; j++ {
+				p = append(p, int(h)*r.BlockSize+j)
 			}
 		}
-		for len(p) < r.In {
-			p = append(p, 1<<40+line<<20+len(p))
+		for len(p) < r.PromptTokens {
+			p = append(p, 1<<40+i<<20+len(p))
 		}
-		work = append(work, arrival{at: time.Duration(r.Timestamp / speed * float64(time.Millisecond)), prompt: p, maxTokens: max(1, r.Out)})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		work = append(work, arrival{at: time.Duration(float64(r.Timestamp) / speed), prompt: p, maxTokens: max(1, r.OutputTokens)})
 	}
 	return work
 }
 
-// loadAzure reads the Azure conversation sample; its prompts share nothing.
-func loadAzure(t *testing.T, speed float64) []arrival {
-	f, err := os.Open("../samples/azure_conv_2min.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var work []arrival
-	var t0 time.Time
-	for i, row := range rows[1:] {
-		ts, err := time.Parse("2006-01-02 15:04:05.0000000", row[0])
-		in, err2 := strconv.Atoi(row[1])
-		out, err3 := strconv.Atoi(row[2])
-		if err != nil || err2 != nil || err3 != nil {
-			t.Fatalf("azure_conv_2min.csv:%d: bad row %q", i+2, row)
-		}
-		if i == 0 {
-			t0 = ts
-		}
-		work = append(work, arrival{at: time.Duration(float64(ts.Sub(t0)) / speed), prompt: ids(i<<20, in), maxTokens: max(1, out)})
-	}
-	return work
-}
-
-// TestSampleTraces runs the samples through the default cost model in virtual time (the figures
-// in BENCHMARKS.md) and checks that the defaults queue the Azure sample at the README's 4x
-// without letting it run away.
+// TestSampleTraces runs generated workloads through the default cost model in virtual time and
+// checks that the defaults queue the default workload (what the README's first command replays)
+// at 4x without letting it run away.
 func TestSampleTraces(t *testing.T) {
 	fast := DefaultConfig()
 	fast.PrefillPerToken = 10 * time.Microsecond
+	agent := gen.Default()
+	agent.Shape = "agent"
 	for _, tc := range []struct {
 		name  string
 		speed float64
 		work  []arrival
 		cfg   Config
 	}{
-		{"azure_conv_2min.csv", 4, loadAzure(t, 4), DefaultConfig()},
-		{"mooncake_2min.jsonl", 2, loadMooncake(t, 2), DefaultConfig()},
-		{"mooncake_2min.jsonl --prefill-per-token 10us", 2, loadMooncake(t, 2), fast},
+		{"default workload", 4, loadGen(t, gen.Default(), 4), DefaultConfig()},
+		{"agent", 2, loadGen(t, agent, 2), DefaultConfig()},
+		{"agent --prefill-per-token 10us", 2, loadGen(t, agent, 2), fast},
 	} {
 		ev, cached := runVirtual(t, tc.cfg, tc.work)
 		var sum, worst time.Duration
@@ -110,19 +67,21 @@ func TestSampleTraces(t *testing.T) {
 		mean := sum / time.Duration(len(tc.work))
 		t.Logf("%s at %gx: %d requests, arrivals span %.1fs, last token %.1fs, mean TTFT %.2fs, max TTFT %.1fs, cached %d of %d prompt tokens",
 			tc.name, tc.speed, len(tc.work), span.Seconds(), last.Seconds(), mean.Seconds(), worst.Seconds(), hits, total)
-		if tc.name == "azure_conv_2min.csv" && (mean < 100*time.Millisecond || last > span+30*time.Second) {
+		if tc.name == "default workload" && (mean < 100*time.Millisecond || last > span+30*time.Second) {
 			t.Errorf("defaults on the Azure sample at 4x: mean TTFT %v, drained %v after the last arrival; want visible queueing (>100ms) that drains within 30s",
 				mean, last-span)
 		}
 	}
 }
 
-// TestSamplePrefixHitsMatchIdeal serves the Mooncake sample one request at a time with an
+// TestSamplePrefixHitsMatchIdeal serves the generated agent workload one request at a time with an
 // unbounded cache: the simulator's cached tokens must then equal what an ideal prefix cache
 // over the trace's 512-token block hashes finds, up to the partial last block and the prompt's
 // last token, which is always computed.
 func TestSamplePrefixHitsMatchIdeal(t *testing.T) {
-	work := loadMooncake(t, 2)
+	agent := gen.Default()
+	agent.Shape = "agent"
+	work := loadGen(t, agent, 2)
 	cfg := DefaultConfig()
 	cfg.NumBlocks = 1 << 22
 	cfg.MaxBatch = 1
@@ -146,6 +105,6 @@ func TestSamplePrefixHitsMatchIdeal(t *testing.T) {
 	}
 	t.Logf("cached %d tokens, ideal prefix cache %d", got, ideal)
 	if ideal == 0 {
-		t.Fatal("the sample has no shared prefixes: the test proves nothing")
+		t.Fatal("the workload has no shared prefixes: the test proves nothing")
 	}
 }

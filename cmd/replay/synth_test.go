@@ -25,12 +25,13 @@ func synthRunCLI(t *testing.T, args ...string) (int, string) {
 	return code, string(e)
 }
 
-// TestSynthCommand synthesizes the sample Mooncake trace with the sample (Mistral) tokenizer
+// TestSynthCommand synthesizes a generated Mooncake-shaped trace with the sample (Mistral) tokenizer
 // for both APIs and checks the contract's fields on every line.
 func TestSynthCommand(t *testing.T) {
+	trace := genTrace(t)
 	for _, api := range []string{"completions", "chat"} {
 		out := filepath.Join(t.TempDir(), "p.jsonl")
-		code, stderr := synthRunCLI(t, "synth", "--trace", "../../samples/mooncake_2min.jsonl",
+		code, stderr := synthRunCLI(t, "synth", "--trace", trace,
 			"--tokenizer", "../../samples/tokenizer/mistral", "--out", out, "--limit", "12",
 			"--max-prompt-tokens", "3000", "--api", api, "--seed", "5")
 		if code != 0 {
@@ -74,7 +75,7 @@ func TestSynthCommand(t *testing.T) {
 func TestSynthCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "p.jsonl")
-	if code, stderr := synthRunCLI(t, "synth", "--trace", "../../samples/mooncake_2min.jsonl", "--out", out); code == 0 || !strings.Contains(stderr, "--tokenizer") {
+	if code, stderr := synthRunCLI(t, "synth", "--trace", genTrace(t), "--out", out); code == 0 || !strings.Contains(stderr, "--tokenizer") {
 		t.Errorf("without --tokenizer: exit %d, %q", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
@@ -87,4 +88,15 @@ func TestSynthCommandErrors(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed synth left its output file")
 	}
+}
+
+// genTrace writes the default generated workload (Mooncake JSONL, 512-token blocks) with
+// `replay gen` and returns its path.
+func genTrace(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gen.jsonl")
+	if code, stderr := synthRunCLI(t, "gen", "--out", p); code != 0 {
+		t.Fatalf("replay gen: exit %d: %s", code, stderr)
+	}
+	return p
 }

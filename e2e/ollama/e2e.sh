@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e.sh: replay sample trace slices against a real engine (Ollama v0.17.4, llama.cpp inside)
+# e2e.sh: replay generated workloads (replay gen) against a real engine (Ollama v0.17.4, llama.cpp inside)
 # on 127.0.0.1 and check, from the server's own usage, that it saw exactly the prompt and output
 # lengths replay targeted, and that its prefix cache lowers TTFT for requests sharing a prefix.
 #
@@ -9,9 +9,10 @@
 #      two models from the same weights: replay-raw (TEMPLATE {{ .Prompt }}, for
 #      /v1/completions, which Ollama templates too) and replay-chat (TEMPLATE
 #      [INST] {{ .Prompt }} [/INST], the chat template replay renders for a tokenizer without one);
-#   3. an Azure conversation slice through /v1/completions and /v1/chat/completions: every
-#      request ok, prompt_tokens and completion_tokens exact for 100% of requests;
-#   4. a Mooncake slice of requests whose 512-token blocks recur (prompts capped at 512 tokens,
+#   3. the first requests of a generated chat workload (multi-turn sessions, gated on each
+#      answer) through /v1/completions and /v1/chat/completions: every request ok,
+#      prompt_tokens and completion_tokens exact for 100% of requests;
+#   4. generated requests whose 512-token blocks recur (prompts capped at 512 tokens,
 #      outputs at 8, one request every 12 s), replayed as the trace says and with
 #      --prefix-mode unique: TTFT p50 must be lower with the shared prefixes.
 # The server is stopped by its PID on exit. Exit status 0 only when every check passed.
@@ -102,8 +103,11 @@ check() { # check NAME CONDITION-IN-JQ RUN
   fi
 }
 
-# 3. Exact lengths, through both APIs.
-fid=(--trace samples/azure_conv_2min.csv --limit 8 --max-prompt-tokens 1024 --speed 4 --on-error skip)
+# 3. Exact lengths, through both APIs. The workload is generated here (the repository holds no
+# copy of a public trace); the same seed gives the same file everywhere.
+bin/replay gen --shape chat --seed 1 --out "$work/chat.jsonl" 2>/dev/null
+bin/replay gen --shape mixed --seed 1 --out "$work/mixed.jsonl" 2>/dev/null
+fid=(--trace "$work/chat.jsonl" --limit 8 --max-prompt-tokens 1024 --speed 4 --on-error skip)
 replay completions replay-raw completions "${fid[@]}"
 replay chat replay-chat chat "${fid[@]}"
 for r in completions chat; do
@@ -112,13 +116,14 @@ for r in completions chat; do
   check "$r: output tokens exact" '.fidelity.output_tokens_exact_pct == 100' $r
 done
 
-# 4. Prefix cache: the Mooncake sample's requests whose leading blocks recur (the three largest
-# groups, 10 requests: 3 first sightings, 7 repeats), each group's requests back to back so a
+# 4. Prefix cache: generated requests whose leading blocks recur (the first four of the three
+# largest groups, 10 requests: 3 first sightings, 7 repeats, sessions dropped so each stands
+# alone), each group's requests back to back so a
 # repeat finds its prefix still in one of the 4 slots, spaced 12 s apart so each is measured on
 # an idle server (this cgo build prefills only ~50-100 tokens/s on one thread); outputs capped
 # at 8 tokens.
-jq -c '{k: (.hash_ids[0]), r: .}' samples/mooncake_2min.jsonl |
-  jq -s -c 'group_by(.k) | map(select(length > 1)) | sort_by(-length) | flatten | .[:10]
+jq -c '{k: (.hash_ids[0]), r: (. | del(.session_id, .turn))}' "$work/mixed.jsonl" |
+  jq -s -c 'group_by(.k) | map(select(length > 1)) | sort_by(-length) | .[:3] | map(.[:4]) | flatten | .[:10]
     | to_entries[] | .value.r + {timestamp: (.key * 12000), output_length: ([.value.r.output_length, 8] | min)}' \
     >"$work/shared.jsonl"
 pfx=(--trace "$work/shared.jsonl" --max-prompt-tokens 512 --speed 1)
