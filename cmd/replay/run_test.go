@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/gen"
+
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
@@ -75,16 +77,36 @@ func TestRunDefault(t *testing.T) {
 			Prompt *float64 `json:"prompt_tokens_exact_pct"`
 			Output *float64 `json:"output_tokens_exact_pct"`
 		}
+		Cache struct {
+			HitPct   *float64 `json:"hit_pct"`
+			IdealPct *float64 `json:"ideal_hit_pct"`
+		}
+		Sessions *struct {
+			Sessions   int `json:"sessions"`
+			MultiTurn  int `json:"multi_turn"`
+			LaterTurns int `json:"later_turns"`
+		}
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Requests.Total != 456 || sum.Requests.OK != 456 {
-		t.Fatalf("requests %+v, want all 456 of the sample ok", sum.Requests)
+	recs, err := gen.Records(gen.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Requests.Total != len(recs) || sum.Requests.OK != len(recs) {
+		t.Fatalf("requests %+v, want all %d of the default workload ok", sum.Requests, len(recs))
 	}
 	if sum.Fidelity.Prompt == nil || *sum.Fidelity.Prompt != 100 || sum.Fidelity.Output == nil || *sum.Fidelity.Output != 100 {
 		t.Fatalf("fidelity %s", b)
+	}
+	// The default workload shares prefixes and holds conversations: the first run shows both.
+	if c := sum.Cache; c.HitPct == nil || *c.HitPct <= 0 || c.IdealPct == nil || *c.IdealPct <= 0 {
+		t.Fatalf("cache hit rates from usage %v, ideal %v: want both above 0", c.HitPct, c.IdealPct)
+	}
+	if s := sum.Sessions; s == nil || s.MultiTurn == 0 || s.LaterTurns == 0 {
+		t.Fatalf("sessions %+v: want multi-turn sessions with gated later turns", s)
 	}
 }
 
