@@ -40,3 +40,9 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 	}
 	return nil
 }
+
+// serverCounter counts a completions prompt the way a server does: with the specials its
+// tokenizer's post-processor adds (a BOS for Llama and Mistral).
+type serverCounter struct{ tok tokenizer.Tokenizer }
+
+func (c serverCounter) Count(text string) int { return len(c.tok.Encode(text, true)) }

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/scheduler"
+	"github.com/llm-replay/replay/scrape"
+	"github.com/llm-replay/replay/synth"
+)
+
+// outcome is what executing the plan produced, beside the rows already on disk.
+type outcome struct {
+	metrics      *analysis.Metrics
+	stats        scheduler.Stats
+	speed        float64
+	started      time.Time
+	server       *analysis.ServerCache
+	wroteMetrics bool
+}
+
+// execute sends the warmup, then the measured requests on schedule while the endpoint's
+// metrics are scraped, streaming every finished row to requests.parquet and the metrics.
+func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, error) {
+	w, err := results.NewWriter(filepath.Join(cfg.Out, "requests.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	o := &outcome{speed: speedOf(cfg.Schedule)}
+	o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs})
+	sk := newSink(w, o.metrics)
+	items, span := scheduleItems(p.reqs, false)
+	sched := cfg.Schedule
+	sched.Counters = &scheduler.Counters{}
+	sched.From, sched.To = 0, 0 // the window was applied when reading; the scheduler re-bases to the first record
+	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters)
+	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
+		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog}
+
+	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(items), len(p.warm), o.speed, p.trace)
+	o.started = time.Now()
+	prog.run(cfg.Stderr)
+	runErr := o.run(ctx, cfg, p, tg, sched, s, items)
+	prog.finish()
+	if cerr := sk.close(); cerr != nil && runErr == nil {
+		runErr = cerr
+	}
+	return o, runErr
+}
+
+// run is the timed part: warmup on its own, before the server's counters are first read (so
+// the server-side hit rate covers the measured requests only), then the schedule, scraped.
+func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sched scheduler.Config, s *sender, items []scheduler.Item) error {
+	if warm, _ := scheduleItems(p.warm, true); len(warm) > 0 {
+		wcfg := scheduler.Config{Speed: sched.Speed, MaxConcurrency: sched.MaxConcurrency, Counters: &scheduler.Counters{}}
+		if _, err := scheduler.Run(ctx, warm, wcfg, s.send); err != nil {
+			return err
+		}
+	}
+	var scr *scrape.Scraper
+	if tg.metricsURL != "" {
+		var err error
+		scr, err = scrape.Start(ctx, scrape.Config{URL: tg.metricsURL, Interval: cfg.MetricsInterval,
+			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr})
+		if err != nil {
+			return err
+		}
+	}
+	var err error
+	o.stats, err = scheduler.Run(ctx, items, sched, s.send)
+	if scr != nil {
+		res := scr.Stop()
+		o.server = serverCache(res)
+		o.metrics.AddServerSamples(res.Samples)
+		if res.WriteError != nil {
+			fmt.Fprintf(cfg.Stderr, "replay: server metrics: %v (the summary still has them)\n", res.WriteError)
+		}
+		o.wroteMetrics = res.Scrapes > 0 && res.WriteError == nil
+	}
+	return err
+}
+
+// scheduleItems turns built requests into the scheduler's items and returns the latest trace
+// offset among them. Warmup items carry no session, so they never gate a turn.
+func scheduleItems(reqs []synth.Request, warmup bool) ([]scheduler.Item, time.Duration) {
+	items := make([]scheduler.Item, 0, len(reqs))
+	var span time.Duration
+	for i := range reqs {
+		r := &reqs[i]
+		it := scheduler.Item{Index: i, Timestamp: r.Record.Timestamp, Warmup: warmup, Payload: r}
+		if !warmup {
+			it.SessionID, it.Turn = r.Record.SessionID, r.Record.Turn
+		}
+		items = append(items, it)
+		span = max(span, r.Record.Timestamp)
+	}
+	return items, span
+}
+
+// speedOf is the schedule's speed factor, 1 when unset.
+func speedOf(c scheduler.Config) float64 {
+	if c.Speed <= 0 {
+		return 1
+	}
+	return c.Speed
+}

@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/samples"
+	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/synth/tokenizer"
+	"github.com/llm-replay/replay/trace"
+)
+
+// plan is everything prepared before the clock starts: the window's prompts, built and
+// verified, the warmup's, and the trace's ideal prefix-cache figures.
+type plan struct {
+	trace   string // the trace's name for messages and the summary
+	tokPath string
+	tok     tokenizer.Tokenizer
+	synth   synth.Config
+	slo     analysis.SLO
+	reqs    []synth.Request
+	warm    []synth.Request
+	ideal   *analysis.IdealCache
+}
+
+// prepare reads the trace window and builds every prompt, so that the send path does no
+// tokenizer work.
+func prepare(ctx context.Context, cfg Config) (*plan, error) {
+	slo, err := analysis.ParseSLO(cfg.SLO)
+	if err != nil {
+		return nil, fmt.Errorf("--slo: %w", err)
+	}
+	p := &plan{slo: slo}
+	if p.tokPath, err = resolveTokenizer(cfg); err != nil {
+		return nil, err
+	}
+	if p.tok, err = tokenizer.Load(p.tokPath); err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	name, recs, err := resolveTrace(cfg, p.tokPath)
+	if err != nil {
+		return nil, err
+	}
+	p.trace = name
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no records in the selected window", name)
+	}
+	if cfg.UniquePrefixes {
+		makeUnique(recs)
+	}
+	p.synth = cfg.Synth
+	p.synth.API = synth.API(cfg.API)
+	if err := synth.ApplyTokenizerConfig(p.tokPath, &p.synth); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)
+	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
+	if p.reqs, err = build(ctx, p.tok, p.synth, recs, cfg.SendIDs, skip, cfg.Stderr); err != nil {
+		return nil, err
+	}
+	p.ideal = idealCache(p.reqs, p.synth.BlockSize)
+	if p.warm, err = p.warmup(ctx, cfg, recs); err != nil {
+		return nil, fmt.Errorf("warmup: %w", err)
+	}
+	return p, nil
+}
+
+// resolveTrace names the trace and reads its window: the --trace file, or without one the
+// default workload, generated in memory.
+func resolveTrace(cfg Config, tokPath string) (string, []trace.Record, error) {
+	if cfg.Trace != "" {
+		recs, err := readWindow(cfg.Trace, tokPath, cfg)
+		return cfg.Trace, recs, err
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: no --trace given: replaying the default workload, %s\n", DefaultWorkload)
+	recs, err := defaultWindow(cfg)
+	return DefaultWorkload, recs, err
+}
+
+func resolveTokenizer(cfg Config) (string, error) {
+	if cfg.Tokenizer != "" {
+		return cfg.Tokenizer, nil
+	}
+	if cfg.Endpoint != "" {
+		return "", errors.New("--tokenizer is required with --endpoint: prompt lengths must be counted by the served model's own tokenizer (give its tokenizer.json or Hugging Face folder)")
+	}
+	p, err := samples.Extract(samples.Tokenizer, filepath.Join(cfg.Out, ".sample"))
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: no --tokenizer given: counting with the embedded sample tokenizer (Mistral-7B 32k) against the simulator\n")
+	return p, nil
+}
+
+// warmup builds cfg.Warmup throwaway requests of the trace's own shapes: other text (another
+// seed), no sessions and prefixes of their own, so they warm the endpoint without caching
+// anything the measured requests will ask for.
+func (p *plan) warmup(ctx context.Context, cfg Config, recs []trace.Record) ([]synth.Request, error) {
+	if cfg.Warmup <= 0 {
+		return nil, nil
+	}
+	wcfg := p.synth
+	wcfg.Seed = p.synth.Seed ^ 0x5741524d5550 // "WARMUP"
+	wrecs := make([]trace.Record, 0, cfg.Warmup)
+	for i := 0; i < cfg.Warmup && i < len(recs); i++ {
+		r := recs[i]
+		r.SessionID, r.Turn = "", 0
+		wrecs = append(wrecs, r)
+	}
+	makeUnique(wrecs)
+	return build(ctx, p.tok, wcfg, wrecs, cfg.SendIDs, true, io.Discard)
+}
+
+// makeUnique gives every record its own block hashes, so no two requests share a prefix.
+func makeUnique(recs []trace.Record) {
+	var next uint64 = 1 << 62
+	for i := range recs {
+		hs := make([]uint64, len(recs[i].BlockHashes))
+		for j := range hs {
+			hs[j] = next
+			next++
+		}
+		recs[i].BlockHashes = hs
+	}
+}
+
+// build synthesizes every request before the clock starts, so the send path does no tokenizer work.
+func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record, sendIDs, skip bool, stderr io.Writer) ([]synth.Request, error) {
+	b, err := synth.New(tok, scfg)
+	if err != nil {
+		return nil, err
+	}
+	if scfg.API == synth.APIChat {
+		if recs, err = fitChat(b, recs, skip, stderr); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]synth.Request, 0, len(recs))
+	i := 0
+	next := func() (trace.Record, error) {
+		if i == len(recs) {
+			return trace.Record{}, io.EOF
+		}
+		i++
+		return recs[i-1], nil
+	}
+	err = b.Stream(ctx, runtime.GOMAXPROCS(0), next, func(r synth.Request) error {
+		if scfg.API == synth.APIChat || !sendIDs {
+			r.PromptIDs = nil // not sent: don't hold every prompt twice during the run
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// fitChat handles records too short for the chat API: a chat template adds a fixed number of
+// tokens, so a record with fewer prompt tokens than that cannot be replayed as chat. With skip
+// they are left out and counted; otherwise the first one is an error that says what to do.
+func fitChat(b *synth.Builder, recs []trace.Record, skip bool, stderr io.Writer) ([]trace.Record, error) {
+	ov, err := b.ChatOverhead()
+	if err != nil {
+		return nil, err
+	}
+	kept := recs[:0:0]
+	for _, r := range recs {
+		if r.PromptTokens > ov {
+			kept = append(kept, r)
+			continue
+		}
+		if !skip {
+			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d: replay it with --api completions, or leave such requests out with --on-error skip",
+				r.Source, r.Line, r.PromptTokens, ov)
+		}
+	}
+	if n := len(recs) - len(kept); n > 0 {
+		fmt.Fprintf(stderr, "replay: left out %d requests with at most %d prompt tokens, the chat template's own size (--on-error skip)\n", n, ov)
+	}
+	return kept, nil
+}

@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/scheduler"
+	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/trace"
+)
+
+// TestRowFor maps what happened to one request onto its row, without HTTP: every timing and
+// count lands in its own field, warmup rows are marked and renamed, the prompt is kept only
+// when asked, and a failure keeps its class, status and message.
+func TestRowFor(t *testing.T) {
+	req := &synth.Request{
+		Index:  7,
+		Record: trace.Record{Timestamp: 1500 * time.Millisecond, SessionID: "s1", Turn: 2},
+		Prompt: "hello", TargetPromptTokens: 120, MaxTokens: 30,
+	}
+	timing := scheduler.Timing{ScheduledNS: 100, SentNS: 150, QueueWaitNS: 40}
+	ok := client.Response{FirstTokenNS: 300, LastTokenNS: 900, DoneNS: 950, ChunkNS: []int64{300, 600, 900},
+		PromptTokens: 120, CompletionTokens: 30, CachedTokens: 64, HTTPStatus: 200}
+	failed := client.Response{DoneNS: 170, PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1,
+		HTTPStatus: 503, ErrorClass: client.ErrHTTP5xx, ErrorMessage: "overloaded"}
+	base := results.Row{
+		RequestID: "7", SessionID: "s1", Turn: 2, OriginalTimestampNS: int64(1500 * time.Millisecond),
+		ScheduledNS: 100, SentNS: 150, QueueWaitNS: 40, TargetPromptTokens: 120, TargetOutputTokens: 30,
+		Endpoint: "http://e",
+	}
+	with := func(f func(*results.Row)) results.Row { r := base; f(&r); return r }
+	answered := func(r *results.Row) {
+		r.FirstTokenNS, r.LastTokenNS, r.DoneNS, r.ChunkNS = 300, 900, 950, []int64{300, 600, 900}
+		r.PromptTokens, r.CompletionTokens, r.CachedTokens, r.HTTPStatus = 120, 30, 64, 200
+	}
+	for _, tc := range []struct {
+		name       string
+		warmup     bool
+		keepPrompt bool
+		resp       client.Response
+		want       results.Row
+	}{
+		{"answered", false, false, ok, with(answered)},
+		{"prompt kept", false, true, ok, with(func(r *results.Row) { answered(r); r.Prompt = "hello" })},
+		{"warmup", true, false, ok, with(func(r *results.Row) { answered(r); r.RequestID, r.Warmup = "warmup-7", true })},
+		{"failed", false, false, failed, with(func(r *results.Row) {
+			r.DoneNS, r.PromptTokens, r.CompletionTokens, r.CachedTokens = 170, -1, -1, -1
+			r.HTTPStatus, r.ErrorClass, r.ErrorMessage = 503, client.ErrHTTP5xx, "overloaded"
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := rowFor(req, tc.warmup, timing, &tc.resp, "http://e", tc.keepPrompt)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("row\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSenderRequest builds the body each API sends: chat sends the messages, completions the
+// prompt, as token ids only when asked.
+func TestSenderRequest(t *testing.T) {
+	r := &synth.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5,
+		Messages: []synth.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}
+	for _, tc := range []struct {
+		name string
+		s    sender
+		want client.Request
+	}{
+		{"completions", sender{}, client.Request{Prompt: "p", MaxTokens: 5}},
+		{"completions ids", sender{sendIDs: true}, client.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5}},
+		{"chat", sender{chat: true, sendIDs: true}, client.Request{Prompt: "p", MaxTokens: 5,
+			Messages: []client.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}},
+	} {
+		if got := tc.s.request(r); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

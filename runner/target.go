@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/sim"
+)
+
+// target is what the run sends to: the endpoint (or the simulator started for it), the client
+// configured for it, the page its metrics are scraped from and its label in the rows.
+type target struct {
+	client     *client.Client
+	model      string
+	label      string
+	metricsURL string
+	simulated  bool
+	stop       func() error
+}
+
+// startTarget resolves --endpoint, or starts the built-in simulator in-process, counting
+// prompts as `replay sim --tokenizer` does, when there is none.
+func startTarget(ctx context.Context, cfg Config, p *plan) (*target, error) {
+	t := &target{model: cfg.Model, label: cfg.Endpoint, stop: func() error { return nil }}
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		u, err := t.startSim(ctx, cfg, p)
+		if err != nil {
+			return nil, err
+		}
+		endpoint = u
+	}
+	if t.model == "" {
+		t.stop()
+		return nil, errors.New("--model is required with --endpoint")
+	}
+	err := t.connect(cfg, endpoint)
+	if err != nil {
+		t.stop()
+		return nil, err
+	}
+	return t, nil
+}
+
+// startSim starts the in-process simulator and returns its URL.
+func (t *target) startSim(ctx context.Context, cfg Config, p *plan) (string, error) {
+	sc := cfg.Sim
+	if sc.BlockSize == 0 {
+		sc = sim.DefaultConfig()
+	}
+	if err := ServerCounting(p.tokPath, p.tok, &sc); err != nil {
+		return "", err
+	}
+	if t.model == "" {
+		t.model = sc.ModelName
+	}
+	// The simulator outlives an interrupt until the run has written what finished.
+	u, stop, err := sim.Listen(context.WithoutCancel(ctx), "127.0.0.1:0", sc)
+	if err != nil {
+		return "", fmt.Errorf("starting the built-in simulator: %w", err)
+	}
+	t.stop, t.simulated, t.label = stop, true, "simulator"
+	fmt.Fprintf(cfg.Stderr, "replay: no --endpoint given: started the built-in simulator at %s (simulated timings, not a real model)\n", u)
+	return u, nil
+}
+
+// connect configures the client and the metrics page for endpoint.
+func (t *target) connect(cfg Config, endpoint string) error {
+	base, err := baseURL(endpoint)
+	if err != nil {
+		return err
+	}
+	if t.metricsURL, err = resolveMetricsURL(cfg.MetricsURL, endpoint); err != nil {
+		return err
+	}
+	t.client, err = client.New(client.Config{BaseURL: base, API: cfg.API, Model: t.model, APIKey: cfg.APIKey,
+		Timeout: cfg.Timeout, ExtraBody: cfg.ExtraBody})
+	return err
+}
+
+// baseURL turns --endpoint into the API root the client appends paths to: a bare host gets /v1.
+func baseURL(endpoint string) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("--endpoint %q: want a URL such as http://127.0.0.1:8000/v1", endpoint)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/v1"
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
