@@ -1,0 +1,99 @@
+// Writer: records streamed into a normalized trace Parquet file.
+
+package trace
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+)
+
+// rowsPerGroup bounds the writer's memory: a row group is buffered until it is flushed.
+const rowsPerGroup = 128 * 1024
+
+// writeBatch is how many rows the writer hands parquet-go at once.
+const writeBatch = 1024
+
+// Writer streams records into a normalized trace Parquet file.
+type Writer struct {
+	pw     *parquet.GenericWriter[parquetRow]
+	buf    []parquetRow
+	closer io.Closer
+	n      int64
+}
+
+// NewWriter writes a normalized trace to w. Call Close to flush the footer.
+func NewWriter(w io.Writer) *Writer {
+	pw := parquet.NewGenericWriter[parquetRow](w,
+		parquet.Compression(&snappy.Codec{}),
+		parquet.MaxRowsPerRowGroup(rowsPerGroup),
+		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
+	)
+	return &Writer{pw: pw, buf: make([]parquetRow, 0, writeBatch)}
+}
+
+// CreateFile creates path and returns a Writer whose Close also closes the file.
+func CreateFile(path string) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w := NewWriter(f)
+	w.closer = f
+	return w, nil
+}
+
+// Write appends one record.
+func (w *Writer) Write(r Record) error {
+	w.buf = append(w.buf, parquetRow{
+		TimestampNs:  int64(r.Timestamp),
+		PromptTokens: int64(r.PromptTokens),
+		OutputTokens: int64(r.OutputTokens),
+		BlockHashes:  r.BlockHashes,
+		BlockSize:    int64(r.BlockSize),
+		SessionID:    r.SessionID,
+		Turn:         int64(r.Turn),
+		Model:        r.Model,
+		Source:       r.Source,
+		Line:         r.Line,
+	})
+	w.n++
+	if len(w.buf) == cap(w.buf) {
+		return w.flushBatch()
+	}
+	return nil
+}
+
+// Count is the number of records written so far.
+func (w *Writer) Count() int64 { return w.n }
+
+func (w *Writer) flushBatch() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.pw.Write(w.buf)
+	clear(w.buf) // drop references to the callers' hash slices
+	w.buf = w.buf[:0]
+	if err != nil {
+		return fmt.Errorf("trace: writing parquet: %w", err)
+	}
+	return nil
+}
+
+// Close flushes the remaining rows and the footer, and closes the file if CreateFile opened it.
+func (w *Writer) Close() error {
+	err := w.flushBatch()
+	if cerr := w.pw.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("trace: closing parquet: %w", cerr)
+	}
+	if w.closer != nil {
+		if cerr := w.closer.Close(); err == nil {
+			err = cerr
+		}
+		w.closer = nil
+	}
+	return err
+}
