@@ -52,7 +52,7 @@ func sleepFor(d time.Duration) func(context.Context, Item) {
 	}
 }
 
-// TestEqualTimestampsLeaveTogether is the acceptance test: 50 requests stamped with
+// TestEqualTimestampsLeaveTogether: 50 requests stamped with
 // the same millisecond must all be sent within 1 ms of each other. The machine running the
 // tests may be busy with other work, so each variant gets a few attempts; a scheduler that
 // does not batch (or hands off slowly) fails every one.

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Install the reference tokenizer (Hugging Face's Rust `tokenizers` through its npm binding, see
-# ../shared/tools/tokref) into .cache/tokref: package.json and encode.js are copied from there,
-# then `npm install`. Re-running is cheap: an install whose files and tokenizers version already
+# Install the reference tokenizer (Hugging Face's Rust `tokenizers` through its npm binding) into
+# .cache/tokref: scripts/tokref/package.json and encode.js are copied there, then `npm install`. Re-running is cheap: an install whose files and tokenizers version already
 # match is kept. Override the source with TOKREF_SRC and the target with TOKREF_DIR.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-src=${TOKREF_SRC:-$here/../shared/tools/tokref}
+src=${TOKREF_SRC:-$here/scripts/tokref}
 dest=${TOKREF_DIR:-$here/.cache/tokref}
 if [ ! -f "$src/package.json" ] || [ ! -f "$src/encode.js" ]; then
   echo "tokref-setup: $src/package.json or encode.js missing (set TOKREF_SRC)" >&2

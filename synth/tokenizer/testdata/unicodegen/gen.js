@@ -1,8 +1,12 @@
 // Generates Go range tables of the Unicode classes as the Rust reference's Oniguruma sees them:
 // node's (newer) ICU categories, restricted to code points the reference's pre-tokenizers treat
 // as members (probed one by one).
-const { Tokenizer } = require('/work/main/.cache/tokref/node_modules/tokenizers');
-const C = '/work/main/.cache/tokenizers/';
+// Paths: the reference binding from scripts/tokref-setup.sh and the tokenizers from
+// scripts/fetch-tokenizers.sh, both under the repository's .cache unless the usual variables say.
+const path = require('path');
+const repo = path.join(__dirname, '..', '..', '..', '..');
+const { Tokenizer } = require(path.join(process.env.TOKREF_DIR || path.join(repo, '.cache', 'tokref'), 'node_modules', 'tokenizers'));
+const C = (process.env.REPLAY_TOKENIZER_CACHE || path.join(repo, '.cache', 'tokenizers')) + '/';
 const l3 = Tokenizer.fromFile(C + 'llama3/tokenizer.json').getPreTokenizer();
 const g4 = Tokenizer.fromFile(C + 'gpt4o/tokenizer.json').getPreTokenizer();
 // DeepSeek's third Split alone (its earlier splits would isolate CJK and digit runs first).
