@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/llm-replay/replay/results"
-	"github.com/llm-replay/replay/scrape"
 )
 
 // RequestsFile is the result rows' file name inside a run directory.
@@ -49,7 +48,7 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	}); err != nil {
 		return nil, info, err // names the file and row already
 	}
-	samples, err := scrape.ReadFile(filepath.Join(dir, scrape.FileName))
+	samples, err := results.ReadServerMetrics(filepath.Join(dir, results.ServerMetricsFile))
 	switch {
 	case err == nil:
 		m.AddServerSamples(samples)

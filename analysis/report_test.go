@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/scrape"
+	"github.com/llm-replay/replay/results"
 )
 
 var (
@@ -29,10 +29,10 @@ func goldenMetrics(t testing.TB) (*Metrics, *Summary) {
 		m.Add(&rows[i])
 	}
 	// The endpoint's queue as scraped from its /metrics: filling up, then draining.
-	var samples []scrape.Sample
+	var samples []results.ServerSample
 	for i, q := range []float64{0, 4, 9, 14, 12, 6, 1, 0} {
-		samples = append(samples, scrape.Sample{OffsetS: float64(i) * 5, Values: map[string]float64{
-			scrape.RequestsRunning: math.Min(q, 8), scrape.RequestsWaiting: math.Max(q-8, 0)}})
+		samples = append(samples, results.ServerSample{OffsetS: float64(i) * 5, Values: map[string]float64{
+			results.RequestsRunning: math.Min(q, 8), results.RequestsWaiting: math.Max(q-8, 0)}})
 	}
 	m.AddServerSamples(samples)
 	ideal := NewIdealCounter()

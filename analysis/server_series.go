@@ -3,7 +3,7 @@ package analysis
 import (
 	"math"
 
-	"github.com/llm-replay/replay/scrape"
+	"github.com/llm-replay/replay/results"
 )
 
 // serverPoint is one scrape of the endpoint's own queue: requests it was running and holding
@@ -13,12 +13,12 @@ type serverPoint struct {
 }
 
 // AddServerSamples keeps the endpoint's running and waiting request counts from its /metrics
-// (the scrape package's samples, whose offsets count from the measured phase's start like the
+// (server_metrics.jsonl's samples, as scraped, whose offsets count from the measured phase's start like the
 // rows' do) so that report.html can draw them beside the client's in-flight count.
-func (m *Metrics) AddServerSamples(ss []scrape.Sample) {
+func (m *Metrics) AddServerSamples(ss []results.ServerSample) {
 	for _, s := range ss {
-		r, okR := s.Values[scrape.RequestsRunning]
-		w, okW := s.Values[scrape.RequestsWaiting]
+		r, okR := s.Values[results.RequestsRunning]
+		w, okW := s.Values[results.RequestsWaiting]
 		if !okR && !okW || math.IsNaN(s.OffsetS) || math.IsInf(s.OffsetS, 0) {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/internal/testenv"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -200,7 +201,7 @@ func BenchmarkRequest(b *testing.B) {
 			c := newClient(b, "http://127.0.0.1:1", api, func(c *Config) { c.ExtraBody = map[string]any{"ignore_eos": true} })
 			c.oa.HTTPClient = memDoer{body}
 			req := Request{Prompt: strings.Repeat("The quick <brown> fox & co. ", 150), MaxTokens: 1}
-			req.Messages = []Message{{Role: "user", Content: req.Prompt}}
+			req.Messages = []chat.Message{{Role: "user", Content: req.Prompt}}
 			clock := newClock()
 			b.ReportAllocs()
 			cpu0 := int64(testenv.CPUTime())

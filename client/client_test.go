@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/chat"
 )
 
 // newClock returns a monotonic nanosecond clock starting near zero, as the scheduler's is.
@@ -80,7 +82,7 @@ func TestVLLMChat(t *testing.T) {
 		c.ExtraBody = map[string]any{"ignore_eos": true, "min_tokens": 20}
 	})
 	r := c.Do(context.Background(), Request{
-		Messages:  []Message{{Role: "system", Content: "be brief <&>"}, {Role: "user", Content: "hi"}},
+		Messages:  []chat.Message{{Role: "system", Content: "be brief <&>"}, {Role: "user", Content: "hi"}},
 		MaxTokens: 20,
 	}, newClock())
 	if !r.OK() {

@@ -6,13 +6,9 @@ import (
 	"fmt"
 
 	openai "github.com/sashabaranov/go-openai"
-)
 
-// Message is one chat message.
-type Message struct {
-	Role    string
-	Content string
-}
+	"github.com/llm-replay/replay/chat"
+)
 
 // Request is what to send. Chat uses Messages (or, when there are none, Prompt as a single
 // user message); completions uses PromptIDs when non-nil (token ids, so the server sees
@@ -20,7 +16,7 @@ type Message struct {
 type Request struct {
 	Prompt    string
 	PromptIDs []int
-	Messages  []Message
+	Messages  []chat.Message
 	// MaxTokens is sent as max_tokens; 0 leaves it to the server.
 	MaxTokens int
 }
@@ -28,16 +24,11 @@ type Request struct {
 // chatRequest is go-openai's request with the messages encoded by a plain struct: go-openai's
 // ChatCompletionMessage.MarshalJSON marshals each message on its own and encoding/json then
 // re-scans that output byte by byte, which cost ~25 µs per KB of prompt (BenchmarkRequest).
-// The shallower Messages field shadows the embedded one.
+// The shallower Messages field shadows the embedded one; chat.Message is the text-only shape
+// of openai.ChatCompletionMessage, and encodes as plain struct fields.
 type chatRequest struct {
 	openai.ChatCompletionRequest
-	Messages []chatMessage `json:"messages"`
-}
-
-// chatMessage is the text-only shape of openai.ChatCompletionMessage.
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Messages []chat.Message `json:"messages"`
 }
 
 // body builds the JSON body with go-openai's request types (go-openai's own stream calls
@@ -45,12 +36,9 @@ type chatMessage struct {
 func (c *Client) body(r Request) ([]byte, error) {
 	var v any
 	if c.api == APIChat {
-		msgs := make([]chatMessage, 0, max(len(r.Messages), 1))
-		for _, m := range r.Messages {
-			msgs = append(msgs, chatMessage(m))
-		}
+		msgs := r.Messages
 		if len(msgs) == 0 {
-			msgs = append(msgs, chatMessage{Role: openai.ChatMessageRoleUser, Content: r.Prompt})
+			msgs = []chat.Message{{Role: openai.ChatMessageRoleUser, Content: r.Prompt}}
 		}
 		v = chatRequest{
 			ChatCompletionRequest: openai.ChatCompletionRequest{

@@ -54,7 +54,7 @@ func TestMalformedFail(t *testing.T) {
 		{"missing mapped JSON path", "gateway.jsonl", Options{Format: FormatJSONL, Map: map[string]string{"timestamp": "ts", "prompt_tokens": "usage.input_tokens", "output_tokens": "usage.completion_tokens"}}, []string{"gateway.jsonl:1:", `field "usage.input_tokens": missing`}},
 		{"hash count disagrees", "hash_mismatch.jsonl", Options{}, []string{"hash_mismatch.jsonl:2:", `field "hash_ids"`, "3 hashes, but ceil(600 prompt tokens / block size 512) = 2"}},
 		{"out of order", "out_of_order.jsonl", Options{}, []string{"out_of_order.jsonl:3:", `field "timestamp"`, "out of order", "--sort"}},
-		{"openai-log is accesslog's", "gateway.jsonl", Options{Format: FormatOpenAILog}, []string{"gateway.jsonl: format openai-log is read by accesslog.Open"}},
+		{"openai-log without its reader", "gateway.jsonl", Options{Format: FormatOpenAILog}, []string{"gateway.jsonl: format openai-log needs its reader registered"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -71,6 +71,10 @@ type Options struct {
 	Sort bool
 	// MaxTokens bounds plausible token counts; 0 means DefaultMaxTokens.
 	MaxTokens int
+	// Tokenizer is the served model's tokenizer.json or its folder, for a format whose token
+	// counts come from tokenizing the text it holds (openai-log, read by a registered reader);
+	// ingest's own formats carry their counts and ignore it.
+	Tokenizer string
 }
 
 // normalized fills defaults and checks the values.
@@ -109,12 +113,18 @@ func (o Options) normalized() (Options, error) {
 	if o.MaxTokens <= 0 {
 		o.MaxTokens = DefaultMaxTokens
 	}
-	for f := range o.Map {
+	return o, nil
+}
+
+// checkMap checks that every mapped field is one of Fields. It is not part of normalized: a
+// registered format's reader has fields of its own and checks its mapping itself.
+func checkMap(m map[string]string) error {
+	for f := range m {
 		if fieldIndex(f) < 0 {
-			return o, fmt.Errorf("--map: unknown field %q (want one of %s)", f, strings.Join(Fields[:], ", "))
+			return fmt.Errorf("--map: unknown field %q (want one of %s)", f, strings.Join(Fields[:], ", "))
 		}
 	}
-	return o, nil
+	return nil
 }
 
 // ParseMap reads the command-line mapping "field=column,field=column" (columns may be dotted

@@ -73,7 +73,9 @@ func ReadAll(path string, opts Options) ([]trace.Record, Counts, error) {
 	}
 }
 
-// Open opens a trace file for reading with opts (see Options for the defaults).
+// Open opens a trace file for reading with opts (see Options for the defaults). It is the one
+// entry point for every format: a format this package does not parse itself (openai-log) goes
+// to the reader registered for it (see Register).
 func Open(path string, opts Options) (Reader, error) {
 	o, err := opts.normalized()
 	if err != nil {
@@ -85,9 +87,32 @@ func Open(path string, opts Options) (Reader, error) {
 			return nil, err
 		}
 	}
-	if format == FormatOpenAILog {
-		return nil, fmt.Errorf("%s: format openai-log is read by accesslog.Open, not ingest.Open: request logs need the model's tokenizer (replay ingest --format openai-log --tokenizer FILE)", path)
+	if _, own := presets[format]; !own {
+		open, err := registered(path, format)
+		if err != nil {
+			return nil, err
+		}
+		o.Format = format
+		return open(path, o)
 	}
+	if err := checkMap(o.Map); err != nil {
+		return nil, err
+	}
+	return openOwn(path, o, format)
+}
+
+// FileFormat is the format Open reads path as: format itself, or for auto (or "") the one
+// detected from the file's first bytes.
+func FileFormat(path, format string) (string, error) {
+	o, err := Options{Format: format}.normalized()
+	if err != nil || o.Format != FormatAuto {
+		return o.Format, err
+	}
+	return detectFile(path)
+}
+
+// openOwn opens a trace in one of the formats this package parses (those with a preset).
+func openOwn(path string, o Options, format string) (Reader, error) {
 	p := presets[format]
 	blockSize := o.BlockSize
 	if blockSize == 0 {

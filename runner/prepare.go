@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/samples"
 	"github.com/llm-replay/replay/synth"
@@ -56,7 +57,7 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	}
 	p.synth = cfg.Synth
 	p.synth.API = synth.API(cfg.API)
-	if err := synth.ApplyTokenizerConfig(p.tokPath, &p.synth); err != nil {
+	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/accesslog"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/internal/genlog"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
@@ -41,11 +41,11 @@ func TestRequestLogReplay(t *testing.T) {
 	tokPath := testenv.Tokenizer(t, "qwen3")
 
 	// What the reader makes of the log on its own.
-	tok, chat, err := accesslog.LoadModel(tokPath)
+	tok, chat, err := requestlog.LoadModel(tokPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := accesslog.Open(path, accesslog.Options{Tokenizer: tok, Chat: chat, HashKey: []byte("a fixed key for the test's own read")})
+	rd, err := requestlog.Open(path, requestlog.Options{Tokenizer: tok, Chat: chat, HashKey: []byte("a fixed key for the test's own read")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +63,13 @@ func TestRequestLogReplay(t *testing.T) {
 		prompts = append(prompts, req.PromptTokens)
 		// An engine computes at least a prompt's last token, so a prompt made only of
 		// cached blocks still recomputes its last block (vLLM does; so does the simulator).
-		hashes = append(hashes, req.BlockHashes[:min(len(req.BlockHashes), (req.PromptTokens-1)/accesslog.DefaultBlockSize)])
+		hashes = append(hashes, req.BlockHashes[:min(len(req.BlockHashes), (req.PromptTokens-1)/requestlog.DefaultBlockSize)])
 		promptTokens += req.PromptTokens
 	}
 	rd.Close()
 	ideal := prefixcache.HitRate(hashes, 0)
 	idealPct := 100 * float64(ideal.Hits) / float64(ideal.Blocks)
-	idealTokenPct := 100 * float64(ideal.Hits*accesslog.DefaultBlockSize) / float64(promptTokens)
+	idealTokenPct := 100 * float64(ideal.Hits*requestlog.DefaultBlockSize) / float64(promptTokens)
 
 	// A simulator whose KV cache holds the whole log and whose steps are short, so a
 	// conversation's next turn finds the previous one's blocks cached, as a roomy server would.

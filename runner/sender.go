@@ -38,10 +38,7 @@ func (s *sender) request(r *synth.Request) client.Request {
 	creq := client.Request{Prompt: r.Prompt, MaxTokens: r.MaxTokens}
 	switch {
 	case s.chat:
-		creq.Messages = make([]client.Message, len(r.Messages))
-		for i, m := range r.Messages {
-			creq.Messages[i] = client.Message{Role: m.Role, Content: m.Content}
-		}
+		creq.Messages = r.Messages
 	case s.sendIDs:
 		creq.PromptIDs = r.PromptIDs
 	}

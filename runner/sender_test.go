@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
@@ -64,7 +65,7 @@ func TestRowFor(t *testing.T) {
 // prompt, as token ids only when asked.
 func TestSenderRequest(t *testing.T) {
 	r := &synth.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5,
-		Messages: []synth.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}
+		Messages: []chat.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}
 	for _, tc := range []struct {
 		name string
 		s    sender
@@ -73,7 +74,7 @@ func TestSenderRequest(t *testing.T) {
 		{"completions", sender{}, client.Request{Prompt: "p", MaxTokens: 5}},
 		{"completions ids", sender{sendIDs: true}, client.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5}},
 		{"chat", sender{chat: true, sendIDs: true}, client.Request{Prompt: "p", MaxTokens: 5,
-			Messages: []client.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}},
+			Messages: []chat.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}},
 	} {
 		if got := tc.s.request(r); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

@@ -1,8 +1,8 @@
 package runner
 
 import (
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/sim"
-	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
@@ -10,27 +10,23 @@ import (
 // prompts are built for it: completions prompts with the specials the tokenizer's post-processor
 // adds (a BOS for Llama and Mistral), chat prompts through the chat template of the
 // tokenizer_config.json beside tokPath, rendered and encoded as synth builds them. With no
-// tokenizer_config.json that is synth.DefaultChatTemplate with empty bos_token and eos_token,
+// tokenizer_config.json that is chat.DefaultTemplate with empty bos_token and eos_token,
 // exactly what the client renders then, so the two agree. It is the one definition shared by
 // the in-process simulator of Run and `replay sim --tokenizer`, so that a standalone simulator
 // reports the same counts. It fails on an unreadable tokenizer_config.json or chat template.
 func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) error {
-	var scfg synth.Config
-	if err := synth.ApplyTokenizerConfig(tokPath, &scfg); err != nil {
-		return err
-	}
-	chat, err := synth.NewChatRenderer(scfg)
+	tpl, err := chat.Load(tokPath)
 	if err != nil {
 		return err
 	}
 	sc.Counter = serverCounter{tok}
 	sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
 	sc.ChatCounter = func(msgs []sim.Message) (int, error) {
-		m := make([]synth.Message, len(msgs))
+		m := make([]chat.Message, len(msgs))
 		for i, x := range msgs {
-			m[i] = synth.Message{Role: x.Role, Content: x.Content}
+			m[i] = chat.Message{Role: x.Role, Content: x.Content}
 		}
-		rendered, err := chat.Render(m)
+		rendered, err := tpl.Render(m)
 		if err != nil {
 			return 0, err
 		}

@@ -5,13 +5,14 @@ import (
 	"net/url"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/synth"
 )
 
 // ServerMetricsFile holds the samples scraped from the endpoint's /metrics during a run, one JSON
 // object a line, appended as they come.
-const ServerMetricsFile = scrape.FileName
+const ServerMetricsFile = results.ServerMetricsFile
 
 // resolveMetricsURL turns --metrics-url into the page to scrape, "" for none: by default the
 // endpoint's scheme://host/metrics, where vLLM (and the simulator) serve it whatever the API
@@ -37,10 +38,10 @@ func resolveMetricsURL(flag, endpoint string) (string, error) {
 // serverCache turns what the scraper saw into the summary's figures.
 func serverCache(r scrape.Result) *analysis.ServerCache {
 	c := &analysis.ServerCache{MetricsURL: r.URL, Scrapes: r.Scrapes, Failures: r.Failures, FirstError: r.FirstError}
-	if v, ok := r.Increase[scrape.PrefixCacheQueries]; ok {
+	if v, ok := r.Increase[results.PrefixCacheQueries]; ok {
 		c.QueriedTokens = &v
 	}
-	if v, ok := r.Increase[scrape.PrefixCacheHits]; ok {
+	if v, ok := r.Increase[results.PrefixCacheHits]; ok {
 		c.HitTokens = &v
 	}
 	return c

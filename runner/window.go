@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/llm-replay/replay/accesslog"
 	"github.com/llm-replay/replay/gen"
+	"github.com/llm-replay/replay/ingest"
+
+	// Registers the request-log reader with ingest: Config.Ingest reads every format,
+	// openai-log included, whoever calls Run.
+	_ "github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -35,8 +39,11 @@ func defaultWindow(cfg Config) ([]trace.Record, error) {
 
 // readWindow reads the trace's records inside the scheduler's From/To window and Limit, so
 // that prompts are built only for what will be sent. The scheduler re-bases the window itself.
+// A request log is counted with the run's tokenizer, tokPath.
 func readWindow(path, tokPath string, cfg Config) ([]trace.Record, error) {
-	rd, err := accesslog.OpenRecords(path, tokPath, cfg.Ingest)
+	opts := cfg.Ingest
+	opts.Tokenizer = tokPath
+	rd, err := ingest.Open(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +66,7 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, error) {
 			break
 		}
 	}
-	if n := rd.Rejected(); n > 0 {
+	if n := rd.Counts().Rejected; n > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d rows rejected (--on-error skip)\n", path, n)
 	}
 	return recs, nil

@@ -1,25 +1,20 @@
 package scrape
 
-// The series kept, under vLLM's names (the built-in simulator serves the same ones). Prefix-cache
-// queries and hits count prompt tokens; the usage gauge is a fraction, 1 meaning full.
-const (
-	PrefixCacheQueries = "vllm:prefix_cache_queries_total"
-	PrefixCacheHits    = "vllm:prefix_cache_hits_total"
-	RequestsRunning    = "vllm:num_requests_running"
-	RequestsWaiting    = "vllm:num_requests_waiting"
-	KVCacheUsage       = "vllm:kv_cache_usage_perc"
-)
+import "github.com/llm-replay/replay/results"
 
-// gpuCacheUsage is the older vLLM name of KVCacheUsage; it is read as KVCacheUsage when the
+// gpuCacheUsage is the older vLLM name of results.KVCacheUsage; it is read as that when the
 // newer one is absent.
 const gpuCacheUsage = "vllm:gpu_cache_usage_perc"
 
-// Names lists the kept series in the order they are written.
-var Names = []string{PrefixCacheQueries, PrefixCacheHits, RequestsRunning, RequestsWaiting, KVCacheUsage}
+// Names lists the series kept (those of the server-metrics file, named in package results) in
+// the order they are written.
+var Names = []string{
+	results.PrefixCacheQueries, results.PrefixCacheHits, results.RequestsRunning, results.RequestsWaiting, results.KVCacheUsage,
+}
 
 // counters are the series whose increase over the run is summed (resets tolerated).
-var counters = []string{PrefixCacheQueries, PrefixCacheHits}
+var counters = []string{results.PrefixCacheQueries, results.PrefixCacheHits}
 
 // averaged are gauges that, when a page has several label sets of them (several engines or
 // models behind one endpoint), are averaged rather than summed.
-var averaged = map[string]bool{KVCacheUsage: true, gpuCacheUsage: true}
+var averaged = map[string]bool{results.KVCacheUsage: true, gpuCacheUsage: true}

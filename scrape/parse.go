@@ -9,6 +9,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // parse reads one metrics page in the format its Content-Type names (Prometheus text,
@@ -45,9 +47,9 @@ func parse(r io.Reader, format expfmt.Format) (map[string]float64, error) {
 			sums[name] /= float64(n)
 		}
 	}
-	if _, ok := sums[KVCacheUsage]; !ok {
+	if _, ok := sums[results.KVCacheUsage]; !ok {
 		if v, ok := sums[gpuCacheUsage]; ok {
-			sums[KVCacheUsage] = v
+			sums[results.KVCacheUsage] = v
 		}
 	}
 	delete(sums, gpuCacheUsage)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -53,9 +54,9 @@ func TestParseVLLMText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{
-		PrefixCacheQueries: 1000, PrefixCacheHits: 300, // summed over engines
-		RequestsRunning: 5, RequestsWaiting: 1,
-		KVCacheUsage: 0.375, // the older name, averaged over engines
+		results.PrefixCacheQueries: 1000, results.PrefixCacheHits: 300, // summed over engines
+		results.RequestsRunning: 5, results.RequestsWaiting: 1,
+		results.KVCacheUsage: 0.375, // the older name, averaged over engines
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("parsed %v, want %v", got, want)
@@ -69,7 +70,7 @@ func TestParseOpenMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[PrefixCacheHits] != 7 || got[KVCacheUsage] != 0.1 || len(got) != 2 {
+	if got[results.PrefixCacheHits] != 7 || got[results.KVCacheUsage] != 0.1 || len(got) != 2 {
 		t.Fatalf("parsed %v", got)
 	}
 }
@@ -119,14 +120,14 @@ func TestIncreaseAcrossReset(t *testing.T) {
 	if res.Scrapes != 4 || res.Failures != 0 {
 		t.Fatalf("%d scrapes, %d failures, want 4 and 0", res.Scrapes, res.Failures)
 	}
-	if q, h := res.Increase[PrefixCacheQueries], res.Increase[PrefixCacheHits]; q != 1000+300 || h != 400+50 {
+	if q, h := res.Increase[results.PrefixCacheQueries], res.Increase[results.PrefixCacheHits]; q != 1000+300 || h != 400+50 {
 		t.Fatalf("increase: queries %v hits %v, want 1300 and 450", q, h)
 	}
 	lines := readLines(t, path)
 	if len(lines) != 4 {
 		t.Fatalf("%d lines in %s, want 4", len(lines), path)
 	}
-	if lines[1][PrefixCacheQueries] != 2000.0 || lines[1][RequestsRunning] != 5.0 || lines[1]["t_s"] == nil || lines[1]["unix_ms"] == nil {
+	if lines[1][results.PrefixCacheQueries] != 2000.0 || lines[1][results.RequestsRunning] != 5.0 || lines[1]["t_s"] == nil || lines[1]["unix_ms"] == nil {
 		t.Fatalf("line 2: %v", lines[1])
 	}
 }
@@ -220,37 +221,23 @@ func TestSimulatorMetrics(t *testing.T) {
 	}
 }
 
-func TestReadFile(t *testing.T) {
+// TestWritesServerMetricsFile: the scraper's file holds its samples as results reads them.
+func TestWritesServerMetricsFile(t *testing.T) {
 	cs := &counterServer{}
 	cs.set(5, 1)
 	srv := httptest.NewServer(cs)
 	defer srv.Close()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), results.ServerMetricsFile)
 	s, err := Start(context.Background(), Config{URL: srv.URL, Interval: time.Hour, Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := s.Stop()
-	got, err := ReadFile(path)
+	got, err := results.ReadServerMetrics(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || fmt.Sprint(got[1].Values) != fmt.Sprint(res.Samples[1].Values) || got[1].Time.UnixMilli() != res.Samples[1].Time.UnixMilli() {
 		t.Fatalf("read back %+v, wrote %+v", got, res.Samples)
-	}
-	// A run killed mid-line leaves a cut last line: the whole lines still read.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"t_s":3.5,"vllm:num_req`)
-	f.Close()
-	if got, err := ReadFile(path); err != nil || len(got) != 2 {
-		t.Fatalf("cut last line: %d samples, %v", len(got), err)
-	}
-	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"t_s\":1}\n{\"t_s\":\"x\"}\n{\"t_s\":2}\n"), 0o644)
-	if _, err := ReadFile(bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2") {
-		t.Fatalf("bad line: %v", err)
 	}
 }

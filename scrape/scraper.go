@@ -2,16 +2,16 @@ package scrape
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // Config says what to scrape and where the samples go.
@@ -20,32 +20,14 @@ type Config struct {
 	URL string
 	// Interval between scrapes; 0 means one second.
 	Interval time.Duration
-	// Path is the JSON-lines file the samples are appended to, one line per successful scrape,
-	// created at the first one (an endpoint without metrics leaves no file); "" keeps them in
-	// memory only.
+	// Path is the server-metrics file (results.ServerMetricsFile's format) the samples are
+	// appended to, one line per successful scrape, created at the first one (an endpoint
+	// without metrics leaves no file); "" keeps them in memory only.
 	Path string
 	// Warn receives one line at the first failure (later ones are only counted); nil discards.
 	Warn io.Writer
 	// Client defaults to a client whose timeout is the interval, between 1 and 10 seconds.
 	Client *http.Client
-}
-
-// Sample is one successful scrape: its time since Start and the kept series found on the page.
-type Sample struct {
-	OffsetS float64
-	Time    time.Time
-	Values  map[string]float64
-}
-
-// MarshalJSON writes a sample as one flat object: t_s, unix_ms and the series by name.
-func (s Sample) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(s.Values)+2)
-	for k, v := range s.Values {
-		m[k] = v
-	}
-	m["t_s"] = float64(int64(s.OffsetS*1e6)) / 1e6
-	m["unix_ms"] = s.Time.UnixMilli()
-	return json.Marshal(m)
 }
 
 // Result is what a scraper saw over its life.
@@ -55,7 +37,9 @@ type Result struct {
 	// pages that do not parse); FirstError describes the first failure.
 	Scrapes, Failures int
 	FirstError        string
-	Samples           []Sample
+	// Samples are the successful scrapes: their time since Start and the kept series found on
+	// the page.
+	Samples []results.ServerSample
 	// Increase holds, for each counter seen at least twice, its increase from the first to the
 	// last successful scrape; a drop (a server restart) counts as a reset to zero, as
 	// Prometheus's increase() does.
@@ -77,7 +61,7 @@ type Scraper struct {
 	mu                  sync.Mutex
 	res                 Result
 	prev                map[string]float64
-	file                *os.File
+	file                *results.ServerMetricsWriter
 	warned, warnedEmpty bool
 }
 
@@ -136,7 +120,7 @@ func (s *Scraper) Stop() Result {
 		s.mu.Lock()
 		if s.file != nil {
 			if err := s.file.Close(); err != nil && s.res.WriteError == nil {
-				s.res.WriteError = fmt.Errorf("%s: %w", s.cfg.Path, err)
+				s.res.WriteError = err
 			}
 			s.file = nil
 		}
@@ -186,7 +170,7 @@ func (s *Scraper) scrape() {
 		}
 		s.prev[name] = v
 	}
-	smp := Sample{OffsetS: at.Sub(s.start).Seconds(), Time: at, Values: vals}
+	smp := results.ServerSample{OffsetS: at.Sub(s.start).Seconds(), Time: at, Values: vals}
 	s.res.Samples = append(s.res.Samples, smp)
 	s.write(smp)
 }
@@ -215,24 +199,19 @@ func (s *Scraper) fetch() (map[string]float64, error) {
 }
 
 // write appends one sample line; after a write error it stops writing and keeps the error.
-func (s *Scraper) write(smp Sample) {
+func (s *Scraper) write(smp results.ServerSample) {
 	if s.cfg.Path == "" || s.res.WriteError != nil {
 		return
 	}
 	if s.file == nil {
-		f, err := os.OpenFile(s.cfg.Path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		f, err := results.CreateServerMetrics(s.cfg.Path)
 		if err != nil {
 			s.res.WriteError = err
 			return
 		}
 		s.file = f
 	}
-	b, err := json.Marshal(smp)
-	if err == nil {
-		// One write per line: a run killed mid-way leaves whole lines behind.
-		_, err = s.file.Write(append(b, '\n'))
-	}
-	if err != nil {
-		s.res.WriteError = fmt.Errorf("%s: %w", s.cfg.Path, err)
+	if err := s.file.Write(smp); err != nil {
+		s.res.WriteError = err
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
 )
@@ -21,7 +22,7 @@ type Builder struct {
 	cfg    Config
 	v      *vocab
 	blocks *blockSet
-	chat   *chatTemplate
+	tpl    *chat.Renderer // for the chat API
 
 	// overhead is the chat template's token count beyond the messages' content, by number of
 	// messages; overrideSet replaces it with a calibrated fixed value.
@@ -65,11 +66,7 @@ func New(tok tokenizer.Tokenizer, cfg Config) (*Builder, error) {
 		sessions: map[string]*session{},
 	}
 	if cfg.API == APIChat {
-		src := cfg.ChatTemplate
-		if src == "" {
-			src = DefaultChatTemplate
-		}
-		if b.chat, err = newChatTemplate(src, cfg.BOSToken, cfg.EOSToken); err != nil {
+		if b.tpl, err = chat.NewRenderer(cfg.Chat); err != nil {
 			return nil, err
 		}
 	}
@@ -92,7 +89,7 @@ func (b *Builder) SetChatOverhead(n int) error {
 // ChatOverhead returns the tokens the chat template adds around one user message (the fixed
 // cost a chat prompt pays), or the override when one is set.
 func (b *Builder) ChatOverhead() (int, error) {
-	if b.chat == nil {
+	if b.tpl == nil {
 		return 0, errors.New("synth: the builder is not for the chat API")
 	}
 	return b.chatOverhead(1)
@@ -229,13 +226,13 @@ func (b *Builder) renderedOverhead(msgs int) (int, error) {
 		return o, nil
 	}
 	const probeWords = 8
-	var conv []Message
+	var conv []chat.Message
 	for i := range msgs {
 		words := appendWords(nil, b.cfg.Seed, domainRepair, i, probeWords, len(b.v.word))
 		_, text := b.v.render(words)
-		conv = append(conv, Message{Role: roleAt(i, msgs), Content: text})
+		conv = append(conv, chat.Message{Role: roleAt(i, msgs), Content: text})
 	}
-	rendered, err := b.chat.render(conv)
+	rendered, err := b.tpl.Render(conv)
 	if err != nil {
 		return 0, err
 	}
@@ -351,14 +348,14 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		if attempt > maxRepairs {
 			return r, fmt.Errorf("%s: the chat prompt could not be made exact after %d attempts", where(r.Record, r.Index), maxRepairs)
 		}
-		msgs := make([]Message, len(segs))
+		msgs := make([]chat.Message, len(segs))
 		segIDs := make([][]int, len(segs))
 		for i, s := range segs {
 			ids, text := b.v.render(s)
 			segIDs[i] = ids
-			msgs[i] = Message{Role: j.roles[i], Content: text}
+			msgs[i] = chat.Message{Role: j.roles[i], Content: text}
 		}
-		rendered, err := b.chat.render(msgs)
+		rendered, err := b.tpl.Render(msgs)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", where(r.Record, r.Index), err)
 		}

@@ -1,6 +1,10 @@
 package synth
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llm-replay/replay/chat"
+)
 
 // TestCountChat: a server counting a built chat request with the same template and tokenizer
 // gets exactly the request's target, for first turns and for grown conversations.
@@ -32,7 +36,7 @@ func TestCountChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CountChat([]Message{{Role: "user", Content: "hi"}}); err == nil {
+	if _, err := c.CountChat([]chat.Message{{Role: "user", Content: "hi"}}); err == nil {
 		t.Fatal("CountChat on a completions builder did not fail")
 	}
 }

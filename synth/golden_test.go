@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
@@ -61,7 +62,8 @@ func newBuilder(t testing.TB, name string, cfg Config) *Builder {
 	t.Helper()
 	tok := loadTok(t, name)
 	if cfg.API == APIChat {
-		if err := ApplyTokenizerConfig(testenv.Tokenizer(t, name), &cfg); err != nil {
+		var err error
+		if cfg.Chat, err = chat.LoadTemplate(testenv.Tokenizer(t, name)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,19 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/llm-replay/replay/chat"
 )
 
 // jsonRequest is the line `replay synth` writes per request. It holds nothing machine-specific
 // (no paths, no times of day), so the same trace and seed give byte-identical files anywhere.
 type jsonRequest struct {
-	Index       int       `json:"index"`
-	Line        int64     `json:"line,omitempty"`
-	TimestampNS int64     `json:"timestamp_ns"`
-	SessionID   string    `json:"session_id,omitempty"`
-	API         API       `json:"api"`
-	Prompt      string    `json:"prompt"`
-	Messages    []Message `json:"messages,omitempty"`
-	PromptIDs   []int     `json:"prompt_ids"`
+	Index       int            `json:"index"`
+	Line        int64          `json:"line,omitempty"`
+	TimestampNS int64          `json:"timestamp_ns"`
+	SessionID   string         `json:"session_id,omitempty"`
+	API         API            `json:"api"`
+	Prompt      string         `json:"prompt"`
+	Messages    []chat.Message `json:"messages,omitempty"`
+	PromptIDs   []int          `json:"prompt_ids"`
 	// PromptTokens is the count the server should report: len(prompt_ids).
 	PromptTokens int      `json:"prompt_tokens"`
 	MaxTokens    int      `json:"max_tokens"`

@@ -1,6 +1,9 @@
 package synth
 
-import "github.com/llm-replay/replay/trace"
+import (
+	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/trace"
+)
 
 // API says which endpoint the prompts are for, because the two count differently: completions
 // prompts get the tokenizer's post-processor specials (a BOS), chat prompts the chat template.
@@ -22,10 +25,9 @@ type Config struct {
 	MaxPromptTokens int
 	// API is APICompletions (the default) or APIChat.
 	API API
-	// ChatTemplate is the Jinja chat template (tokenizer_config.json's chat_template); empty
-	// means DefaultChatTemplate. BOSToken and EOSToken are its bos_token and eos_token.
-	ChatTemplate       string
-	BOSToken, EOSToken string
+	// Chat is the chat template the chat API's prompts are rendered with (chat.LoadTemplate
+	// reads the model's); its zero value means chat.DefaultTemplate.
+	Chat chat.Template
 }
 
 // Request is one synthesized request, ready for the client.
@@ -39,7 +41,7 @@ type Request struct {
 	// PromptIDs are the ids the server sees: Prompt encoded with the specials it adds.
 	PromptIDs []int
 	// Messages is set for APIChat: the conversation so far, ending with the user's turn.
-	Messages []Message
+	Messages []chat.Message
 	// TargetPromptTokens is the prompt token count the server should report (the record's,
 	// after MaxPromptTokens); len(PromptIDs) equals it unless a chat overhead override is set.
 	TargetPromptTokens int

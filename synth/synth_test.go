@@ -3,15 +3,12 @@ package synth
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -241,7 +238,7 @@ func TestTooShortNamesRecord(t *testing.T) {
 }
 
 // TestChatTemplatesExact renders each cached model's own chat template (Mistral's has none:
-// DefaultChatTemplate) and checks the server-side count of the rendered prompt is the target.
+// chat.DefaultTemplate) and checks the server-side count of the rendered prompt is the target.
 func TestChatTemplatesExact(t *testing.T) {
 	for _, name := range []string{"qwen3", "llama3", "llama3_1", "deepseek_v3", "gemma3", "llama2"} {
 		t.Run(name, func(t *testing.T) {
@@ -275,12 +272,6 @@ func TestChatOverheadOverride(t *testing.T) {
 	}
 	if b.SetChatOverhead(-1) == nil {
 		t.Error("a negative overhead was accepted")
-	}
-}
-
-func TestStrftime(t *testing.T) {
-	if got := strftime(chatDate, "%d %b %Y %%"); got != "26 Jul 2024 %" {
-		t.Errorf("strftime: %q", got)
 	}
 }
 
@@ -342,7 +333,7 @@ func TestChatOverheadOverrideSessions(t *testing.T) {
 // after rendering until the count is exact, and counted in Stats.Adjusted.
 func TestChatAdjustsToContentDependentTemplate(t *testing.T) {
 	tpl := "{% for m in messages %}<|im_start|>{{ m['role'] }} {{ m['content'] | length }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n"
-	b, err := New(loadTok(t, "qwen3"), Config{Seed: 9, API: APIChat, ChatTemplate: tpl})
+	b, err := New(loadTok(t, "qwen3"), Config{Seed: 9, API: APIChat, Chat: chat.Template{Source: tpl}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,44 +377,5 @@ func TestRepair(t *testing.T) {
 	}
 	if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "r.jsonl:2") {
 		t.Errorf("an unrepairable prompt gave err %v", err)
-	}
-}
-
-// TestChatTemplatesMatchHF compares our rendering of each cached model's chat template with
-// the rendering of Hugging Face's own JavaScript Jinja (@huggingface/jinja, committed as
-// testdata/chat/NAME.txt by testdata/chat/render.js) for the same conversation.
-func TestChatTemplatesMatchHF(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "chat", "conversation.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conv []Message
-	if err := json.Unmarshal(raw, &conv); err != nil {
-		t.Fatal(err)
-	}
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "chat", "*.txt"))
-	if len(goldens) < 5 {
-		t.Fatalf("only %d golden renderings", len(goldens))
-	}
-	for _, g := range goldens {
-		name := strings.TrimSuffix(filepath.Base(g), ".txt")
-		t.Run(name, func(t *testing.T) {
-			var cfg Config
-			if err := ApplyTokenizerConfig(testenv.Tokenizer(t, name), &cfg); err != nil {
-				t.Fatal(err)
-			}
-			ct, err := newChatTemplate(cfg.ChatTemplate, cfg.BOSToken, cfg.EOSToken)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := ct.render(conv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _ := os.ReadFile(g)
-			if got != string(want) {
-				t.Errorf("rendering differs from Hugging Face's:\n got %q\nwant %q", got, want)
-			}
-		})
 	}
 }

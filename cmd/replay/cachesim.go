@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/accesslog"
 	"github.com/llm-replay/replay/ingest"
-	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/tracestat"
 )
 
 func init() {
@@ -42,42 +40,33 @@ func setupCacheSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) e
 		if *capacity < 0 {
 			return errors.New("--capacity-blocks must be >= 0")
 		}
-		return runCacheSim(ctx, opts, in.trace, *tokPath, *capacity, os.Stdout, os.Stderr)
+		opts.Tokenizer = *tokPath
+		return cacheSim(ctx, in.trace, opts, *capacity)
 	}
 }
 
-func runCacheSim(ctx context.Context, opts ingest.Options, path, tokPath string, capacity int, stdout, stderr io.Writer) error {
-	r, err := accesslog.OpenRecords(path, tokPath, opts)
+// cacheSim opens the trace, runs it through the cache (tracestat) and prints the hit rate.
+func cacheSim(ctx context.Context, path string, opts ingest.Options, capacity int) error {
+	r, err := ingest.Open(path, opts)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	c := prefixcache.New(capacity)
-	for n := 0; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		c.Add(rec.BlockHashes)
+	res, err := tracestat.CacheSim(ctx, r, capacity)
+	if err != nil {
+		return err
 	}
-	res := c.Result()
 	if res.Blocks == 0 {
 		return fmt.Errorf("%s: no block hashes in this trace, nothing to simulate", path)
 	}
-	if n := r.Rejected(); n > 0 {
-		fmt.Fprintf(stderr, "%d rows rejected and left out\n", n)
+	if n := r.Counts().Rejected; n > 0 {
+		fmt.Fprintf(os.Stderr, "%d rows rejected and left out\n", n)
 	}
 	size := "infinite"
 	if capacity > 0 {
 		size = fmt.Sprintf("LRU %d blocks", capacity)
 	}
-	fmt.Fprintf(stderr, "%d of %d blocks hit (%s cache)\n", res.Hits, res.Blocks, size)
-	_, err = fmt.Fprintf(stdout, "hit rate %.1f%%\n", 100*res.Rate())
+	fmt.Fprintf(os.Stderr, "%d of %d blocks hit (%s cache)\n", res.Hits, res.Blocks, size)
+	_, err = fmt.Fprintf(os.Stdout, "hit rate %.1f%%\n", 100*res.Rate())
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/gen"
+	"github.com/llm-replay/replay/internal/outfiles"
 )
 
 func init() {
@@ -66,9 +67,9 @@ func runGen(cfg gen.Config, path string, stdout, stderr io.Writer) (err error) {
 	}
 	w := stdout
 	if path != "-" {
-		var o outputs
-		defer o.finish(&err)
-		f, err := o.file(path, false)
+		var o outfiles.Set
+		defer o.Finish(&err)
+		f, err := o.File(path, false)
 		if err != nil {
 			return err
 		}

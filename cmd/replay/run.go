@@ -37,17 +37,45 @@ func init() {
 	})
 }
 
-// addRunFlags defines the flags of a replay run (shared by run and sweep) and returns the
-// function that turns them into a runner.Config once parsed.
+// runFlags are the flags of a replay run (shared by run and sweep): most go straight into
+// cfg, the rest are checked and turned into it once parsed (config).
+type runFlags struct {
+	in                    ingestFlags
+	cfg                   runner.Config
+	sc                    sim.Config
+	seed                  uint64
+	prefixMode            string
+	apiKeyEnv, apiKeyFile string
+	extra                 string
+}
+
+// addRunFlags defines the flags of a replay run and returns the function that turns them into
+// a runner.Config once parsed. The groups below define them in the order --help shows.
 func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
-	var in ingestFlags
-	in.add(fs)
+	f := &runFlags{sc: sim.DefaultConfig()}
+	f.in.add(fs)
 	fs.Lookup("trace").Usage = "trace or access log to replay (default: the embedded sample, samples/azure_conv_2min.csv)"
-	var cfg runner.Config
+	f.addTarget(fs)
+	f.addSchedule(fs)
+	f.addPrompts(fs)
+	f.addRequests(fs)
+	f.addMeasures(fs)
+	f.addSim(fs)
+	return f.config
+}
+
+// addTarget: what is replayed against, and what it serves.
+func (f *runFlags) addTarget(fs *pflag.FlagSet) {
+	cfg := &f.cfg
 	fs.StringVar(&cfg.Endpoint, "endpoint", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: start the built-in simulator)")
 	fs.StringVar(&cfg.Model, "model", "", "model name sent in every request (required with --endpoint)")
 	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer.json or Hugging Face folder (required with --endpoint)")
 	fs.StringVar(&cfg.API, "api", client.APICompletions, "chat or completions")
+}
+
+// addSchedule: how fast, how much of the trace and where the run's files go.
+func (f *runFlags) addSchedule(fs *pflag.FlagSet) {
+	cfg := &f.cfg
 	fs.Float64Var(&cfg.Schedule.Speed, "speed", 1, "speed factor: 2 sends the trace twice as fast")
 	fs.StringVar(&cfg.Out, "out", "", "output folder for requests.parquet, summary.json, report.html (required)")
 	fs.IntVar(&cfg.Schedule.MaxConcurrency, "max-concurrency", 0, "ceiling on requests in flight; waits are recorded as queue wait (0: none)")
@@ -56,74 +84,99 @@ func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 	fs.IntVar(&cfg.Limit, "limit", 0, "replay only the first N records of the window (0: all)")
 	fs.DurationVar(&cfg.Schedule.Duration, "duration", 0, "stop sending after this much wall time; unsent requests are counted (0: none)")
 	fs.IntVar(&cfg.Warmup, "warmup", 0, "send N throwaway requests of the trace's shape first; left out of the summary")
-	seed := fs.Uint64("seed", 1, "prompt text seed: the same seed gives byte-identical prompts")
-	fs.IntVar(&cfg.Synth.MaxPromptTokens, "max-prompt-tokens", 0, "cap every prompt at N tokens (0: none); capped requests are counted")
-	prefixMode := fs.String("prefix-mode", "trace", "trace: requests share prefixes as the trace's block hashes say; unique: every request gets fresh blocks")
-	fs.StringVar(&cfg.SLO, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
-	apiKeyEnv := fs.String("api-key-env", "", "environment variable holding the API key")
-	apiKeyFile := fs.String("api-key-file", "", "file holding the API key")
+}
+
+// addPrompts: how the prompts are built, and the SLO they are judged by.
+func (f *runFlags) addPrompts(fs *pflag.FlagSet) {
+	fs.Uint64Var(&f.seed, "seed", 1, "prompt text seed: the same seed gives byte-identical prompts")
+	fs.IntVar(&f.cfg.Synth.MaxPromptTokens, "max-prompt-tokens", 0, "cap every prompt at N tokens (0: none); capped requests are counted")
+	fs.StringVar(&f.prefixMode, "prefix-mode", "trace", "trace: requests share prefixes as the trace's block hashes say; unique: every request gets fresh blocks")
+	fs.StringVar(&f.cfg.SLO, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
+}
+
+// addRequests: what every request carries, and when the run counts as failed.
+func (f *runFlags) addRequests(fs *pflag.FlagSet) {
+	cfg := &f.cfg
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
+	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key")
 	fs.DurationVar(&cfg.Timeout, "timeout", 0, "per-request timeout (0: none)")
-	extra := fs.String("extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'`)
+	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'`)
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit non-zero (3) when more than this fraction of requests failed")
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
+}
+
+// addMeasures: the server's metrics scraped during the run, and the cost of its GPUs.
+func (f *runFlags) addMeasures(fs *pflag.FlagSet) {
+	cfg := &f.cfg
 	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "the endpoint's Prometheus page, scraped during the run for vLLM's prefix-cache and queue metrics (default: the endpoint's scheme://host/metrics; none: don't scrape)")
 	fs.DurationVar(&cfg.MetricsInterval, "metrics-interval", time.Second, "time between scrapes of --metrics-url")
 	fs.Float64Var(&cfg.CostPerHour, "cost-per-hour", 0, "cost of one GPU-hour, for $/M output tokens in the summary")
 	fs.IntVar(&cfg.GPUs, "gpus", 1, "GPUs behind the endpoint, with --cost-per-hour")
-	sc := sim.DefaultConfig()
+}
+
+// addSim: the built-in simulator's model, when there is no --endpoint.
+func (f *runFlags) addSim(fs *pflag.FlagSet) {
+	sc := &f.sc
 	fs.BoolVar(&sc.ZeroCost, "sim-zero-cost", false, "simulator: answer at once with no modeled delay")
 	fs.DurationVar(&sc.PrefillPerToken, "sim-prefill-per-token", sc.PrefillPerToken, "simulator: prefill time per uncached prompt token")
 	fs.DurationVar(&sc.StepBase, "sim-step-base", sc.StepBase, "simulator: fixed time of each decode step")
 	fs.IntVar(&sc.MaxBatch, "sim-max-batch", sc.MaxBatch, "simulator: maximum running sequences")
 	fs.Float64Var(&sc.Faults.ErrorRate, "sim-fault-error-rate", 0, "simulator: fraction of requests answered with HTTP 500")
-	return func(args []string) (runner.Config, error) {
-		if len(args) > 0 {
-			return cfg, fmt.Errorf("unexpected arguments %q", args)
-		}
-		if cfg.Out == "" {
-			return cfg, errors.New("--out is required")
-		}
-		trace := in.trace
-		in.trace = "-" // options() insists on a trace; run has a default
-		opts, err := in.options()
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Trace, cfg.Ingest = trace, opts
-		cfg.Synth.Seed = *seed
-		cfg.Synth.BlockSize = in.blockSize
-		switch *prefixMode {
-		case "trace":
-		case "unique":
-			cfg.UniquePrefixes = true
-		default:
-			return cfg, fmt.Errorf("--prefix-mode %q: want trace or unique", *prefixMode)
-		}
-		if *extra != "" {
-			if err := json.Unmarshal([]byte(*extra), &cfg.ExtraBody); err != nil {
-				return cfg, fmt.Errorf("--extra-body: want a JSON object: %w", err)
-			}
-		}
-		switch {
-		case *apiKeyEnv != "" && *apiKeyFile != "":
-			return cfg, errors.New("give --api-key-env or --api-key-file, not both")
-		case *apiKeyEnv != "":
-			if cfg.APIKey, err = client.APIKeyFromEnv(*apiKeyEnv); err != nil {
-				return cfg, err
-			}
-		case *apiKeyFile != "":
-			if cfg.APIKey, err = client.APIKeyFromFile(*apiKeyFile); err != nil {
-				return cfg, err
-			}
-		}
-		if cfg.MetricsInterval <= 0 {
-			return cfg, fmt.Errorf("--metrics-interval %v: want a positive duration", cfg.MetricsInterval)
-		}
-		cfg.Sim = sc
-		cfg.Version = version
-		return cfg, nil
+}
+
+// config checks the parsed flags and builds the run's configuration from them.
+func (f *runFlags) config(args []string) (runner.Config, error) {
+	cfg := f.cfg
+	if len(args) > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", args)
 	}
+	if cfg.Out == "" {
+		return cfg, errors.New("--out is required")
+	}
+	in := f.in
+	in.trace = "-" // options() insists on a trace; run has a default
+	opts, err := in.options()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Trace, cfg.Ingest = f.in.trace, opts
+	cfg.Synth.Seed = f.seed
+	cfg.Synth.BlockSize = f.in.blockSize
+	switch f.prefixMode {
+	case "trace":
+	case "unique":
+		cfg.UniquePrefixes = true
+	default:
+		return cfg, fmt.Errorf("--prefix-mode %q: want trace or unique", f.prefixMode)
+	}
+	if f.extra != "" {
+		if err := json.Unmarshal([]byte(f.extra), &cfg.ExtraBody); err != nil {
+			return cfg, fmt.Errorf("--extra-body: want a JSON object: %w", err)
+		}
+	}
+	if cfg.APIKey, err = f.apiKey(); err != nil {
+		return cfg, err
+	}
+	if cfg.MetricsInterval <= 0 {
+		return cfg, fmt.Errorf("--metrics-interval %v: want a positive duration", cfg.MetricsInterval)
+	}
+	cfg.Sim = f.sc
+	cfg.Version = version
+	return cfg, nil
+}
+
+// apiKey reads the API key from where --api-key-env or --api-key-file says ("" for neither).
+func (f *runFlags) apiKey() (string, error) {
+	switch {
+	case f.apiKeyEnv != "" && f.apiKeyFile != "":
+		return "", errors.New("give --api-key-env or --api-key-file, not both")
+	case f.apiKeyEnv != "":
+		return client.APIKeyFromEnv(f.apiKeyEnv)
+	case f.apiKeyFile != "":
+		return client.APIKeyFromFile(f.apiKeyFile)
+	}
+	return "", nil
 }
 
 func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {

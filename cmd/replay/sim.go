@@ -21,56 +21,63 @@ func init() {
 			"  replay sim --tokenizer samples/tokenizer/mistral   # exact counts for replay run --tokenizer samples/tokenizer/mistral\n" +
 			"  replay sim --zero-cost            # no modeled delay: for measuring a client\n" +
 			"  curl -N localhost:8000/v1/chat/completions -d '{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4,\"stream\":true}'",
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
-			cfg := sim.DefaultConfig()
-			listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
-			tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, chat template); without it prompt counts are approximate (about 4 bytes a token)")
-			fs.StringVar(&cfg.ModelName, "model-name", cfg.ModelName, "model id listed by /v1/models")
-			fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed for step-time jitter and fault injection")
-			fs.BoolVar(&cfg.ZeroCost, "zero-cost", false, "answer at once with no modeled delay (to measure the client)")
-			fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "tokens per KV block and prefix-cache block")
-			fs.IntVar(&cfg.NumBlocks, "kv-blocks", cfg.NumBlocks, "KV cache capacity in blocks")
-			fs.IntVar(&cfg.MaxBatch, "max-batch", cfg.MaxBatch, "maximum running sequences")
-			fs.IntVar(&cfg.TokenBudget, "token-budget", cfg.TokenBudget, "tokens per step (decode tokens plus prefill chunks)")
-			fs.IntVar(&cfg.MaxWaiting, "max-waiting", cfg.MaxWaiting, "waiting-queue length beyond which requests get HTTP 429")
-			fs.IntVar(&cfg.MaxModelLen, "max-model-len", cfg.MaxModelLen, "maximum prompt plus max_tokens")
-			fs.IntVar(&cfg.DefaultMaxTokens, "default-max-tokens", cfg.DefaultMaxTokens, "max_tokens when a request gives none")
-			fs.IntVar(&cfg.TokensPerChunk, "tokens-per-chunk", cfg.TokensPerChunk, "tokens per SSE chunk")
-			fs.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "prefill time per uncached prompt token")
-			fs.DurationVar(&cfg.StepBase, "step-base", cfg.StepBase, "fixed time of each engine step")
-			fs.DurationVar(&cfg.StepPerSeq, "step-per-seq", cfg.StepPerSeq, "added step time per decoding sequence")
-			fs.DurationVar(&cfg.StepPerKVToken, "step-per-kv-token", cfg.StepPerKVToken, "added step time per resident KV token")
-			fs.Float64Var(&cfg.Jitter, "jitter", cfg.Jitter, "relative random spread of step times, in [0,1)")
-			fs.Float64Var(&cfg.Faults.ErrorRate, "fault-error-rate", 0, "fraction of requests answered with HTTP 500")
-			fs.Float64Var(&cfg.Faults.RateLimitRate, "fault-429-rate", 0, "fraction of requests answered with HTTP 429")
-			fs.Float64Var(&cfg.Faults.BreakRate, "fault-break-rate", 0, "fraction of answers whose connection is cut half-way")
-			fs.Float64Var(&cfg.Faults.StallRate, "fault-stall-rate", 0, "fraction of requests stalled before their first byte")
-			fs.DurationVar(&cfg.Faults.Stall, "fault-stall", 0, "stall before the first byte of a stalled request")
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return fmt.Errorf("unexpected arguments %q", args)
-				}
-				if *tokPath != "" {
-					tk, err := tokenizer.Load(*tokPath)
-					if err != nil {
-						return err
-					}
-					if err := runner.ServerCounting(*tokPath, tk, &cfg); err != nil {
-						return err
-					}
-				}
-				url, stop, err := sim.Listen(ctx, *listen, cfg)
-				if err != nil {
-					return err
-				}
-				mode := "cost model"
-				if cfg.ZeroCost {
-					mode = "zero-cost"
-				}
-				fmt.Fprintf(os.Stderr, "replay sim: simulated engine (%s, not a real model) listening on %s/v1 (Ctrl-C to stop)\n", mode, url)
-				<-ctx.Done()
-				return stop()
-			}
-		},
+		setup: setupSim,
 	})
+}
+
+func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+	cfg := sim.DefaultConfig()
+	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
+	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, chat template); without it prompt counts are approximate (about 4 bytes a token)")
+	addSimFlags(fs, &cfg)
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unexpected arguments %q", args)
+		}
+		if *tokPath != "" {
+			tk, err := tokenizer.Load(*tokPath)
+			if err != nil {
+				return err
+			}
+			if err := runner.ServerCounting(*tokPath, tk, &cfg); err != nil {
+				return err
+			}
+		}
+		url, stop, err := sim.Listen(ctx, *listen, cfg)
+		if err != nil {
+			return err
+		}
+		mode := "cost model"
+		if cfg.ZeroCost {
+			mode = "zero-cost"
+		}
+		fmt.Fprintf(os.Stderr, "replay sim: simulated engine (%s, not a real model) listening on %s/v1 (Ctrl-C to stop)\n", mode, url)
+		<-ctx.Done()
+		return stop()
+	}
+}
+
+// addSimFlags defines the simulated engine's model: its cost model, its limits and its faults.
+func addSimFlags(fs *pflag.FlagSet, cfg *sim.Config) {
+	fs.StringVar(&cfg.ModelName, "model-name", cfg.ModelName, "model id listed by /v1/models")
+	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed for step-time jitter and fault injection")
+	fs.BoolVar(&cfg.ZeroCost, "zero-cost", false, "answer at once with no modeled delay (to measure the client)")
+	fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "tokens per KV block and prefix-cache block")
+	fs.IntVar(&cfg.NumBlocks, "kv-blocks", cfg.NumBlocks, "KV cache capacity in blocks")
+	fs.IntVar(&cfg.MaxBatch, "max-batch", cfg.MaxBatch, "maximum running sequences")
+	fs.IntVar(&cfg.TokenBudget, "token-budget", cfg.TokenBudget, "tokens per step (decode tokens plus prefill chunks)")
+	fs.IntVar(&cfg.MaxWaiting, "max-waiting", cfg.MaxWaiting, "waiting-queue length beyond which requests get HTTP 429")
+	fs.IntVar(&cfg.MaxModelLen, "max-model-len", cfg.MaxModelLen, "maximum prompt plus max_tokens")
+	fs.IntVar(&cfg.DefaultMaxTokens, "default-max-tokens", cfg.DefaultMaxTokens, "max_tokens when a request gives none")
+	fs.IntVar(&cfg.TokensPerChunk, "tokens-per-chunk", cfg.TokensPerChunk, "tokens per SSE chunk")
+	fs.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "prefill time per uncached prompt token")
+	fs.DurationVar(&cfg.StepBase, "step-base", cfg.StepBase, "fixed time of each engine step")
+	fs.DurationVar(&cfg.StepPerSeq, "step-per-seq", cfg.StepPerSeq, "added step time per decoding sequence")
+	fs.DurationVar(&cfg.StepPerKVToken, "step-per-kv-token", cfg.StepPerKVToken, "added step time per resident KV token")
+	fs.Float64Var(&cfg.Jitter, "jitter", cfg.Jitter, "relative random spread of step times, in [0,1)")
+	fs.Float64Var(&cfg.Faults.ErrorRate, "fault-error-rate", 0, "fraction of requests answered with HTTP 500")
+	fs.Float64Var(&cfg.Faults.RateLimitRate, "fault-429-rate", 0, "fraction of requests answered with HTTP 429")
+	fs.Float64Var(&cfg.Faults.BreakRate, "fault-break-rate", 0, "fraction of answers whose connection is cut half-way")
+	fs.Float64Var(&cfg.Faults.StallRate, "fault-stall-rate", 0, "fraction of requests stalled before their first byte")
+	fs.DurationVar(&cfg.Faults.Stall, "fault-stall", 0, "stall before the first byte of a stalled request")
 }

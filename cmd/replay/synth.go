@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/accesslog"
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -55,11 +55,11 @@ func setupSynth(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 		}
 		cfg := synth.Config{Seed: *seed, BlockSize: in.blockSize, MaxPromptTokens: *maxPrompt, API: synth.API(*api)}
 		if cfg.API == synth.APIChat {
-			if err := synth.ApplyTokenizerConfig(*tokPath, &cfg); err != nil {
+			if cfg.Chat, err = chat.LoadTemplate(*tokPath); err != nil {
 				return err
 			}
-			if cfg.ChatTemplate == "" {
-				fmt.Fprintln(os.Stderr, "replay synth: tokenizer_config.json has no chat_template; using synth.DefaultChatTemplate (Mistral-Instruct form)")
+			if cfg.Chat.Source == "" {
+				fmt.Fprintln(os.Stderr, "replay synth: tokenizer_config.json has no chat_template; using chat.DefaultTemplate (Mistral-Instruct form)")
 			}
 		}
 		tok, err := tokenizer.Load(*tokPath)
@@ -75,12 +75,13 @@ func setupSynth(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 				return err
 			}
 		}
-		return runSynth(ctx, opts, in.trace, *tokPath, b, cfg.API, *out, *limit, *workers)
+		opts.Tokenizer = *tokPath // a request log is counted with the prompts' tokenizer
+		return runSynth(ctx, opts, in.trace, b, cfg.API, *out, *limit, *workers)
 	}
 }
 
-func runSynth(ctx context.Context, opts ingest.Options, path, tokPath string, b *synth.Builder, api synth.API, out string, limit, workers int) (err error) {
-	r, err := accesslog.OpenRecords(path, tokPath, opts)
+func runSynth(ctx context.Context, opts ingest.Options, path string, b *synth.Builder, api synth.API, out string, limit, workers int) (err error) {
+	r, err := ingest.Open(path, opts)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/chat"
 )
 
 // Truth is what the generator knows about one log line.
@@ -20,7 +20,7 @@ type Truth struct {
 	Turn         int
 	// Chat says the request is a chat (Messages) rather than a completion (Prompt).
 	Chat     bool
-	Messages []synth.Message
+	Messages []chat.Message
 	Prompt   string
 	// Response is the generated text logged in the response.
 	Response string
@@ -103,7 +103,7 @@ func (g *gen) text(n int) string {
 // conversation is one chat in progress.
 type conversation struct {
 	id       int
-	messages []synth.Message
+	messages []chat.Message
 	turns    int // turns to go
 }
 
@@ -142,19 +142,19 @@ func Generate(w io.Writer, n int, seed uint64) ([]Truth, error) {
 		case len(active) > 0 && k < 55: // the next turn of a chat in progress
 			j := g.r.IntN(len(active))
 			c := active[j]
-			c.messages = append(c.messages, synth.Message{Role: "user", Content: g.text(5 + g.r.IntN(60))})
+			c.messages = append(c.messages, chat.Message{Role: "user", Content: g.text(5 + g.r.IntN(60))})
 			t.Conversation, t.Turn = c.id, countTurns(c.messages)
-			t.Messages = append([]synth.Message(nil), c.messages...)
+			t.Messages = append([]chat.Message(nil), c.messages...)
 			c.turns--
 			if c.turns == 0 {
 				active = append(active[:j], active[j+1:]...)
 			}
 			t.Response = g.text(10 + g.r.IntN(150))
-			c.messages = append(c.messages, synth.Message{Role: "assistant", Content: t.Response})
+			c.messages = append(c.messages, chat.Message{Role: "assistant", Content: t.Response})
 		case k < 70: // a popular question, asked again and again (duplicate prompts)
 			t.Conversation = convs
 			convs++
-			t.Messages = []synth.Message{{Role: "system", Content: systems[0]}, {Role: "user", Content: popular[g.r.IntN(len(popular))]}}
+			t.Messages = []chat.Message{{Role: "system", Content: systems[0]}, {Role: "user", Content: popular[g.r.IntN(len(popular))]}}
 			t.Response = g.text(10 + g.r.IntN(100))
 		case k < 80: // a plain completion, often continuing a shared document
 			t.Conversation, t.Chat = convs, false
@@ -168,17 +168,17 @@ func Generate(w io.Writer, n int, seed uint64) ([]Truth, error) {
 			c := &conversation{id: convs, turns: g.r.IntN(8)}
 			convs++
 			if g.r.IntN(6) > 0 {
-				c.messages = append(c.messages, synth.Message{Role: "system", Content: systems[g.r.IntN(len(systems))]})
+				c.messages = append(c.messages, chat.Message{Role: "system", Content: systems[g.r.IntN(len(systems))]})
 			}
 			q := g.text(5 + g.r.IntN(80))
 			if g.r.IntN(5) == 0 {
 				q = docs[g.r.IntN(len(docs))] + "\n\n" + q
 			}
-			c.messages = append(c.messages, synth.Message{Role: "user", Content: q})
+			c.messages = append(c.messages, chat.Message{Role: "user", Content: q})
 			t.Conversation = c.id
-			t.Messages = append([]synth.Message(nil), c.messages...)
+			t.Messages = append([]chat.Message(nil), c.messages...)
 			t.Response = g.text(10 + g.r.IntN(150))
-			c.messages = append(c.messages, synth.Message{Role: "assistant", Content: t.Response})
+			c.messages = append(c.messages, chat.Message{Role: "assistant", Content: t.Response})
 			if c.turns > 0 {
 				active = append(active, c)
 			}
@@ -222,7 +222,7 @@ func Generate(w io.Writer, n int, seed uint64) ([]Truth, error) {
 
 // countTurns is the turn number of a request whose last message is a new user message: the
 // number of assistant answers before it.
-func countTurns(msgs []synth.Message) int {
+func countTurns(msgs []chat.Message) int {
 	n := 0
 	for _, m := range msgs {
 		if m.Role == "assistant" {

@@ -1,4 +1,4 @@
-// Command genlog writes the seeded request log accesslog is checked on (see package genlog):
+// Command genlog writes the seeded request log requestlog is checked on (see package genlog):
 //
 //	go run ./internal/genlog/cmd/genlog -n 10000 -seed 1 > log.jsonl
 package main

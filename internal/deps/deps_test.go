@@ -1,0 +1,183 @@
+package deps
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/llm-replay/replay/"
+
+// allowed lists, for every package of the module, the module's packages it may import
+// (its non-test files, under every build tag the project uses). A package missing from the
+// table is an error too: a new package must be given its place. ARCHITECTURE.md explains the
+// layers; keep the two in step.
+var allowed = map[string][]string{
+	// Leaves: each owns one concept and imports nothing else of ours.
+	"internal/intern":  {},
+	"internal/pqcheck": {},
+	"internal/testenv": {},
+	"internal/deps":    {},
+	"prefixcache":      {},
+	"scheduler":        {},
+	"sim":              {},
+	"synth/tokenizer":  {},
+	"samples":          {},
+	"internal/jsonv":   {},
+
+	// The trace and its sources: files, request logs, the generator, their statistics.
+	"trace":             {"internal/intern", "internal/pqcheck"},
+	"internal/outfiles": {"trace"},
+	"ingest":            {"trace", "internal/intern", "internal/outfiles", "internal/pqcheck"},
+	"chat":              {"synth/tokenizer"},
+	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "synth/tokenizer", "trace"},
+	"gen":               {"trace", "prefixcache"},
+	"tracestat":         {"ingest", "prefixcache", "trace"},
+	"internal/genlog":   {"chat"},
+
+	// Building prompts, then sending them: the scheduler and client know nothing of each other.
+	"synth":  {"chat", "synth/tokenizer", "trace"},
+	"client": {"chat"},
+
+	// Results and their analysis; scrape writes its samples in results' file format.
+	"results":  {"internal/pqcheck"},
+	"scrape":   {"results"},
+	"analysis": {"results", "prefixcache"},
+
+	// Wiring: the run connects the stages; the command only parses flags and calls.
+	"runner": {"analysis", "chat", "client", "gen", "ingest", "requestlog", "results", "samples", "scheduler",
+		"scrape", "sim", "synth", "synth/tokenizer", "trace"},
+	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
+		"sim", "synth", "synth/tokenizer", "trace", "tracestat"},
+	"internal/genlog/cmd/genlog": {"internal/genlog"},
+}
+
+// TestImports checks every package's imports of the module against the table.
+func TestImports(t *testing.T) {
+	root := repoRoot()
+	for pkg, imports := range modulePackages(t, root) {
+		may, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("%s is not in the import rules (internal/deps/deps_test.go): give it its place", pkg)
+			continue
+		}
+		for _, imp := range imports {
+			if !slices.Contains(may, imp) {
+				t.Errorf("%s imports %s, which the import rules do not allow", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestRulesNameRealPackages keeps the table honest: every package and allowed import it names
+// exists, so a rename cannot leave a stale rule that allows anything.
+func TestRulesNameRealPackages(t *testing.T) {
+	pkgs := modulePackages(t, repoRoot())
+	for pkg, may := range allowed {
+		if _, ok := pkgs[pkg]; !ok {
+			t.Errorf("the rules name %s, which is not a package of the module", pkg)
+		}
+		for _, m := range may {
+			if _, ok := pkgs[m]; !ok {
+				t.Errorf("the rules let %s import %s, which is not a package of the module", pkg, m)
+			}
+		}
+	}
+}
+
+// modulePackages maps every package folder of the module (relative path) to the module
+// packages its non-test files import, with and without the daulet build tag.
+func modulePackages(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, path)
+		if rel != "." && fileExists(filepath.Join(path, "go.mod")) {
+			return filepath.SkipDir // another module (e2e/ollama's own go.mod)
+		}
+		imports, ok := dirImports(t, path)
+		if ok {
+			pkgs[filepath.ToSlash(rel)] = imports
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// dirImports is the module packages imported by dir's non-test Go files under the default
+// build context and under -tags daulet; ok is false when dir holds no Go package.
+func dirImports(t *testing.T, dir string) (imports []string, ok bool) {
+	t.Helper()
+	for _, tags := range [][]string{nil, {"daulet"}} {
+		ctx := build.Default
+		ctx.BuildTags = tags
+		p, err := ctx.ImportDir(dir, 0)
+		if err != nil {
+			if _, none := err.(*build.NoGoError); none {
+				continue
+			}
+			t.Fatalf("%s: %v", dir, err)
+		}
+		ok = true
+		for _, imp := range p.Imports {
+			if rel, found := strings.CutPrefix(imp, module); found && !slices.Contains(imports, rel) {
+				imports = append(imports, rel)
+			}
+		}
+	}
+	return imports, ok
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}
+
+// TestArchitectureListsEveryPackage keeps ARCHITECTURE.md's package table in step with the
+// code: every package of the module has a row, and every row names a package.
+func TestArchitectureListsEveryPackage(t *testing.T) {
+	root := repoRoot()
+	b, err := os.ReadFile(filepath.Join(root, "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `"); ok {
+			if name, _, ok := strings.Cut(rest, "`"); ok {
+				listed[strings.TrimSuffix(name, "/")] = true
+			}
+		}
+	}
+	pkgs := modulePackages(t, root)
+	for pkg := range pkgs {
+		if !listed[pkg] && pkg != "internal/genlog/cmd/genlog" { // genlog's command, covered by its row
+			t.Errorf("ARCHITECTURE.md has no row for package %s", pkg)
+		}
+	}
+	for name := range listed {
+		if _, ok := pkgs[name]; !ok {
+			t.Errorf("ARCHITECTURE.md lists %s, which is not a package of the module", name)
+		}
+	}
+}

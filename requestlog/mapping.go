@@ -1,0 +1,81 @@
+package requestlog
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fields are the names --map accepts on its left side for request logs: where in a log line
+// the timestamp, the request body, the response (or its usage), the model, a session id and a
+// user id sit. Values are dotted paths from the line's root; a value on the way that is a JSON
+// string holding an object (a body logged as text) is parsed and walked into.
+var Fields = []string{"timestamp", "request", "response", "model", "session_id", "user"}
+
+// defaultMap is the OpenAI-compatible gateway shape: {"timestamp", "request", "response"},
+// with the model inside the request body and no session or user field.
+var defaultMap = map[string]string{
+	"timestamp": "timestamp",
+	"request":   "request",
+	"response":  "response",
+	"model":     "request.model",
+}
+
+// mapping holds the split paths of every field ("" = not mapped).
+type mapping map[string][]string
+
+// buildMapping merges user overrides into the defaults and checks the field names.
+func buildMapping(over map[string]string) (mapping, error) {
+	m := mapping{}
+	for f, p := range defaultMap {
+		m[f] = strings.Split(p, ".")
+	}
+	for f, p := range over {
+		known := false
+		for _, k := range Fields {
+			known = known || k == f
+		}
+		if !known {
+			return nil, fmt.Errorf("requestlog: --map: unknown field %q (want one of %s)", f, strings.Join(Fields, ", "))
+		}
+		if p == "" {
+			delete(m, f)
+			continue
+		}
+		parts := strings.Split(p, ".")
+		for _, s := range parts {
+			if s == "" {
+				return nil, fmt.Errorf("requestlog: --map: field %s: empty step in path %q", f, p)
+			}
+		}
+		m[f] = parts
+	}
+	for _, f := range []string{"timestamp", "request"} {
+		if len(m[f]) == 0 {
+			return nil, fmt.Errorf("requestlog: --map: field %s cannot be unmapped", f)
+		}
+	}
+	return m, nil
+}
+
+func (m mapping) name(f string) string { return strings.Join(m[f], ".") }
+
+// ParseMap reads the command-line mapping "field=path,field=path" (fields from Fields, paths
+// dotted from the line's root, e.g. request=body,timestamp=meta.ts).
+func ParseMap(s string) (map[string]string, error) {
+	out := map[string]string{}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--map: %q is not field=path", kv)
+		}
+		out[k] = v
+	}
+	if _, err := buildMapping(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,484 @@
+package requestlog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/synth/tokenizer"
+	"github.com/llm-replay/replay/trace"
+)
+
+// DefaultBlockSize is the tokens per hashed block when Options.BlockSize is 0 (vLLM's KV block).
+const DefaultBlockSize = 16
+
+// segmentCacheBytes bounds each reader's cache of encoded text segments (see
+// tokenizer.Cached): chat turns repeat their conversation so far, and conversations share system
+// prompts, so most prompt text has been encoded before.
+const segmentCacheBytes = 128 << 20
+
+// maxKeptErrors bounds the rejection messages kept for the user.
+const maxKeptErrors = 10
+
+// Options says how to read a request log.
+type Options struct {
+	// Tokenizer is the served model's tokenizer (required) and Chat its chat template renderer
+	// (required for chat requests; see LoadModel).
+	Tokenizer tokenizer.Tokenizer
+	Chat      *chat.Renderer
+	// BlockSize is the tokens per hashed block; 0 means DefaultBlockSize.
+	BlockSize int
+	// HashKey keys the block hashes and the pseudonyms of logged session ids; nil means a fresh
+	// random key, used for this reader only and never shown.
+	HashKey []byte
+	// Map overrides where fields sit in a line (see Fields), e.g. {"request": "body"}.
+	Map map[string]string
+	// TimeUnit is the unit of numeric timestamps: "s" (default), "ms", "us" or "ns".
+	TimeUnit string
+	// OnError is "fail" (default: the first bad line ends the read with its error) or "skip"
+	// (the line goes to Quarantine and is counted).
+	OnError    string
+	Quarantine io.Writer
+	// KeepText keeps the rendered prompt and the response text in each Request. Without it no
+	// byte of either leaves the reader.
+	KeepText bool
+}
+
+// Request is one log line's record, with its text only when Options.KeepText is set.
+type Request struct {
+	trace.Record
+	// UsagePromptTokens is the server's own prompt count from the log's usage, -1 when absent.
+	UsagePromptTokens int
+	// Prompt is the prompt as the server saw it (chat template applied) and Response the
+	// generated text; both empty unless Options.KeepText.
+	Prompt, Response string
+}
+
+// Counts is what a Reader did with the lines it saw.
+type Counts struct {
+	Records  int64 `json:"records"`
+	Rejected int64 `json:"rejected"`
+	// UsageMismatches counts records whose logged usage.prompt_tokens differs from our count:
+	// the log's model or template is not the one given, or the server changed the prompt.
+	UsageMismatches int64 `json:"usage_mismatches,omitempty"`
+	// UsageChecked counts records that had usage.prompt_tokens to compare with.
+	UsageChecked int64 `json:"usage_checked,omitempty"`
+	// Sessions counts the distinct conversations seen.
+	Sessions int64 `json:"sessions,omitempty"`
+	// Errors holds the first rejection messages, for the user.
+	Errors []string `json:"-"`
+}
+
+// Reader streams a request log as Requests, in log order. It is not safe for concurrent use.
+type Reader struct {
+	path    string
+	f       *os.File
+	lines   func() ([]byte, error) // the next line (or Parquet row as JSON); io.EOF at the end
+	opts    Options
+	m       mapping
+	unit    time.Duration
+	hasher  *blockHasher    // pseudonyms (sequential stage)
+	pool    []*blockHasher  // one per worker (block hashes)
+	scratch []workerScratch // one per worker
+	prompts *promptCache
+	queue   []prepared // the current batch, prepared in parallel, handed out in order
+	ended   error      // why reading stopped after the current batch, if it did
+	ahead   chan batch // the next batch, being read and prepared; nil if none is
+	// sawLine: a non-empty line was read (else the end of input is ingest.ErrEmpty). Only the
+	// batch reader touches it, line and the line source.
+	sawLine bool
+	sess    *sessions
+	turns   map[string]int // logged session id -> turns seen
+	line    int64
+	origin  time.Time
+	last    time.Time
+	begun   bool
+	counts  Counts
+	err     error
+}
+
+// LoadModel loads a tokenizer (a tokenizer.json file or its folder) and the chat template from
+// the tokenizer_config.json beside it (chat.DefaultTemplate when there is none).
+func LoadModel(path string) (tokenizer.Tokenizer, *chat.Renderer, error) {
+	tok, err := tokenizer.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := chat.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tok, r, nil
+}
+
+// Open opens a request log for reading: JSON lines, or Parquet (detected by its magic number)
+// whose rows hold the same fields as columns.
+func Open(path string, opts Options) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("requestlog: %w", err)
+	}
+	var magic [4]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("requestlog: %w", err)
+	}
+	r, err := NewReader(f, path, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.f = f
+	if n == 4 && string(magic[:]) == "PAR1" {
+		if r.lines, err = parquetLines(f, path); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// NewReader reads a JSON-lines request log from src; name is used in error messages.
+func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
+	if opts.Tokenizer == nil {
+		return nil, errors.New("requestlog: a tokenizer is required (--tokenizer)")
+	}
+	if hf, ok := opts.Tokenizer.(*tokenizer.HF); ok {
+		opts.Tokenizer = hf.WithSegmentCache(segmentCacheBytes)
+	}
+	if opts.BlockSize == 0 {
+		opts.BlockSize = DefaultBlockSize
+	}
+	if opts.BlockSize < 0 {
+		return nil, fmt.Errorf("requestlog: block size %d: want a positive number", opts.BlockSize)
+	}
+	switch opts.OnError {
+	case "":
+		opts.OnError = ingest.OnErrorFail
+	case ingest.OnErrorFail, ingest.OnErrorSkip:
+	default:
+		return nil, fmt.Errorf("requestlog: unknown --on-error %q (want fail or skip)", opts.OnError)
+	}
+	units := map[string]time.Duration{"": time.Second, "s": time.Second, "ms": time.Millisecond, "us": time.Microsecond, "ns": time.Nanosecond}
+	unit, ok := units[opts.TimeUnit]
+	if !ok {
+		return nil, fmt.Errorf("requestlog: unknown time unit %q (want s, ms, us or ns)", opts.TimeUnit)
+	}
+	m, err := buildMapping(opts.Map)
+	if err != nil {
+		return nil, err
+	}
+	key := opts.HashKey
+	if key == nil {
+		if key, err = NewKey(); err != nil {
+			return nil, err
+		}
+	}
+	h, err := newBlockHasher(key)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(src, 1<<20)
+	r := &Reader{
+		path: name, opts: opts, m: m, unit: unit,
+		hasher: h, sess: newSessions(), turns: map[string]int{},
+		lines: func() ([]byte, error) {
+			raw, err := br.ReadBytes('\n')
+			if len(raw) > 0 {
+				return raw, nil
+			}
+			return nil, err
+		},
+	}
+	for range runtime.GOMAXPROCS(0) {
+		w, _ := newBlockHasher(key)
+		r.pool = append(r.pool, w)
+	}
+	r.scratch = make([]workerScratch, len(r.pool))
+	r.prompts = newPromptCache(promptCacheBytes)
+	return r, nil
+}
+
+// Counts reports the lines accepted and rejected so far (final after io.EOF).
+func (r *Reader) Counts() Counts {
+	c := r.counts
+	c.Sessions = int64(r.sess.roots + len(r.turns))
+	return c
+}
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	if r.ahead != nil { // let the batch being read finish before its file closes
+		<-r.ahead
+		r.ahead = nil
+	}
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+// batchLines is how many lines are prepared in parallel at a time.
+const batchLines = 64
+
+// prepared is one line after the work that needs no other line: parsing, rendering,
+// tokenizing, hashing. err is the line's problem, if any.
+type prepared struct {
+	line   int64
+	raw    []byte
+	e      entry
+	ids    []int
+	prompt string
+	out    int
+	hashes []uint64
+	// digests place a chat request without a logged session in its conversation.
+	digests chatDigests
+	err     error
+}
+
+// batch is a run of prepared lines and why reading stopped after them: nil when more may
+// follow, io.EOF at the end, or the read error.
+type batch struct {
+	items []prepared
+	err   error
+}
+
+// readBatch reads the next batchLines non-empty lines and prepares them on all cores. One runs
+// at a time (the line source, the hashers and the key buffers are its own), on the consumer's
+// goroutine or ahead of it (see nextBatch).
+func (r *Reader) readBatch() batch {
+	var b batch
+	b.items = make([]prepared, 0, batchLines)
+	for len(b.items) < batchLines {
+		raw, err := r.lines()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				b.err = io.EOF
+			} else {
+				b.err = fmt.Errorf("%s: %w", r.path, err)
+			}
+			break
+		}
+		r.line++
+		if data := bytes.TrimSpace(raw); len(data) > 0 {
+			b.items = append(b.items, prepared{line: r.line, raw: data})
+			r.sawLine = true
+		}
+	}
+	if errors.Is(b.err, io.EOF) && !r.sawLine {
+		b.err = fmt.Errorf("%s: %w", r.path, ingest.ErrEmpty)
+	}
+	// Lines are handed out one at a time, so a worker that drew a long conversation does not
+	// leave the other cores idle at the end of the batch.
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	workers := min(len(r.pool), len(b.items))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(b.items); i = int(next.Add(1) - 1) {
+				r.prepare(&b.items[i], r.pool[w], &r.scratch[w])
+			}
+		}()
+	}
+	wg.Wait()
+	return b
+}
+
+// nextBatch returns the batch read ahead, or reads one now when none is; then, unless the input
+// ended, it starts reading the following one, so the cores prepare it while this one goes
+// through the in-order stage and the caller's own work.
+func (r *Reader) nextBatch() batch {
+	var b batch
+	if r.ahead != nil {
+		b = <-r.ahead
+		r.ahead = nil
+	} else {
+		b = r.readBatch()
+	}
+	if b.err == nil {
+		ch := make(chan batch, 1)
+		go func() { ch <- r.readBatch() }()
+		r.ahead = ch
+	}
+	return b
+}
+
+// Next returns the next line's Request, io.EOF after the last. Under OnError "fail" the first
+// bad line's *ingest.RowError ends the stream.
+func (r *Reader) Next() (Request, error) {
+	for {
+		if len(r.queue) == 0 {
+			if r.err != nil {
+				return Request{}, r.err
+			}
+			if r.ended != nil {
+				r.err = r.ended
+				return Request{}, r.err
+			}
+			b := r.nextBatch()
+			r.queue, r.ended = b.items, b.err
+			continue
+		}
+		p := r.queue[0]
+		r.queue = r.queue[1:]
+		req, err := r.finish(&p)
+		if err == nil {
+			r.counts.Records++
+			return req, nil
+		}
+		rowErr := &ingest.RowError{File: r.path, Line: p.line, Row: -1, Err: err}
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			rowErr.Field, rowErr.Err = fe.field, fe.err
+		}
+		if r.opts.OnError != ingest.OnErrorSkip {
+			r.err, r.queue = rowErr, nil
+			return Request{}, r.err
+		}
+		r.counts.Rejected++
+		if len(r.counts.Errors) < maxKeptErrors {
+			r.counts.Errors = append(r.counts.Errors, rowErr.Error())
+		}
+		if r.opts.Quarantine != nil {
+			if _, err := r.opts.Quarantine.Write(append(p.raw, '\n')); err != nil {
+				r.err, r.queue = fmt.Errorf("writing the quarantine: %w", err), nil
+				return Request{}, r.err
+			}
+		}
+	}
+}
+
+// prepare does the per-line work that depends on no other line; it runs concurrently with
+// other lines' (the tokenizer and the chat renderer are safe for concurrent use).
+func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
+	e, err := parseLine(p.raw, r.m, r.unit)
+	if err != nil {
+		p.err = err
+		return
+	}
+	p.e = e
+	tok := r.opts.Tokenizer
+	switch {
+	case e.chat:
+		if r.opts.Chat == nil {
+			p.err = errors.New("a chat request, but no chat template was loaded")
+			return
+		}
+		key := &sc.key
+		key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.messages)
+		if c, ok := r.prompts.get(key.buf); ok {
+			p.prompt, p.ids, p.hashes = c.prompt, c.ids, slices.Clone(c.hashes)
+			break
+		}
+		p.prompt, err = r.opts.Chat.Render(e.messages)
+		if err != nil {
+			p.err = &fieldError{field: r.m.name("request") + ".messages", err: err}
+			return
+		}
+		p.ids = tok.Encode(p.prompt, false) // the template holds the BOS text
+		// The previous turn: these messages but the last two (its answer and the new
+		// question), or the last one.
+		var prev promptEntry
+		for cut := 2; cut >= 1; cut-- {
+			if n := len(e.messages) - cut; n > 0 {
+				if c, ok := r.prompts.get(key.buf[:key.ends[n-1]]); ok {
+					prev = c
+					break
+				}
+			}
+		}
+		p.hashes = h.hashesAfter(p.ids, r.opts.BlockSize, prev.ids, prev.hashes)
+		r.prompts.put(key.buf, promptEntry{prompt: p.prompt, ids: p.ids, hashes: slices.Clone(p.hashes)})
+	case e.promptIDs != nil:
+		p.ids = e.promptIDs
+		if r.opts.KeepText {
+			p.prompt = tok.Decode(p.ids, false)
+		}
+	default:
+		p.prompt = e.prompt
+		p.ids = tok.Encode(p.prompt, true) // the server's post-processor adds BOS
+	}
+	p.out = e.usageCompletion
+	if p.out < 0 {
+		p.out = tok.Count(e.responseText)
+	}
+	if !e.chat {
+		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
+	}
+	if e.chat && e.session == "" {
+		p.digests = sc.dig.digest(e.user, e.messages, e.responseText, e.hasResponse)
+	}
+}
+
+// workerScratch is a worker's reusable buffers.
+type workerScratch struct {
+	key promptKey
+	dig digester
+}
+
+// promptKey is a prompt cache key being built (see messagesKey).
+type promptKey struct {
+	buf  []byte
+	ends []int
+}
+
+// finish does the work that follows log order: the time check, sessions and counts.
+func (r *Reader) finish(p *prepared) (Request, error) {
+	if p.err != nil {
+		return Request{}, p.err
+	}
+	e := p.e
+	if r.begun && e.time.Before(r.last) {
+		return Request{}, &fieldError{field: r.m.name("timestamp"), err: fmt.Errorf("out of order: %s is before the previous line's %s (sort the log by time first)", e.time.Format(time.RFC3339Nano), r.last.Format(time.RFC3339Nano))}
+	}
+	rec := trace.Record{
+		PromptTokens: len(p.ids),
+		OutputTokens: p.out,
+		BlockHashes:  p.hashes,
+		BlockSize:    r.opts.BlockSize,
+		Model:        e.model,
+		Source:       r.path,
+		Line:         p.line,
+	}
+	switch {
+	case e.session != "":
+		rec.SessionID = r.hasher.pseudonym(e.session)
+		rec.Turn = r.turns[rec.SessionID]
+		r.turns[rec.SessionID]++
+	case e.chat:
+		rec.SessionID, rec.Turn = r.sess.assign(e.messages, p.digests)
+	default:
+		rec.SessionID = r.sess.newRoot().session
+	}
+	if !r.begun {
+		r.origin, r.begun = e.time, true
+	}
+	r.last = e.time
+	rec.Timestamp = e.time.Sub(r.origin)
+	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
+	if e.usagePrompt >= 0 {
+		r.counts.UsageChecked++
+		if e.usagePrompt != rec.PromptTokens {
+			r.counts.UsageMismatches++
+		}
+	}
+	if r.opts.KeepText {
+		req.Prompt, req.Response = p.prompt, e.responseText
+	}
+	return req, nil
+}

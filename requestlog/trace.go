@@ -1,0 +1,73 @@
+package requestlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/trace"
+)
+
+// init registers the request-log reader with ingest, so that ingest.Open reads request logs
+// (--format openai-log, or detected) like any trace; ingest cannot import this package, which
+// needs the tokenizer and the chat template.
+func init() { ingest.Register(ingest.FormatOpenAILog, openTrace) }
+
+// openTrace is ingest.Open for a request log: the records only, counted with the tokenizer and
+// chat template at opts.Tokenizer and hashed with a random key (Convert is the conversion with
+// every choice). opts.BlockSize 0 means DefaultBlockSize.
+func openTrace(path string, opts ingest.Options) (ingest.Reader, error) {
+	if opts.Tokenizer == "" {
+		return nil, fmt.Errorf("%s is a request log: reading it needs --tokenizer (the served model's tokenizer.json or folder), since prompt lengths come from rendering and tokenizing each request", path)
+	}
+	tok, chat, err := LoadModel(opts.Tokenizer)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	tr := &traceReader{}
+	q := opts.Quarantine
+	if opts.QuarantinePath != "" {
+		f, err := os.Create(opts.QuarantinePath)
+		if err != nil {
+			return nil, fmt.Errorf("quarantine: %w", err)
+		}
+		q, tr.quarantine = f, f
+	}
+	tr.r, err = Open(path, Options{
+		Tokenizer: tok, Chat: chat, BlockSize: opts.BlockSize, Map: opts.Map,
+		TimeUnit: opts.TimeUnit, OnError: opts.OnError, Quarantine: q,
+	})
+	if err != nil {
+		if tr.quarantine != nil {
+			tr.quarantine.Close()
+		}
+		return nil, err
+	}
+	return tr, nil
+}
+
+// traceReader is a Reader seen as an ingest.Reader: records without the text, counts without
+// the usage checks.
+type traceReader struct {
+	r          *Reader
+	quarantine *os.File // created for opts.QuarantinePath, closed with the reader
+}
+
+func (t *traceReader) Next() (trace.Record, error) {
+	req, err := t.r.Next()
+	return req.Record, err
+}
+
+func (t *traceReader) Counts() ingest.Counts {
+	c := t.r.Counts()
+	return ingest.Counts{Records: c.Records, Rejected: c.Rejected, Errors: c.Errors}
+}
+
+func (t *traceReader) Close() error {
+	err := t.r.Close()
+	if t.quarantine != nil {
+		err = errors.Join(err, t.quarantine.Close())
+	}
+	return err
+}
