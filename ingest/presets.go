@@ -8,7 +8,7 @@ type preset struct {
 	blockSize int
 }
 
-// The public traces' own column names (see ../shared/traces/SOURCES.md).
+// The public traces' own column names (Mooncake JSONL; the Azure 2023 and BurstGPT CSVs).
 var presets = map[string]preset{
 	// session_id and turn are not in the Mooncake release; `replay gen` writes them on the
 	// turns of multi-turn sessions. Optional fields: files without them read as before.

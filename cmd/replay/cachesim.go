@@ -17,8 +17,8 @@ func init() {
 		name:    "cache-sim",
 		summary: "Ideal prefix-cache block hit rate of a trace (infinite, or LRU of N blocks)",
 		usage:   "--trace FILE [--format F] [--capacity-blocks N] [--tokenizer FILE]",
-		example: `  replay cache-sim --trace ../shared/traces/mooncake_synthetic.jsonl
-  replay cache-sim --trace ../shared/traces/mooncake_synthetic.jsonl --capacity-blocks 10000
+		example: `  replay cache-sim --trace mooncake.jsonl
+  replay cache-sim --trace mooncake.jsonl --capacity-blocks 10000
   replay cache-sim --trace gateway.log.jsonl --format openai-log --tokenizer ./Qwen3-8B`,
 		setup: setupCacheSim,
 	})

@@ -20,13 +20,13 @@ import (
 func init() {
 	register(&command{
 		name:    "ingest",
-		summary: "Normalize an access log or public trace into a trace file (Parquet or Arrow)",
+		summary: "Normalize a trace or request log into a trace file (Parquet or Arrow)",
 		usage:   "--trace FILE [--format F] [--map field=column,...] --out FILE.parquet\n  replay ingest --trace LOG.jsonl --format openai-log --tokenizer FILE [--block-size 16] [--export mooncake] --out FILE",
-		example: `  replay ingest --trace ../shared/traces/mooncake_synthetic.jsonl --out trace.parquet
+		example: `  replay ingest --trace mooncake.jsonl --out trace.parquet
   replay ingest --trace gateway.jsonl --format jsonl --time-unit ms \
       --map timestamp=ts,prompt_tokens=usage.prompt_tokens,output_tokens=usage.completion_tokens \
       --on-error skip --quarantine bad.jsonl --out trace.parquet
-  replay ingest --trace ../shared/traces/azure2023_conv.csv --stats
+  replay ingest --trace azure_conv.csv --stats
   replay ingest --trace gateway.log.jsonl --format openai-log --tokenizer ./Qwen3-8B \
       --block-size 16 --export mooncake --out anonymized.jsonl`,
 		setup: setupIngest,
@@ -40,7 +40,7 @@ type ingestFlags struct {
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.trace, "trace", "", "trace or access log to read (required)")
+	fs.StringVar(&f.trace, "trace", "", "trace or request log to read (required)")
 	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", "))
 	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths (fields: "+strings.Join(ingest.Fields[:], ", ")+"; for openai-log: "+strings.Join(requestlog.Fields, ", ")+")")
 	fs.StringVar(&f.timeUnit, "time-unit", "", "unit of numeric timestamps: s, ms, us or ns (default: ms for mooncake, s otherwise)")

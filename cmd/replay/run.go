@@ -54,7 +54,7 @@ type runFlags struct {
 func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 	f := &runFlags{sc: sim.DefaultConfig()}
 	f.in.add(fs)
-	fs.Lookup("trace").Usage = "trace or access log to replay (default: the embedded sample, samples/azure_conv_2min.csv)"
+	fs.Lookup("trace").Usage = "trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)"
 	f.addTarget(fs)
 	f.addSchedule(fs)
 	f.addPrompts(fs)

@@ -21,7 +21,7 @@ func init() {
 		name:    "synth",
 		summary: "Synthesize exact-length prompts that keep the trace's shared prefixes (JSON lines)",
 		usage:   "--trace FILE [--format F] --tokenizer FILE --out FILE.jsonl [--seed N] [--block-size N] [--max-prompt-tokens N] [--api chat|completions] [--limit N]",
-		example: `  replay synth --trace ../shared/traces/mooncake_synthetic.jsonl \
+		example: `  replay synth --trace mooncake.jsonl \
       --tokenizer .cache/tokenizers/qwen3 --out prompts.jsonl --limit 500 --max-prompt-tokens 32768
   scripts/check-synth.sh --tokenizer .cache/tokenizers/qwen3/tokenizer.json prompts.jsonl`,
 		setup: setupSynth,
