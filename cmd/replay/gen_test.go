@@ -13,34 +13,11 @@ import (
 	"github.com/llm-replay/replay/gen"
 )
 
-// genRunCLI runs the real entry point with stdout and stderr captured.
-func genRunCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	dir := t.TempDir()
-	outF, err := os.Create(filepath.Join(dir, "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	errF, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = outF, errF
-	code = run(args)
-	os.Stdout, os.Stderr = oldOut, oldErr
-	outF.Close()
-	errF.Close()
-	o, _ := os.ReadFile(outF.Name())
-	e, _ := os.ReadFile(errF.Name())
-	return code, string(o), string(e)
-}
-
 // TestGenCommand writes a trace with every flag, checks each line's Mooncake fields, that it
 // equals gen.WriteJSONL's bytes for the same config, and the summary on stderr.
 func TestGenCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "chat.jsonl")
-	code, _, stderr := genRunCLI(t, "gen", "--out", out, "--shape", "chat", "--duration", "5m", "--rate", "2", "--seed", "9", "--block-size", "256")
+	code, _, stderr := runCLI(t, "gen", "--out", out, "--shape", "chat", "--duration", "5m", "--rate", "2", "--seed", "9", "--block-size", "256")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -88,7 +65,7 @@ func TestGenCommand(t *testing.T) {
 
 // TestGenCommandStdout: --out - writes the default trace to stdout, the summary to stderr.
 func TestGenCommandStdout(t *testing.T) {
-	code, stdout, stderr := genRunCLI(t, "gen", "--out", "-")
+	code, stdout, stderr := runCLI(t, "gen", "--out", "-")
 	var want bytes.Buffer
 	if err := gen.WriteJSONL(&want, gen.Default()); err != nil {
 		t.Fatal(err)
@@ -118,7 +95,7 @@ func TestGenCommandErrors(t *testing.T) {
 		{[]string{"extra"}, 1, "unexpected"},
 	}
 	for _, c := range cases {
-		code, _, stderr := genRunCLI(t, append([]string{"gen", "--out", out}, c.args...)...)
+		code, _, stderr := runCLI(t, append([]string{"gen", "--out", out}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %q", c.args, code, stderr, c.code, c.want)
 		}
@@ -126,10 +103,10 @@ func TestGenCommandErrors(t *testing.T) {
 			t.Fatalf("%v: left %s behind", c.args, out)
 		}
 	}
-	if code, _, stderr := genRunCLI(t, "gen"); code != 1 || !strings.Contains(stderr, "--out") {
+	if code, _, stderr := runCLI(t, "gen"); code != 1 || !strings.Contains(stderr, "--out") {
 		t.Errorf("without --out: exit %d, %q", code, stderr)
 	}
-	if code, _, stderr := genRunCLI(t, "gen", "--help"); code != 0 || !strings.Contains(stderr, "Example:") || !strings.Contains(stderr, "replay gen --out") {
+	if code, _, stderr := runCLI(t, "gen", "--help"); code != 0 || !strings.Contains(stderr, "Example:") || !strings.Contains(stderr, "replay gen --out") {
 		t.Errorf("--help: exit %d, %q", code, stderr)
 	}
 }

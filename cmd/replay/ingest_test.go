@@ -13,28 +13,11 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// ingestRunCLI runs the real command-line entry point with stdout and stderr captured.
-func ingestRunCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	dir := t.TempDir()
-	outF, _ := os.Create(filepath.Join(dir, "stdout"))
-	errF, _ := os.Create(filepath.Join(dir, "stderr"))
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = outF, errF
-	code = run(args)
-	os.Stdout, os.Stderr = oldOut, oldErr
-	outF.Close()
-	errF.Close()
-	o, _ := os.ReadFile(outF.Name())
-	e, _ := os.ReadFile(errF.Name())
-	return code, string(o), string(e)
-}
-
 const ingestTestdata = "../../ingest/testdata/"
 
 func TestIngestCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "t.parquet")
-	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"mooncake_small.jsonl", "--out", out)
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"mooncake_small.jsonl", "--out", out)
 	if code != 0 || stdout != `{"records":3,"rejected":0}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -43,7 +26,7 @@ func TestIngestCommand(t *testing.T) {
 		t.Fatalf("%+v %v", recs, err)
 	}
 	arrow := filepath.Join(t.TempDir(), "t.arrow")
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_small.csv", "--out", arrow); code != 0 {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"azure_small.csv", "--out", arrow); code != 0 {
 		t.Fatalf("arrow: exit %d: %s", code, stderr)
 	}
 	if recs, err := trace.ReadArrowFile(arrow); err != nil || len(recs) != 3 {
@@ -67,7 +50,7 @@ func TestIngestCommandErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "t.parquet")
-		code, stdout, stderr := ingestRunCLI(t, append(append([]string{"ingest"}, c.args...), "--out", out)...)
+		code, stdout, stderr := runCLI(t, append(append([]string{"ingest"}, c.args...), "--out", out)...)
 		if code == 0 {
 			t.Errorf("%v: exit 0", c.args)
 		}
@@ -88,7 +71,7 @@ func TestIngestCommandErrors(t *testing.T) {
 func TestIngestCommandSkip(t *testing.T) {
 	dir := t.TempDir()
 	q := filepath.Join(dir, "bad.jsonl")
-	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"negative.jsonl", "--on-error", "skip", "--quarantine", q, "--out", filepath.Join(dir, "t.parquet"))
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"negative.jsonl", "--on-error", "skip", "--quarantine", q, "--out", filepath.Join(dir, "t.parquet"))
 	if code != 0 || stdout != `{"records":3,"rejected":1}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -103,11 +86,11 @@ func TestIngestCommandSkip(t *testing.T) {
 
 func TestIngestStatsMooncake(t *testing.T) {
 	p := testenv.SharedTrace(t, "mooncake_synthetic.jsonl")
-	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", p, "--stats")
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", p, "--stats")
 	if code != 0 || !strings.Contains(stdout, "ideal block hit rate 64.0%") || !strings.HasPrefix(stdout, `{"records":3993,"rejected":0}`+"\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	code, stdout, _ = ingestRunCLI(t, "ingest", "--trace", p, "--stats", "--json")
+	code, stdout, _ = runCLI(t, "ingest", "--trace", p, "--stats", "--json")
 	var got struct {
 		Records int
 		Stats   struct {
@@ -125,13 +108,13 @@ func TestIngestStatsMooncake(t *testing.T) {
 
 func TestCacheSimCommand(t *testing.T) {
 	p := testenv.SharedTrace(t, "mooncake_synthetic.jsonl")
-	code, stdout, stderr := ingestRunCLI(t, "cache-sim", "--trace", p)
+	code, stdout, stderr := runCLI(t, "cache-sim", "--trace", p)
 	if code != 0 || stdout != "hit rate 64.0%\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// A finite cache can only do worse, and a bigger one no worse than a smaller one.
 	rate := func(n string) float64 {
-		_, out, _ := ingestRunCLI(t, "cache-sim", "--trace", p, "--capacity-blocks", n)
+		_, out, _ := runCLI(t, "cache-sim", "--trace", p, "--capacity-blocks", n)
 		var pct float64
 		if _, err := fmt.Sscanf(out, "hit rate %f%%", &pct); err != nil {
 			t.Fatalf("LRU %s: %q: %v", n, out, err)
@@ -142,7 +125,7 @@ func TestCacheSimCommand(t *testing.T) {
 	if !(small < big && big <= 64.0 && small > 0) {
 		t.Errorf("LRU 1000: %.1f%%, LRU 100000: %.1f%%", small, big)
 	}
-	if code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", testenv.SharedTrace(t, "azure2023_conv.csv")); code == 0 || !strings.Contains(stderr, "no block hashes") {
+	if code, _, stderr := runCLI(t, "cache-sim", "--trace", testenv.SharedTrace(t, "azure2023_conv.csv")); code == 0 || !strings.Contains(stderr, "no block hashes") {
 		t.Errorf("azure: exit %d, %q", code, stderr)
 	}
 }
@@ -151,25 +134,25 @@ func TestIngestCommandFlags(t *testing.T) {
 	dir := t.TempDir()
 	// --sort accepts an out-of-order trace and says so; without it the same trace fails.
 	out := filepath.Join(dir, "sorted.parquet")
-	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"out_of_order.jsonl", "--sort", "--out", out)
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"out_of_order.jsonl", "--sort", "--out", out)
 	if code != 0 || stdout != `{"records":4,"rejected":0}`+"\n" || !strings.Contains(stderr, "sorted") {
 		t.Fatalf("--sort: exit %d, %q, %q", code, stdout, stderr)
 	}
-	if code, _, _ := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"out_of_order.jsonl", "--out", out); code == 0 {
+	if code, _, _ := runCLI(t, "ingest", "--trace", ingestTestdata+"out_of_order.jsonl", "--out", out); code == 0 {
 		t.Error("out-of-order trace accepted without --sort")
 	}
 	// --quarantine alone implies --on-error skip; with an explicit fail it is refused.
 	q := filepath.Join(dir, "q.csv")
-	code, stdout, _ = ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--out", out)
+	code, stdout, _ = runCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--out", out)
 	if raw, _ := os.ReadFile(q); code != 0 || stdout != `{"records":2,"rejected":1}`+"\n" || string(raw) != "2024-02-07 25:30:17.0360914,1287,206\n" {
 		t.Errorf("--quarantine: exit %d, %q, quarantine %q", code, stdout, raw)
 	}
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--on-error", "fail", "--out", out); code == 0 || !strings.Contains(stderr, "--quarantine needs --on-error skip") {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"azure_bad_time.csv", "--quarantine", q, "--on-error", "fail", "--out", out); code == 0 || !strings.Contains(stderr, "--quarantine needs --on-error skip") {
 		t.Errorf("--quarantine with fail: exit %d, %q", code, stderr)
 	}
 	// --arrow beside --out writes both; --time-unit scales numeric timestamps.
 	pq, ar := filepath.Join(dir, "g.parquet"), filepath.Join(dir, "g.arrow")
-	code, _, stderr = ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv", "--map", "timestamp=when,prompt_tokens=in,output_tokens=out", "--time-unit", "ms", "--out", pq, "--arrow", ar)
+	code, _, stderr = runCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv", "--map", "timestamp=when,prompt_tokens=in,output_tokens=out", "--time-unit", "ms", "--out", pq, "--arrow", ar)
 	if code != 0 {
 		t.Fatalf("generic csv: exit %d: %s", code, stderr)
 	}
@@ -178,10 +161,10 @@ func TestIngestCommandFlags(t *testing.T) {
 	if err1 != nil || err2 != nil || len(a) != 2 || len(b) != 2 || a[1].Timestamp.Microseconds() != 750 || !reflect.DeepEqual(a, b) {
 		t.Errorf("generic csv: %+v %v / %+v %v", a, err1, b, err2)
 	}
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv", "--time-unit", "h", "--out", pq); code == 0 || !strings.Contains(stderr, `unknown time unit "h"`) {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv", "--time-unit", "h", "--out", pq); code == 0 || !strings.Contains(stderr, `unknown time unit "h"`) {
 		t.Errorf("bad --time-unit: exit %d, %q", code, stderr)
 	}
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv"); code == 0 || !strings.Contains(stderr, "nothing to do") {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"generic.csv"); code == 0 || !strings.Contains(stderr, "nothing to do") {
 		t.Errorf("no output: exit %d, %q", code, stderr)
 	}
 }

@@ -28,7 +28,7 @@ func TestIngestRequestLog(t *testing.T) {
 	}
 	tok := testenv.SampleTokenizer()
 	moon := filepath.Join(dir, "m.jsonl")
-	code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", tok, "--block-size", "16", "--export", "mooncake", "--out", moon)
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", tok, "--block-size", "16", "--export", "mooncake", "--out", moon)
 	if code != 0 || stdout != `{"records":3,"rejected":0}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -72,7 +72,7 @@ func TestIngestRequestLog(t *testing.T) {
 
 	// Auto-detected, to Parquet: sessions recovered, no text.
 	pq := filepath.Join(dir, "t.parquet")
-	code, stdout, stderr = ingestRunCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--out", pq)
+	code, stdout, stderr = runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--out", pq)
 	if code != 0 || stdout != `{"records":3,"rejected":0}`+"\n" {
 		t.Fatalf("parquet: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -88,7 +88,7 @@ func TestIngestRequestLog(t *testing.T) {
 	}
 
 	// The exported trace reads back with the Mooncake reader at the same block size.
-	code, stdout, stderr = ingestRunCLI(t, "ingest", "--trace", moon, "--block-size", "16", "--stats", "--json")
+	code, stdout, stderr = runCLI(t, "ingest", "--trace", moon, "--block-size", "16", "--stats", "--json")
 	if code != 0 || !strings.Contains(stdout, `"records":3`) {
 		t.Fatalf("re-ingest: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -97,7 +97,7 @@ func TestIngestRequestLog(t *testing.T) {
 	key := filepath.Join(dir, "key")
 	os.WriteFile(key, []byte("00112233445566778899aabbccddeeff\n"), 0o600)
 	kept := filepath.Join(dir, "k.jsonl")
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--keep-text", "--hash-key-file", key, "--export", "mooncake", "--out", kept); code != 0 {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--keep-text", "--hash-key-file", key, "--export", "mooncake", "--out", kept); code != 0 {
 		t.Fatalf("--keep-text: %s", stderr)
 	}
 	if b, _ := os.ReadFile(kept); !strings.Contains(string(b), "Hamlet") || !strings.Contains(string(b), "[INST]") {
@@ -105,23 +105,23 @@ func TestIngestRequestLog(t *testing.T) {
 	}
 
 	// Errors: no tokenizer; a bad line names file:line and field.
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--export", "mooncake", "--out", moon); code == 0 || !strings.Contains(stderr, "--tokenizer") {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--export", "mooncake", "--out", moon); code == 0 || !strings.Contains(stderr, "--tokenizer") {
 		t.Errorf("no tokenizer: exit %d, %q", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(strings.Replace(ingestLogSample, `\"prompt\":`, `\"promp\":`, 1)), 0o644)
 	out := filepath.Join(dir, "bad-out.jsonl")
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", bad, "--format", "openai-log", "--tokenizer", tok, "--export", "mooncake", "--out", out); code == 0 || !strings.Contains(stderr, "bad.jsonl:2:") || !strings.Contains(stderr, `field "request"`) {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", bad, "--format", "openai-log", "--tokenizer", tok, "--export", "mooncake", "--out", out); code == 0 || !strings.Contains(stderr, "bad.jsonl:2:") || !strings.Contains(stderr, `field "request"`) {
 		t.Errorf("bad line: exit %d, %q", code, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed run left its output behind")
 	}
 	q := filepath.Join(dir, "q.jsonl")
-	if code, stdout, stderr := ingestRunCLI(t, "ingest", "--trace", bad, "--format", "openai-log", "--tokenizer", tok, "--quarantine", q, "--export", "mooncake", "--out", out); code != 0 || stdout != `{"records":2,"rejected":1}`+"\n" {
+	if code, stdout, stderr := runCLI(t, "ingest", "--trace", bad, "--format", "openai-log", "--tokenizer", tok, "--quarantine", q, "--export", "mooncake", "--out", out); code != 0 || stdout != `{"records":2,"rejected":1}`+"\n" {
 		t.Errorf("--quarantine: exit %d, %q, %q", code, stdout, stderr)
 	}
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", ingestTestdata+"mooncake_small.jsonl", "--tokenizer", tok, "--out", pq); code == 0 || !strings.Contains(stderr, "are for request logs") {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", ingestTestdata+"mooncake_small.jsonl", "--tokenizer", tok, "--out", pq); code == 0 || !strings.Contains(stderr, "are for request logs") {
 		t.Errorf("--tokenizer on a Mooncake trace: exit %d, %q", code, stderr)
 	}
 }
@@ -136,24 +136,24 @@ func TestRequestLogCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := testenv.SampleTokenizer()
-	code, _, stderr := ingestRunCLI(t, "cache-sim", "--trace", log)
+	code, _, stderr := runCLI(t, "cache-sim", "--trace", log)
 	if code == 0 || !strings.Contains(stderr, "is a request log: reading it needs --tokenizer") {
 		t.Fatalf("cache-sim without --tokenizer: exit %d, stderr %q", code, stderr)
 	}
 	moon := filepath.Join(dir, "m.jsonl")
-	if code, _, stderr := ingestRunCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", tok, "--block-size", "16", "--export", "mooncake", "--out", moon); code != 0 {
+	if code, _, stderr := runCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", tok, "--block-size", "16", "--export", "mooncake", "--out", moon); code != 0 {
 		t.Fatalf("ingest: exit %d, %s", code, stderr)
 	}
-	code, fromLog, stderr := ingestRunCLI(t, "cache-sim", "--trace", log, "--tokenizer", tok)
+	code, fromLog, stderr := runCLI(t, "cache-sim", "--trace", log, "--tokenizer", tok)
 	if code != 0 {
 		t.Fatalf("cache-sim on the log: exit %d, %s", code, stderr)
 	}
-	code, fromExport, stderr := ingestRunCLI(t, "cache-sim", "--trace", moon, "--format", "mooncake", "--block-size", "16")
+	code, fromExport, stderr := runCLI(t, "cache-sim", "--trace", moon, "--format", "mooncake", "--block-size", "16")
 	if code != 0 || fromLog != fromExport || !strings.HasPrefix(fromLog, "hit rate ") || fromLog == "hit rate 0.0%\n" {
 		t.Fatalf("cache-sim: %q on the log, %q on its export (exit %d, %s)", fromLog, fromExport, code, stderr)
 	}
 	out := filepath.Join(dir, "prompts.jsonl")
-	if code, _, stderr := ingestRunCLI(t, "synth", "--trace", log, "--tokenizer", tok, "--out", out); code != 0 || !strings.Contains(stderr, "3 requests") {
+	if code, _, stderr := runCLI(t, "synth", "--trace", log, "--tokenizer", tok, "--out", out); code != 0 || !strings.Contains(stderr, "3 requests") {
 		t.Fatalf("synth on the log: exit %d, %s", code, stderr)
 	}
 }

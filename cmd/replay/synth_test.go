@@ -9,29 +9,13 @@ import (
 	"testing"
 )
 
-// synthRunCLI runs the real entry point with stderr captured.
-func synthRunCLI(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	errF, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = errF
-	code := run(args)
-	os.Stderr = old
-	errF.Close()
-	e, _ := os.ReadFile(errF.Name())
-	return code, string(e)
-}
-
 // TestSynthCommand synthesizes a generated Mooncake-shaped trace with the sample (Mistral) tokenizer
 // for both APIs and checks the contract's fields on every line.
 func TestSynthCommand(t *testing.T) {
 	trace := genTrace(t)
 	for _, api := range []string{"completions", "chat"} {
 		out := filepath.Join(t.TempDir(), "p.jsonl")
-		code, stderr := synthRunCLI(t, "synth", "--trace", trace,
+		code, _, stderr := runCLI(t, "synth", "--trace", trace,
 			"--tokenizer", "../../samples/tokenizer/mistral", "--out", out, "--limit", "12",
 			"--max-prompt-tokens", "3000", "--api", api, "--seed", "5")
 		if code != 0 {
@@ -75,13 +59,13 @@ func TestSynthCommand(t *testing.T) {
 func TestSynthCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "p.jsonl")
-	if code, stderr := synthRunCLI(t, "synth", "--trace", genTrace(t), "--out", out); code == 0 || !strings.Contains(stderr, "--tokenizer") {
+	if code, _, stderr := runCLI(t, "synth", "--trace", genTrace(t), "--out", out); code == 0 || !strings.Contains(stderr, "--tokenizer") {
 		t.Errorf("without --tokenizer: exit %d, %q", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"timestamp": 0, "input_length": 600, "output_length": 3, "hash_ids": [1, 2]}`+"\n"+
 		`{"timestamp": 5, "input_length": 1, "output_length": 3, "hash_ids": [7]}`+"\n"), 0o644)
-	code, stderr := synthRunCLI(t, "synth", "--trace", bad, "--format", "mooncake", "--tokenizer", "../../samples/tokenizer/mistral", "--out", out)
+	code, _, stderr := runCLI(t, "synth", "--trace", bad, "--format", "mooncake", "--tokenizer", "../../samples/tokenizer/mistral", "--out", out)
 	if code == 0 || !strings.Contains(stderr, "bad.jsonl:2") {
 		t.Errorf("too-short record: exit %d, %q", code, stderr)
 	}
@@ -95,7 +79,7 @@ func TestSynthCommandErrors(t *testing.T) {
 func genTrace(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "gen.jsonl")
-	if code, stderr := synthRunCLI(t, "gen", "--out", p); code != 0 {
+	if code, _, stderr := runCLI(t, "gen", "--out", p); code != 0 {
 		t.Fatalf("replay gen: exit %d: %s", code, stderr)
 	}
 	return p
