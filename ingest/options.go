@@ -130,6 +130,21 @@ func checkMap(m map[string]string) error {
 // ParseMap reads the command-line mapping "field=column,field=column" (columns may be dotted
 // JSON paths such as usage.prompt_tokens).
 func ParseMap(s string) (map[string]string, error) {
+	m, err := ParsePairs(s, "column")
+	if err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if fieldIndex(k) < 0 {
+			return nil, fmt.Errorf("--map: unknown field %q (want one of %s)", k, strings.Join(Fields[:], ", "))
+		}
+	}
+	return m, nil
+}
+
+// ParsePairs splits a --map list "field=value,field=value" into its pairs; value names the
+// right-hand side in errors ("column", "path"). The readers check the fields themselves.
+func ParsePairs(s, value string) (map[string]string, error) {
 	m := map[string]string{}
 	if strings.TrimSpace(s) == "" {
 		return m, nil
@@ -138,10 +153,7 @@ func ParseMap(s string) (map[string]string, error) {
 		k, v, ok := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--map: %q is not field=column", kv)
-		}
-		if fieldIndex(k) < 0 {
-			return nil, fmt.Errorf("--map: unknown field %q (want one of %s)", k, strings.Join(Fields[:], ", "))
+			return nil, fmt.Errorf("--map: %q is not field=%s", kv, value)
 		}
 		m[k] = v
 	}

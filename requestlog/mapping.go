@@ -3,6 +3,8 @@ package requestlog
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llm-replay/replay/ingest"
 )
 
 // Fields are the names --map accepts on its left side for request logs: where in a log line
@@ -62,17 +64,9 @@ func (m mapping) name(f string) string { return strings.Join(m[f], ".") }
 // ParseMap reads the command-line mapping "field=path,field=path" (fields from Fields, paths
 // dotted from the line's root, e.g. request=body,timestamp=meta.ts).
 func ParseMap(s string) (map[string]string, error) {
-	out := map[string]string{}
-	if strings.TrimSpace(s) == "" {
-		return out, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--map: %q is not field=path", kv)
-		}
-		out[k] = v
+	out, err := ingest.ParsePairs(s, "path")
+	if err != nil {
+		return nil, err
 	}
 	if _, err := buildMapping(out); err != nil {
 		return nil, err
