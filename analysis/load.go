@@ -16,17 +16,19 @@ const RequestsFile = "requests.parquet"
 // dir/server_metrics.jsonl when the run scraped one. The run's metadata comes from
 // dir/summary.json when a run wrote one (so `replay report` can regenerate it faithfully);
 // a non-zero o.Speed or o.SLO overrides the speed and SLO found there.
+//
+// A run cut before its writer closed is recovered first (results.Recover): requests.parquet
+// is rebuilt from requests.journal, the returned RunInfo is marked Recovered with the
+// Recovery (its String is the line to print), and a summary.json older than the journal (an
+// earlier run's, in the same folder) is not taken for this run's.
 func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
-	var info RunInfo
-	prev, err := ReadSummary(filepath.Join(dir, SummaryFile))
-	switch {
-	case err == nil:
-		info = prev.Run
-		info.NotSent = prev.Requests.NotSent
-		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
-		info.ServerCache, info.IdealCache = prev.Cache.Server, prev.Cache.Ideal
-	case errors.Is(err, fs.ErrNotExist):
-	default:
+	path := filepath.Join(dir, RequestsFile)
+	rec, err := results.Recover(path)
+	if err != nil {
+		return nil, RunInfo{}, err
+	}
+	info, err := runInfo(dir, rec)
+	if err != nil {
 		return nil, info, err
 	}
 	if o.Speed > 0 {
@@ -41,7 +43,6 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	}
 	info.SLO = o.SLO.String()
 	m := NewMetrics(o)
-	path := filepath.Join(dir, RequestsFile)
 	if err := results.Read(path, func(r results.Row) error {
 		m.Add(&r)
 		return nil
@@ -58,4 +59,28 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	}
 	m.Close()
 	return m, info, nil
+}
+
+// runInfo is the run's metadata from dir/summary.json, if any is this run's, marked with the
+// run's recovery when it was cut.
+func runInfo(dir string, rec *results.Recovery) (RunInfo, error) {
+	var info RunInfo
+	prev, err := ReadSummary(filepath.Join(dir, SummaryFile))
+	switch {
+	case err == nil && (rec == nil || !prev.Run.StartedAt.Before(rec.JournalCreated)):
+		info = prev.Run
+		info.NotSent = prev.Requests.NotSent
+		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
+		info.ServerCache, info.IdealCache = prev.Cache.Server, prev.Cache.Ideal
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+	default:
+		return info, err
+	}
+	if rec != nil {
+		info.Recovered, info.Recovery = true, rec
+		if info.StartedAt.IsZero() {
+			info.StartedAt = rec.JournalCreated.UTC()
+		}
+	}
+	return info, nil
 }

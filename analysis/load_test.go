@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/llm-replay/replay/results"
 )
@@ -77,5 +80,80 @@ func TestLoadDirErrors(t *testing.T) {
 	}
 	if _, _, err := LoadDir(dir, Options{}); err == nil {
 		t.Error("broken summary.json: no error")
+	}
+}
+
+// cutRun leaves in dir what a run killed after writing rows leaves: requests.parquet without
+// a footer and requests.journal.
+func cutRun(t *testing.T, dir string, rows []results.Row) {
+	t.Helper()
+	live := filepath.Join(t.TempDir(), RequestsFile)
+	w, err := results.NewWriter(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{live, results.JournalPath(live)} {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A cut run is recovered and marked so in summary.json, report.html and the table; the
+// summary.json an earlier run left in the folder is not taken for its own.
+func TestLoadDirRecoversCutRun(t *testing.T) {
+	dir := t.TempDir()
+	stale := &Summary{Run: RunInfo{Speed: 9, Model: "earlier run", StartedAt: time.Now().Add(-time.Hour)}}
+	if err := WriteSummary(dir, stale); err != nil {
+		t.Fatal(err)
+	}
+	rows := synthRows(goldenSpec)
+	cutRun(t, dir, rows)
+	m, info, err := LoadDir(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Recovered || info.Recovery == nil || !info.Recovery.Rebuilt || info.Recovery.Rows != int64(len(rows)) ||
+		info.Model != "" || info.Speed == 9 || !info.StartedAt.Equal(info.Recovery.JournalCreated) {
+		t.Fatalf("run info %+v, recovery %+v", info, info.Recovery)
+	}
+	s, err := WriteRunFiles(dir, m, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	var raw struct {
+		Run map[string]any `json:"run"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil || raw.Run["recovered"] != true || raw.Run["recovery"] == nil {
+		t.Fatalf("summary.json run: %v (%v)", raw.Run, err)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	var table strings.Builder
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "This run was cut before it closed") || !strings.Contains(table.String(), "cut before it closed") {
+		t.Fatalf("report or table does not say the run was cut:\n%s", table.String())
+	}
+	// Again: the rebuilt file is read as it is, and this run's summary.json is kept.
+	_, again, err := LoadDir(dir, Options{})
+	if err != nil || !again.Recovered || again.Recovery.Rebuilt || again.Recovery.Rows != int64(len(rows)) || !again.StartedAt.Equal(info.StartedAt) {
+		t.Fatalf("second load: %+v, %v", again, err)
 	}
 }

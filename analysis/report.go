@@ -172,7 +172,8 @@ th{background:#f4f6f8;font-weight:bold}
 </head>
 <body>
 <h1>replay report</h1>
-<p class="note">Open-loop replay of a production trace. Every figure excludes warmup requests; latencies of failed requests are excluded and the failures counted.</p>
+<p class="note">Open-loop replay of a production trace. Every figure excludes warmup requests; latencies of failed requests are excluded and the failures counted.</p>{{with .S.Run.Recovery}}
+<p class="bad">This run was cut before it closed (killed, power lost or disk full): its {{.Rows}} rows were recovered from {{.From}}{{with .Dropped}} ({{.}}){{end}}. Requests in flight at the cut, and those never sent, are not in them.</p>{{end}}
 
 <h2>Run</h2>
 <table class="meta">

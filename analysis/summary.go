@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // RunInfo is the run's metadata, passed in by the caller and written under "run".
@@ -23,6 +25,10 @@ type RunInfo struct {
 	Simulated      bool      `json:"simulated,omitempty"`
 	StartedAt      time.Time `json:"started_at,omitzero"`
 	Version        string    `json:"version,omitempty"`
+	// Recovered marks a run cut before it closed (killed, power lost, disk full) whose rows
+	// were recovered from its journal; Recovery says how many and what was dropped.
+	Recovered bool              `json:"recovered,omitempty"`
+	Recovery  *results.Recovery `json:"recovery,omitempty"`
 	// NotSent counts requests of the window that never left (e.g. the run was stopped);
 	// it is written as requests.not_sent.
 	NotSent int64 `json:"-"`

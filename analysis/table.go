@@ -62,6 +62,13 @@ func sortedKeys[V any](m map[string]V) []string {
 // percentiles, goodput, fidelity, cache and errors.
 func WriteTable(w io.Writer, s *Summary) error {
 	var b strings.Builder
+	if rc := s.Run.Recovery; rc != nil {
+		fmt.Fprintf(&b, "run         cut before it closed: %d rows recovered from %s", rc.Rows, rc.From)
+		if rc.Dropped != "" {
+			fmt.Fprintf(&b, " (%s)", rc.Dropped)
+		}
+		b.WriteString("\n")
+	}
 	r := s.Requests
 	fmt.Fprintf(&b, "requests    total %d  ok %d  failed %d  warmup %d", r.Total, r.OK, r.Failed, r.Warmup)
 	if r.NotSent > 0 {

@@ -17,7 +17,7 @@ const readBatch = 256
 // Read calls fn for every row of the results file at path, in file order, without holding
 // the file's rows in memory. Errors name the file and the row index (from 0); fn's error
 // stops the read and is returned wrapped. A file cut short or without a footer (a run killed
-// before its writer closed) is an error, never a panic.
+// before its writer closed) is an error, never a panic: Recover makes it whole first.
 func Read(path string, fn func(Row) error) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -58,7 +58,10 @@ func read(path string, in io.ReaderAt, size int64, fn func(Row) error) (err erro
 	pf, err := pqcheck.Open(in, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if errors.Is(err, pqcheck.ErrIncomplete) {
 		// The usual cause here: say so.
-		return fmt.Errorf("results: %s: %w (a run killed before its writer closed leaves no footer)", path, err)
+		if _, serr := os.Stat(JournalPath(path)); serr != nil {
+			return fmt.Errorf("results: %s: %w (a run killed before its writer closed leaves no footer, and there is no journal beside it to recover its rows from)", path, err)
+		}
+		return fmt.Errorf("results: %s: %w (a run killed before its writer closed leaves no footer: Recover rebuilds the file from %s)", path, err, JournalPath(path))
 	}
 	if err != nil {
 		return fmt.Errorf("results: %s: %w", path, err)

@@ -40,6 +40,7 @@ func init() {
 				if err != nil {
 					return err
 				}
+				noteRecovery("compare", args[0], ia)
 				// Both runs are judged against the same SLO.
 				if o.SLO.IsZero() && ia.SLO != "" {
 					o.SLO, _ = analysis.ParseSLO(ia.SLO)
@@ -48,6 +49,7 @@ func init() {
 				if err != nil {
 					return err
 				}
+				noteRecovery("compare", args[1], ib)
 				c := analysis.Compare(ma, mb, ma.Summary(ia), mb.Summary(ib), analysis.CompareOptions{
 					LabelA: args[0], LabelB: args[1], Resamples: *resamples, Seed: *seed})
 				if err := analysis.WriteCompareTable(os.Stdout, c); err != nil {

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "summarize a run directory: summary.json, report.html and a terminal table",
+		summary: "summarize a run directory: summary.json, report.html and a terminal table (a cut run's rows recovered first)",
 		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N]",
 		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8",
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
@@ -38,6 +38,7 @@ func init() {
 				if err != nil {
 					return err
 				}
+				noteRecovery("report", args[0], info)
 				s, err := analysis.WriteRunFiles(args[0], m, info)
 				if err != nil {
 					return err
@@ -52,4 +53,11 @@ func init() {
 			}
 		},
 	})
+}
+
+// noteRecovery says on stderr that a run was cut and how its rows were recovered.
+func noteRecovery(cmd, dir string, info analysis.RunInfo) {
+	if info.Recovery != nil {
+		fmt.Fprintf(os.Stderr, "replay %s: %s: %s\n", cmd, dir, info.Recovery)
+	}
 }

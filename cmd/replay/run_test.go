@@ -157,6 +157,10 @@ func TestRunInterrupted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
 		t.Fatalf("no summary after SIGINT: %v", err)
 	}
+	// A clean close leaves the folder as it always was: the crash journal is gone.
+	if _, err := os.Stat(filepath.Join(out, "requests.journal")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("requests.journal after a clean close: %v", err)
+	}
 }
 
 // TestRunFailuresExitNonZero: a run whose every request failed must not exit 0.

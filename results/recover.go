@@ -1,0 +1,160 @@
+package results
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/llm-replay/replay/internal/pqcheck"
+)
+
+// MetaRecovery is the key, in the key-value metadata of a results file rebuilt from its
+// journal, of the Recovery as JSON: the file itself says that its run was cut.
+const MetaRecovery = "replay.recovery"
+
+// Recovery says how the rows of a run cut before its writer closed (killed, power lost, disk
+// full) were recovered from its journal.
+type Recovery struct {
+	// From is the journal's file name.
+	From string `json:"from"`
+	Rows int64  `json:"rows"`
+	// DroppedBytes were left out after the last whole record; Dropped says why.
+	DroppedBytes int64  `json:"dropped_bytes"`
+	Dropped      string `json:"dropped,omitempty"`
+	// JournalCreated is when the run's writer started, just before its first request.
+	JournalCreated time.Time `json:"journal_created,omitzero"`
+	// Rebuilt is true when this Recover call rebuilt the file (false: an earlier one did).
+	Rebuilt bool `json:"-"`
+}
+
+// String is the one-line account for stderr.
+func (r *Recovery) String() string {
+	s := fmt.Sprintf("run was cut (no clean close): recovered %d rows from %s", r.Rows, r.From)
+	if !r.Rebuilt {
+		s = fmt.Sprintf("run was cut (no clean close): its %d rows were recovered earlier from %s", r.Rows, r.From)
+	}
+	if r.Dropped != "" {
+		s += ", " + r.Dropped
+	}
+	return s
+}
+
+// Recover makes the results file at path whole when its run was cut before its writer
+// closed, and says so. The journal beside it (JournalPath) is the truth unless path is a
+// complete Parquet file carrying the journal's id (MetaJournalID: the writer closed cleanly,
+// or an earlier Recover rebuilt it): then path already holds every row and nothing is done.
+// Otherwise (path missing, without a footer, or of an earlier run) path is rebuilt from the
+// journal's whole records, atomically, so no row is ever counted twice. Recover returns nil
+// when the run was not cut, and the Recovery when it was, now or earlier (read back from
+// the file's MetaRecovery). The journal is kept: it is the evidence, and a later Recover
+// finds the rebuilt file carrying its id.
+func Recover(path string) (*Recovery, error) {
+	jpath := JournalPath(path)
+	meta, complete := parquetMeta(path)
+	var prev *Recovery
+	if s, ok := meta[MetaRecovery]; ok {
+		prev = new(Recovery)
+		if err := json.Unmarshal([]byte(s), prev); err != nil {
+			return nil, fmt.Errorf("results: %s: metadata %s: %w", path, MetaRecovery, err)
+		}
+	}
+	id, err := journalID(jpath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return prev, nil // no journal: the file is the truth, and Read says if it is not whole
+	}
+	if err != nil {
+		return nil, err
+	}
+	if complete && meta[MetaJournalID] == id {
+		return prev, nil
+	}
+	return rebuild(path, jpath)
+}
+
+// journalID reads the id from the header of the journal at path; a journal a live run still
+// holds is an error.
+func journalID(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	if !tryLock(f) {
+		return "", fmt.Errorf("results: %s: a run is still writing it (the journal is locked): report it once the run has ended", path)
+	}
+	var info JournalInfo
+	if err := readJournalHeader(path, bufio.NewReader(f), &info); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(info.ID[:]), nil
+}
+
+// parquetMeta returns the key-value metadata of the Parquet file at path and whether it is
+// complete (its footer and pages check); a missing or damaged file is simply not complete.
+func parquetMeta(path string) (meta map[string]string, complete bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	defer func() {
+		if recover() != nil {
+			meta, complete = nil, false
+		}
+	}()
+	pf, err := pqcheck.Open(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, false
+	}
+	meta = map[string]string{}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		meta[kv.Key] = kv.Value
+	}
+	return meta, true
+}
+
+// rebuild writes path anew from the journal's whole records: to a temporary file beside it,
+// synced, then renamed over path.
+func rebuild(path, jpath string) (*Recovery, error) {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".rebuilding")
+	w, err := NewWriterWith(tmp, WriterOptions{NoJournal: true})
+	if err != nil {
+		return nil, err
+	}
+	info, err := ReadJournal(jpath, w.Write)
+	rec := &Recovery{From: filepath.Base(jpath), Rows: info.Rows, DroppedBytes: info.Size - info.Valid,
+		Dropped: info.Dropped, JournalCreated: info.Created, Rebuilt: true}
+	if err == nil {
+		b, _ := json.Marshal(rec) // a struct of strings, numbers and a time cannot fail
+		w.setMetadata(MetaJournalID, hex.EncodeToString(info.ID[:]))
+		w.setMetadata(MetaRecovery, string(b))
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr // names the file already, as ReadJournal's errors do
+	}
+	if err == nil {
+		if err = os.Rename(tmp, path); err == nil {
+			err = syncDir(filepath.Dir(path))
+		}
+		if err != nil {
+			err = fmt.Errorf("results: rebuilding %s from %s: %w", path, jpath, err)
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return rec, nil
+}

@@ -1,0 +1,172 @@
+package results
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// rowcodec.go is the journal's binary form of one Row: a type byte, a flags byte, the six
+// strings (uvarint length, bytes), the seven int64 offsets and seven int32 counts (zigzag
+// varints) and the chunk offsets (uvarint count, then zigzag varint deltas): about half the
+// bytes of the row in requests.parquet. The decoder checks every length against the bytes
+// left, so a payload that is not exactly one row is an error, never a wrong row.
+
+// rowRecord is the payload type of a record holding one Row in this layout. A future layout
+// takes a new type byte; the journal's magic carries the version of the framing.
+const rowRecord byte = 1
+
+// errRowTrailing and errRowShort are what a payload that is not exactly one row gives.
+var (
+	errRowShort    = errors.New("row record ends early")
+	errRowTrailing = errors.New("bytes after the row's last field")
+)
+
+// appendRow appends r's payload to b.
+func appendRow(b []byte, r *Row) []byte {
+	var flags byte
+	if r.Warmup {
+		flags = 1
+	}
+	b = append(b, rowRecord, flags)
+	for _, s := range [...]string{r.RequestID, r.SessionID, r.ErrorClass, r.ErrorMessage, r.Endpoint, r.Prompt} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for _, v := range [...]int64{r.OriginalTimestampNS, r.ScheduledNS, r.SentNS, r.QueueWaitNS,
+		r.FirstTokenNS, r.LastTokenNS, r.DoneNS} {
+		b = binary.AppendVarint(b, v)
+	}
+	for _, v := range [...]int32{r.Turn, r.TargetPromptTokens, r.TargetOutputTokens, r.PromptTokens,
+		r.CompletionTokens, r.CachedTokens, r.HTTPStatus} {
+		b = binary.AppendVarint(b, int64(v))
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.ChunkNS)))
+	return appendDeltas(b, r.ChunkNS)
+}
+
+// appendDeltas appends each offset's difference from the one before as a zigzag varint
+// (wrapping, and unwrapped the same way, on overflow), into room grown once: the chunk list
+// is most of a row's bytes and of its encoding time.
+func appendDeltas(b []byte, offsets []int64) []byte {
+	b = slices.Grow(b, len(offsets)*binary.MaxVarintLen64)
+	n := len(b)
+	b = b[:cap(b)]
+	var prev int64
+	for _, c := range offsets {
+		d := c - prev
+		x := uint64(d<<1) ^ uint64(d>>63)
+		for x >= 0x80 {
+			b[n] = byte(x) | 0x80
+			x >>= 7
+			n++
+		}
+		b[n] = byte(x)
+		n++
+		prev = c
+	}
+	return b[:n]
+}
+
+// rowDecoder reads one payload; the first error sticks and later reads return zeros.
+type rowDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *rowDecoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+	d.b = nil
+}
+
+func (d *rowDecoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(errRowShort)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *rowDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail(errRowShort)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *rowDecoder) int32() int32 {
+	v := d.varint()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail(fmt.Errorf("count %d out of int32 range", v))
+		return 0
+	}
+	return int32(v)
+}
+
+func (d *rowDecoder) str() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail(errRowShort)
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// decodeRow is appendRow's inverse. The row's strings and slices are its own (not b's).
+func decodeRow(b []byte) (Row, error) {
+	if len(b) < 2 {
+		return Row{}, errRowShort
+	}
+	if b[0] != rowRecord || b[1]&^1 != 0 {
+		return Row{}, fmt.Errorf("unknown record type %d or flags %#x", b[0], b[1])
+	}
+	var r Row
+	r.Warmup = b[1] == 1
+	d := rowDecoder{b: b[2:]}
+	for _, s := range [...]*string{&r.RequestID, &r.SessionID, &r.ErrorClass, &r.ErrorMessage, &r.Endpoint, &r.Prompt} {
+		*s = d.str()
+	}
+	for _, v := range [...]*int64{&r.OriginalTimestampNS, &r.ScheduledNS, &r.SentNS, &r.QueueWaitNS,
+		&r.FirstTokenNS, &r.LastTokenNS, &r.DoneNS} {
+		*v = d.varint()
+	}
+	for _, v := range [...]*int32{&r.Turn, &r.TargetPromptTokens, &r.TargetOutputTokens, &r.PromptTokens,
+		&r.CompletionTokens, &r.CachedTokens, &r.HTTPStatus} {
+		*v = d.int32()
+	}
+	r.ChunkNS = d.chunks()
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errRowTrailing
+	}
+	return r, d.err
+}
+
+// chunks reads the chunk offsets; each takes at least one byte, which bounds the count.
+func (d *rowDecoder) chunks() []int64 {
+	n := d.uvarint()
+	if n == 0 || d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.fail(errRowShort)
+		return nil
+	}
+	out := make([]int64, n)
+	var prev int64
+	for i := range out {
+		prev += d.varint()
+		out[i] = prev
+	}
+	return out
+}
