@@ -45,8 +45,11 @@ fi
 # 2. Ollama, built once per version.
 # ggml's cgo files ask for no instruction set beyond the baseline, so without -march=native its
 # matrix kernels run without AVX2/FMA: prefill crawled at 50-100 tokens/s. The binary is built
-# on, and for, the machine that runs it.
+# on, and for, the machine that runs it. AMX stays off: on a CPU that has it, -march=native makes
+# ggml's CPU backend reference its AMX buffer type, whose sources Ollama's cgo build leaves out,
+# and the link fails ("undefined reference to ggml_backend_amx_buffer_type").
 flavor=native
+march="-O3 -march=native -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 bin=$cache/$version-$flavor/ollama
 if [[ ! -x $bin ]]; then
   cd "$here"
@@ -56,7 +59,7 @@ if [[ ! -x $bin ]]; then
   inc=$cache/$version-$flavor/include
   mkdir -p "$inc/miniaudio"
   cp "$malgodir/miniaudio.h" "$inc/miniaudio/miniaudio.h"
-  CGO_ENABLED=1 CGO_CPPFLAGS="-I$inc" CGO_CFLAGS="-O3 -march=native" CGO_CXXFLAGS="-O3 -march=native" go build -trimpath \
+  CGO_ENABLED=1 CGO_CPPFLAGS="-I$inc" CGO_CFLAGS="$march" CGO_CXXFLAGS="$march" go build -trimpath \
     -ldflags "-X github.com/ollama/ollama/version.Version=${version#v}" -o "$bin.tmp" github.com/ollama/ollama
   mv "$bin.tmp" "$bin"
   log "built ollama in $(($(date +%s) - start)) s"
