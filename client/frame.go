@@ -1,5 +1,7 @@
 package client
 
+import "github.com/llm-replay/replay/internal/jsoncur"
+
 // frame is what one SSE data payload tells us. Only the fields the timing and accounting need
 // are extracted; everything else is skipped without decoding.
 //
@@ -24,22 +26,14 @@ type frame struct {
 	errCode int64
 }
 
-// scanner walks a JSON text without building values. Every method either advances or sets
-// bad, so no input can make it loop forever, and every index is checked, so none can panic.
-type scanner struct {
-	b   []byte
-	i   int
-	bad bool
-	// done is set by next when it consumed the closing bracket of the current container.
-	done bool
-}
+var noFrame = frame{prompt: -1, completion: -1, cached: -1, errCode: -1}
 
-// parseFrame extracts a frame from one JSON object. ok is false when b does not start with an
-// object the scanner can walk; it checks structure, not full JSON validity, and ignores bytes
-// after the object.
+// parseFrame extracts a frame from one JSON object. ok is false when b does not start with a
+// valid JSON object (checked as strictly as encoding/json does); bytes after the object are
+// ignored, as a streaming decoder would leave them for the next value.
 func parseFrame(b []byte) (f frame, ok bool) {
-	s := scanner{b: b}
-	f.prompt, f.completion, f.cached, f.errCode = -1, -1, -1, -1
+	c := jsoncur.New(b)
+	f = noFrame
 	var (
 		errObj     bool   // "error" present as object or non-empty string
 		errMsg     []byte // message from "error"
@@ -48,270 +42,197 @@ func parseFrame(b []byte) (f frame, ok bool) {
 		topMsg     []byte // top-level "message"
 		topCode    int64  = -1
 	)
-	s.ws()
-	if !s.eat('{') {
-		return f, false
+	if c.Peek() != '{' {
+		return noFrame, false
 	}
-	s.ws()
-	if s.eat('}') {
-		return f, true
-	}
-	for !s.bad {
-		s.ws()
-		key := s.key()
-		if s.bad {
-			break
-		}
-		switch string(key) {
+	for more := c.Object(); more; more = c.NextMember() {
+		switch string(key(&c)) {
 		case "choices":
-			f.content, f.finished = s.choices()
+			f.content, f.finished = choices(&c)
 		case "usage":
-			f.hasUsage, f.prompt, f.completion, f.cached = s.usage()
+			f.hasUsage, f.prompt, f.completion, f.cached = usage(&c)
 		case "error":
-			errObj, errMsg, errCode = s.errorValue()
+			errObj, errMsg, errCode = errorValue(&c)
 		case "object":
-			raw, isStr := s.stringOrSkip()
-			objIsError = isStr && rawEquals(raw, "error")
+			raw, escaped, isStr := stringOrSkip(&c)
+			objIsError = isStr && string(c.Unquote(raw, escaped)) == "error"
 		case "message":
-			topMsg, _ = s.stringOrSkip()
+			topMsg, _, _ = stringOrSkip(&c)
 		case "code":
-			topCode = s.int32OrSkip()
+			topCode = int32OrSkip(&c)
 		default:
-			s.skip()
-		}
-		if !s.next('}') {
-			break
-		}
-		if s.done {
-			s.done = false
-			switch {
-			case errObj:
-				f.isError, f.errMsg, f.errCode = true, errMsg, errCode
-			case objIsError:
-				f.isError, f.errMsg, f.errCode = true, topMsg, topCode
-			}
-			return f, true
+			c.Skip()
 		}
 	}
-	return frame{prompt: -1, completion: -1, cached: -1, errCode: -1}, false
+	if c.Err() != nil {
+		return noFrame, false
+	}
+	switch {
+	case errObj:
+		f.isError, f.errMsg, f.errCode = true, errMsg, errCode
+	case objIsError:
+		f.isError, f.errMsg, f.errCode = true, topMsg, topCode
+	}
+	return f, true
 }
 
 // choices reads the "choices" value: an array of choice objects.
-func (s *scanner) choices() (content, finished bool) {
-	if !s.at('[') {
-		s.skip()
+func choices(c *jsoncur.Cursor) (content, finished bool) {
+	if c.Peek() != '[' {
+		c.Skip()
 		return false, false
 	}
-	s.i++
-	s.ws()
-	if s.eat(']') {
-		return false, false
+	for more := c.Array(); more; more = c.NextElem() {
+		ct, fin := choice(c)
+		content = content || ct
+		finished = finished || fin
 	}
-	for !s.bad {
-		s.ws()
-		c, f := s.choice()
-		content = content || c
-		finished = finished || f
-		if !s.next(']') {
-			return false, false
-		}
-		if s.done {
-			s.done = false
-			return content, finished
-		}
-	}
-	return false, false
+	return content, finished
 }
 
 // choice reads one element of "choices"; anything but an object carries nothing.
-func (s *scanner) choice() (content, finished bool) {
-	if !s.at('{') {
-		s.skip()
+func choice(c *jsoncur.Cursor) (content, finished bool) {
+	if c.Peek() != '{' {
+		c.Skip()
 		return false, false
 	}
 	var text, delta bool
-	s.i++
-	s.ws()
-	if s.eat('}') {
-		return false, false
-	}
-	for !s.bad {
-		s.ws()
-		key := s.key()
-		if s.bad {
-			return false, false
-		}
-		switch string(key) {
+	for more := c.Object(); more; more = c.NextMember() {
+		switch string(key(c)) {
 		case "text":
-			text = s.nonEmptyString()
+			text = nonEmptyString(c)
 		case "delta":
-			delta = s.delta()
+			delta = deltaContent(c)
 		case "finish_reason":
-			finished = s.nonEmptyString()
+			finished = nonEmptyString(c)
 		default:
-			s.skip()
-		}
-		if !s.next('}') {
-			return false, false
-		}
-		if s.done {
-			s.done = false
-			return text || delta, finished
+			c.Skip()
 		}
 	}
-	return false, false
+	return text || delta, finished
 }
 
-// delta reads a chat choice's "delta" object.
-func (s *scanner) delta() bool {
-	if !s.at('{') {
-		s.skip()
+// deltaContent reads a chat choice's "delta" and reports whether it carries content.
+func deltaContent(c *jsoncur.Cursor) bool {
+	if c.Peek() != '{' {
+		c.Skip()
 		return false
 	}
 	var content, reasoningContent, reasoning bool
-	s.i++
-	s.ws()
-	if s.eat('}') {
-		return false
-	}
-	for !s.bad {
-		s.ws()
-		key := s.key()
-		if s.bad {
-			return false
-		}
-		switch string(key) {
+	for more := c.Object(); more; more = c.NextMember() {
+		switch string(key(c)) {
 		case "content":
-			content = s.nonEmptyString()
+			content = nonEmptyString(c)
 		case "reasoning_content":
-			reasoningContent = s.nonEmptyString()
+			reasoningContent = nonEmptyString(c)
 		case "reasoning":
-			reasoning = s.nonEmptyString()
+			reasoning = nonEmptyString(c)
 		default:
-			s.skip()
-		}
-		if !s.next('}') {
-			return false
-		}
-		if s.done {
-			s.done = false
-			return content || reasoningContent || reasoning
+			c.Skip()
 		}
 	}
-	return false
+	return content || reasoningContent || reasoning
 }
 
 // usage reads the "usage" value; null or anything but an object means no usage.
-func (s *scanner) usage() (ok bool, prompt, completion, cached int64) {
-	prompt, completion, cached = -1, -1, -1
-	if !s.at('{') {
-		s.skip()
+func usage(c *jsoncur.Cursor) (ok bool, prompt, completion, cached int64) {
+	if c.Peek() != '{' {
+		c.Skip()
 		return false, -1, -1, -1
 	}
-	s.i++
-	s.ws()
-	if s.eat('}') {
-		return true, -1, -1, -1
-	}
-	for !s.bad {
-		s.ws()
-		key := s.key()
-		if s.bad {
-			break
-		}
-		switch string(key) {
+	prompt, completion, cached = -1, -1, -1
+	for more := c.Object(); more; more = c.NextMember() {
+		switch string(key(c)) {
 		case "prompt_tokens":
-			prompt = s.int32OrSkip()
+			prompt = int32OrSkip(c)
 		case "completion_tokens":
-			completion = s.int32OrSkip()
+			completion = int32OrSkip(c)
 		case "prompt_tokens_details":
-			cached = s.promptDetails()
+			cached = promptDetails(c)
 		default:
-			s.skip()
-		}
-		if !s.next('}') {
-			break
-		}
-		if s.done {
-			s.done = false
-			return true, prompt, completion, cached
+			c.Skip()
 		}
 	}
-	return false, -1, -1, -1
+	return true, prompt, completion, cached
 }
 
 // promptDetails reads usage.prompt_tokens_details and returns cached_tokens (-1 if absent).
-func (s *scanner) promptDetails() int64 {
-	if !s.at('{') {
-		s.skip()
+func promptDetails(c *jsoncur.Cursor) int64 {
+	if c.Peek() != '{' {
+		c.Skip()
 		return -1
 	}
 	cached := int64(-1)
-	s.i++
-	s.ws()
-	if s.eat('}') {
+	for more := c.Object(); more; more = c.NextMember() {
+		if string(key(c)) == "cached_tokens" {
+			cached = int32OrSkip(c)
+		} else {
+			c.Skip()
+		}
+	}
+	return cached
+}
+
+// errorValue reads the "error" value: an object with message and code, or a bare string.
+func errorValue(c *jsoncur.Cursor) (present bool, msg []byte, code int64) {
+	switch c.Peek() {
+	case '"':
+		raw, _ := c.RawString()
+		return len(raw) > 0, raw, -1
+	case '{':
+	default:
+		c.Skip()
+		return false, nil, -1
+	}
+	code = -1
+	for more := c.Object(); more; more = c.NextMember() {
+		switch string(key(c)) {
+		case "message":
+			msg, _, _ = stringOrSkip(c)
+		case "code":
+			code = int32OrSkip(c)
+		default:
+			c.Skip()
+		}
+	}
+	return true, msg, code
+}
+
+// The value reads the frame walker shares: each reads one value of any kind and keeps it only
+// when it has the type wanted, as a map decode followed by a type switch would.
+
+// key reads a member's key as text; an escaped key (rare) is decoded into the cursor's scratch.
+func key(c *jsoncur.Cursor) []byte { return c.Unquote(c.Key()) }
+
+// nonEmptyString reports whether the value is a non-empty string. A raw JSON string is
+// non-empty exactly when its decoded form is.
+func nonEmptyString(c *jsoncur.Cursor) bool {
+	raw, _, isStr := stringOrSkip(c)
+	return isStr && len(raw) > 0
+}
+
+// stringOrSkip returns the value's raw bytes when it is a string.
+func stringOrSkip(c *jsoncur.Cursor) (raw []byte, escaped, isString bool) {
+	if c.Peek() != '"' {
+		c.Skip()
+		return nil, false, false
+	}
+	raw, escaped = c.RawString()
+	return raw, escaped, true
+}
+
+// int32OrSkip returns the value when it is an integer literal (no fraction or exponent) within
+// int32, else -1.
+func int32OrSkip(c *jsoncur.Cursor) int64 {
+	if p := c.Peek(); p != '-' && (p < '0' || p > '9') {
+		c.Skip()
 		return -1
 	}
-	for !s.bad {
-		s.ws()
-		key := s.key()
-		if s.bad {
-			return -1
-		}
-		if string(key) == "cached_tokens" {
-			cached = s.int32OrSkip()
-		} else {
-			s.skip()
-		}
-		if !s.next('}') {
-			return -1
-		}
-		if s.done {
-			s.done = false
-			return cached
-		}
+	if v, ok := c.Int64(); ok && v >= -1<<31 && v <= 1<<31-1 {
+		return v
 	}
 	return -1
 }
 
-// errorValue reads the "error" value: an object with message and code, or a bare string.
-func (s *scanner) errorValue() (present bool, msg []byte, code int64) {
-	code = -1
-	switch {
-	case s.at('"'):
-		raw := s.str()
-		return len(raw) > 0, raw, -1
-	case s.at('{'):
-	default:
-		s.skip()
-		return false, nil, -1
-	}
-	s.i++
-	s.ws()
-	if s.eat('}') {
-		return true, nil, -1
-	}
-	for !s.bad {
-		s.ws()
-		key := s.key()
-		if s.bad {
-			break
-		}
-		switch string(key) {
-		case "message":
-			msg, _ = s.stringOrSkip()
-		case "code":
-			code = s.int32OrSkip()
-		default:
-			s.skip()
-		}
-		if !s.next('}') {
-			break
-		}
-		if s.done {
-			s.done = false
-			return true, msg, code
-		}
-	}
-	return false, nil, -1
-}
+// decodeRaw turns a raw JSON string body into its text, as encoding/json decodes it.
+func decodeRaw(raw []byte) string { return string(jsoncur.AppendUnquoted(nil, raw)) }

@@ -67,11 +67,8 @@ func (s *jsonlSource) next(r *row) error {
 			continue
 		}
 		b := line[sp.start:sp.end]
-		if sp.kind == kString && sp.escaped {
-			var err error
-			if b, err = s.scan.jsonString(sp); err != nil {
-				return &RowError{File: s.name, Line: s.lines.line, Row: -1, Field: s.m.describe(f), Err: err}
-			}
+		if sp.kind == kString {
+			b = s.scan.text(line, sp)
 		}
 		if err := s.conv.set(r, f, sp.kind, b); err != nil {
 			return &RowError{File: s.name, Line: s.lines.line, Row: -1, Field: s.m.describe(f), Err: err}

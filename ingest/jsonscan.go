@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"encoding/binary"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/llm-replay/replay/internal/jsoncur"
 )
 
 // Value kinds a field can come in with.
@@ -23,78 +25,74 @@ const (
 // step, and the keys below it.
 type pathNode struct {
 	key      string
-	field    int // -1 for an intermediate step
+	field    int // -1 for an intermediate step (and the root)
 	children []*pathNode
-	// plain: the key has no quote, backslash or control character, so a JSON key is this key
-	// exactly when its raw bytes are, and the scanner can compare them without unescaping.
-	plain bool
+	keys     jsoncur.Keys // the children's keys, in order
 }
 
-// buildPaths turns a mapping into the tree of keys the JSON scanner looks for.
-func buildPaths(m mapping) []*pathNode {
-	var root []*pathNode
+// buildPaths turns a mapping into the tree of keys the JSON scanner looks for, under a root
+// that stands for the line's object.
+func buildPaths(m mapping) *pathNode {
+	root := &pathNode{field: -1}
 	for f, col := range m {
 		if col == "" {
 			continue
 		}
-		level := &root
-		parts := strings.Split(col, ".")
-		for i, p := range parts {
-			var n *pathNode
-			for _, c := range *level {
-				if c.key == p {
-					n = c
-				}
-			}
-			if n == nil {
-				n = &pathNode{key: p, field: -1, plain: plainKey(p)}
-				*level = append(*level, n)
-			}
-			if i == len(parts)-1 {
-				n.field = f
-			}
-			level = &n.children
+		n := root
+		for _, p := range strings.Split(col, ".") {
+			n = n.child(p)
 		}
+		n.field = f
 	}
+	root.prepare()
 	return root
 }
 
-func plainKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if c := k[i]; c == '"' || c == '\\' || c < 0x20 {
-			return false
+// child returns the child named key, added if it is new.
+func (n *pathNode) child(key string) *pathNode {
+	for _, c := range n.children {
+		if c.key == key {
+			return c
 		}
 	}
-	return true
+	c := &pathNode{key: key, field: -1}
+	n.children = append(n.children, c)
+	return c
+}
+
+// prepare sets the keys of n and of every node below it.
+func (n *pathNode) prepare() {
+	names := make([]string, len(n.children))
+	for i, c := range n.children {
+		names[i] = c.key
+		c.prepare()
+	}
+	n.keys = jsoncur.NewKeys(names...)
 }
 
 // jsonSpan is where a wanted value sits in the line.
 type jsonSpan struct {
 	start, end int
 	kind       byte
-	escaped    bool // a string with backslash escapes
-	// isUint says the value is a plain non-negative integer of at most 18 digits, parsed into
-	// num while it was scanned, so the converter need not read it again.
+	escaped    bool // a string whose bytes are not its text (jsoncur.Cursor.RawString)
+	// isUint says the value is a plain non-negative integer, parsed into num while it was
+	// checked, so the converter need not read it again.
 	isUint bool
 	num    uint64
 }
 
-// jsonScanner validates one JSON object per line and records the spans of the mapped paths,
+// jsonScanner checks one JSON object per line and records the spans of the mapped paths,
 // skipping everything else without allocating. It is strict: anything encoding/json would
 // reject is an error with its byte column.
 type jsonScanner struct {
-	paths []*pathNode
-	b     []byte
-	i     int
-	depth int
+	paths *pathNode
+	c     jsoncur.Cursor
 	vals  [numFields]jsonSpan
 	// ints holds the block_hashes array when it was a plain array of non-negative integers,
-	// parsed in the same pass that validated it (intsOK); otherwise the converter reparses.
+	// parsed in the same pass that checked it (intsOK); otherwise the converter reparses.
 	ints   []uint64
 	intsOK bool
 }
-
-const maxJSONDepth = 512
 
 type jsonSyntaxError struct {
 	col int
@@ -103,260 +101,103 @@ type jsonSyntaxError struct {
 
 func (e *jsonSyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.col, e.msg) }
 
-func (s *jsonScanner) fail(msg string) error {
-	if s.i >= len(s.b) {
-		return &jsonSyntaxError{col: s.i + 1, msg: "unexpected end of line (truncated JSON?)"}
-	}
-	return &jsonSyntaxError{col: s.i + 1, msg: msg}
-}
-
-func (s *jsonScanner) failChar(what string) error {
-	if s.i >= len(s.b) {
-		return s.fail("")
-	}
-	return s.fail(fmt.Sprintf("invalid character %q %s", s.b[s.i], what))
-}
-
 // scan parses line as one JSON object and fills vals.
 func (s *jsonScanner) scan(line []byte) error {
-	s.b, s.i, s.depth = line, 0, 0
+	s.c.Reset(line)
 	s.vals = [numFields]jsonSpan{}
 	s.intsOK = false
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return s.failChar("looking for the start of a JSON object")
+	if ch := s.c.Peek(); ch != '{' {
+		return lineError(line, s.c.Offset(), fmt.Sprintf("invalid character %q looking for the start of a JSON object", ch))
 	}
-	if err := s.object(s.paths); err != nil {
-		return err
-	}
-	s.ws()
-	if s.i != len(s.b) {
-		return s.failChar("after the JSON object")
+	s.object(s.paths)
+	if err := s.c.End(); err != nil {
+		var se *jsoncur.SyntaxError
+		errors.As(err, &se)
+		return lineError(line, se.Offset, se.Msg)
 	}
 	return nil
 }
 
-func (s *jsonScanner) ws() {
-	// The hot loops here and in str and number keep the position in a local: s.i lives in
-	// memory, and updating it per byte cost a load and a store each.
-	b, i := s.b, s.i
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
+// lineError is a syntax error at byte offset at of line, named by its column.
+func lineError(line []byte, at int, msg string) error {
+	if at >= len(line) {
+		return &jsonSyntaxError{col: len(line) + 1, msg: "unexpected end of line (truncated JSON?)"}
 	}
-	s.i = i
+	return &jsonSyntaxError{col: at + 1, msg: msg}
 }
 
-// object parses {...} at s.i; paths are the keys wanted at this level (nil: skip all).
-func (s *jsonScanner) object(paths []*pathNode) error {
-	s.depth++
-	if s.depth > maxJSONDepth {
-		return s.fail("nested too deeply")
-	}
-	s.i++ // '{'
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		s.depth--
-		return nil
-	}
-	for {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return s.failChar("looking for an object key")
-		}
-		// A wanted key is usually written plainly: compare its bytes in place, which checks
-		// the key as str would (no quote, backslash or control byte inside, a closing quote).
-		var node *pathNode
-		for _, p := range paths {
-			if e := s.i + 1 + len(p.key); p.plain && e < len(s.b) && s.b[e] == '"' && string(s.b[s.i+1:e]) == p.key {
-				node = p
-				s.i = e + 1
-				break
-			}
-		}
-		if node == nil {
-			var err error
-			if node, err = s.key(paths); err != nil {
-				return err
-			}
-		}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return s.failChar("after an object key")
-		}
-		s.i++
-		s.ws()
-		if err := s.value(node); err != nil {
-			return err
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.fail("")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.failChar("after an object value")
+// object reads the object at the cursor, looking for the children of n.
+func (s *jsonScanner) object(n *pathNode) {
+	c := &s.c
+	for more := c.Object(); more; more = c.NextMember() {
+		if k := c.KeyIn(&n.keys); k >= 0 {
+			s.value(n.children[k])
+		} else {
+			c.Skip()
 		}
 	}
 }
 
-// key parses an object key at s.i and returns the path it names, if any.
-func (s *jsonScanner) key(paths []*pathNode) (*pathNode, error) {
-	ks, ke, esc, err := s.str()
-	if err != nil || len(paths) == 0 {
-		return nil, err
-	}
-	key := s.b[ks:ke]
-	var unq string
-	if esc {
-		if unq, err = unquote(s.b[ks-1 : ke+1]); err != nil {
-			return nil, s.fail("bad escape in key")
-		}
-	}
-	for _, p := range paths {
-		if (!esc && string(key) == p.key) || (esc && unq == p.key) {
-			return p, nil
-		}
-	}
-	return nil, nil
-}
-
-// value parses one value; when node maps a field its span is recorded, and when node has
+// value reads one value; when node maps a field its span is recorded, and when node has
 // children an object value is searched for them.
-func (s *jsonScanner) value(node *pathNode) error {
-	if s.i >= len(s.b) {
-		return s.fail("")
-	}
-	start := s.i
-	var kind byte
-	esc := false
-	c := s.b[s.i]
+func (s *jsonScanner) value(node *pathNode) {
+	c := &s.c
+	ch := c.Peek()
+	sp := jsonSpan{start: c.Offset()}
 	switch {
-	case c == '{':
-		kind = kObject
-		var kids []*pathNode
-		if node != nil {
-			kids = node.children
-		}
-		if err := s.object(kids); err != nil {
-			return err
-		}
-	case c == '[':
-		kind = kArray
-		if node != nil && node.field == fHashes && s.uintArray() {
-			s.vals[fHashes] = jsonSpan{start: start, end: s.i, kind: kArray}
-			s.intsOK = true
-			return nil
-		}
-		s.i = start
-		if err := s.array(); err != nil {
-			return err
-		}
-	case c == '"':
-		kind = kString
-		ss, se, e, err := s.str()
-		if err != nil {
-			return err
-		}
-		if node != nil && node.field >= 0 {
-			s.vals[node.field] = jsonSpan{start: ss, end: se, kind: kString, escaped: e}
-			if node.field == fHashes {
-				s.intsOK = false
+	case ch == '{':
+		sp.kind = kObject
+		s.object(node)
+	case ch == '[':
+		sp.kind = kArray
+		if node.field == fHashes {
+			if n := s.uintArray(c.Rest()); n > 0 {
+				c.Advance(n)
+				s.vals[fHashes] = jsonSpan{start: sp.start, end: c.Offset(), kind: kArray}
+				s.intsOK = true
+				return
 			}
 		}
-		return nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		kind = kNumber
-		if node != nil && node.field >= 0 {
-			if v, ok := s.plainUint(); ok {
-				s.vals[node.field] = jsonSpan{start: start, end: s.i, kind: kNumber, isUint: true, num: v}
-				return nil
-			}
-		}
-		if err := s.number(); err != nil {
-			return err
-		}
-	case c == 't':
-		kind = kBool
-		if err := s.literal("true"); err != nil {
-			return err
-		}
-	case c == 'f':
-		kind = kBool
-		if err := s.literal("false"); err != nil {
-			return err
-		}
-	case c == 'n':
-		kind = kNull
-		if err := s.literal("null"); err != nil {
-			return err
-		}
+		c.Skip()
+	case ch == '"':
+		raw, escaped := c.RawString()
+		sp = jsonSpan{start: sp.start + 1, end: sp.start + 1 + len(raw), kind: kString, escaped: escaped}
+	case ch == '-' || (ch >= '0' && ch <= '9'):
+		sp.kind = kNumber
+		sp.num, sp.isUint = c.Uint64()
+	case ch == 't' || ch == 'f':
+		sp.kind = kBool
+		c.Bool()
+	case ch == 'n':
+		sp.kind = kNull
+		c.Null()
 	default:
-		return s.failChar("looking for a value")
+		c.Skip() // not a value: the cursor says why
 	}
-	if node != nil && node.field >= 0 {
-		s.vals[node.field] = jsonSpan{start: start, end: s.i, kind: kind, escaped: esc}
+	if node.field >= 0 {
+		if sp.kind != kString {
+			sp.end = c.Offset()
+		}
+		s.vals[node.field] = sp
 		if node.field == fHashes {
 			s.intsOK = false // a later duplicate key replaced the fast-parsed array
 		}
 	}
-	return nil
 }
 
-func (s *jsonScanner) array() error {
-	s.depth++
-	if s.depth > maxJSONDepth {
-		return s.fail("nested too deeply")
-	}
-	s.i++ // '['
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		s.depth--
-		return nil
-	}
-	for {
-		s.ws()
-		if err := s.value(nil); err != nil {
-			return err
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.fail("")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.failChar("after an array element")
-		}
-	}
-}
-
-// uintArray is the fast path for hash arrays: it parses [n, n, ...] of non-negative
-// integers into s.ints and reports false (leaving s.i anywhere) on anything else, which the
-// strict generic path then handles.
-func (s *jsonScanner) uintArray() bool {
-	b := s.b
+// uintArray is the fast path for hash arrays: it parses the [n, n, ...] of non-negative
+// integers that b starts with into s.ints and returns its length, or 0 on anything else, which
+// the cursor's strict reads then handle. It accepts only valid JSON, as Rest requires.
+func (s *jsonScanner) uintArray(b []byte) int {
 	n := len(b)
 	ints := s.ints[:0]
-	i := s.i + 1
+	i := 1
 	for i < n && (b[i] == ' ' || b[i] == '\t') {
 		i++
 	}
 	if i < n && b[i] == ']' {
-		s.i, s.ints = i+1, ints
-		return true
+		s.ints = ints
+		return i + 1
 	}
 	for i < n && b[i] == ' ' {
 		i++
@@ -399,7 +240,7 @@ func (s *jsonScanner) uintArray() bool {
 		}
 		// 19 digits always fit in 64 bits; longer numbers and leading zeros go the slow way.
 		if k := i - start; uint(k-1) > 18 || (k > 1 && b[start] == '0') {
-			return false
+			return 0
 		}
 		ints = append(ints, v)
 		if i+2 < n && b[i] == ',' {
@@ -419,7 +260,7 @@ func (s *jsonScanner) uintArray() bool {
 			i++
 		}
 		if i >= n {
-			return false
+			return 0
 		}
 		if b[i] == ',' {
 			i++
@@ -429,166 +270,15 @@ func (s *jsonScanner) uintArray() bool {
 			continue
 		}
 		if b[i] == ']' {
-			s.i, s.ints = i+1, ints
-			return true
+			s.ints = ints
+			return i + 1
 		}
-		return false
+		return 0
 	}
 }
 
-// plainUint parses a number at s.i that is only digits (at most 18, no leading zero) and
-// moves past it; for anything else (sign, fraction, exponent, more digits) it reports false
-// without moving, and number does the checking.
-func (s *jsonScanner) plainUint() (uint64, bool) {
-	b, i := s.b, s.i
-	var v uint64
-	for i < len(b) {
-		d := b[i] - '0'
-		if d > 9 {
-			break
-		}
-		v = v*10 + uint64(d)
-		i++
-	}
-	k := i - s.i
-	if k == 0 || k > 18 || (k > 1 && b[s.i] == '0') {
-		return 0, false
-	}
-	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
-		return 0, false
-	}
-	s.i = i
-	return v, true
-}
-
-// str parses a string at s.i and returns its content's bounds (without quotes).
-func (s *jsonScanner) str() (start, end int, escaped bool, err error) {
-	b := s.b
-	i := s.i + 1 // '"'
-	start = i
-	for i < len(b) {
-		c := b[i]
-		switch {
-		case c == '"':
-			s.i = i + 1
-			return start, i, escaped, nil
-		case c == '\\':
-			escaped = true
-			i++
-			if i >= len(b) {
-				s.i = i
-				return 0, 0, false, s.fail("")
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				i++
-				for k := 0; k < 4; k++ {
-					if i >= len(b) || !isHex(b[i]) {
-						s.i = i
-						return 0, 0, false, s.failChar("in \\u escape")
-					}
-					i++
-				}
-			default:
-				s.i = i
-				return 0, 0, false, s.failChar("in string escape")
-			}
-		case c < 0x20:
-			s.i = i
-			return 0, 0, false, s.failChar("in string literal")
-		default:
-			i++
-		}
-	}
-	s.i = i
-	return 0, 0, false, s.fail("")
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-// number checks JSON number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
-func (s *jsonScanner) number() error {
-	b, i := s.b, s.i
-	if b[i] == '-' {
-		i++
-	}
-	if i >= len(b) {
-		s.i = i
-		return s.fail("")
-	}
-	switch c := b[i]; {
-	case c == '0':
-		i++
-	case c >= '1' && c <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		s.i = i
-		return s.failChar("in numeric literal")
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			s.i = i
-			return s.failChar("after decimal point in numeric literal")
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			s.i = i
-			return s.failChar("in exponent of numeric literal")
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	}
-	s.i = i
-	return nil
-}
-
-func (s *jsonScanner) literal(word string) error {
-	if len(s.b)-s.i < len(word) {
-		if string(s.b[s.i:]) == word[:len(s.b)-s.i] {
-			s.i = len(s.b)
-			return s.fail("")
-		}
-	}
-	for k := 0; k < len(word); k++ {
-		if s.i >= len(s.b) || s.b[s.i] != word[k] {
-			return s.failChar("in literal " + word)
-		}
-		s.i++
-	}
-	return nil
-}
-
-// jsonString returns a recorded string span's content, unescaping when needed.
-func (s *jsonScanner) jsonString(sp jsonSpan) ([]byte, error) {
-	if !sp.escaped {
-		return s.b[sp.start:sp.end], nil
-	}
-	out, err := unquote(s.b[sp.start-1 : sp.end+1])
-	return []byte(out), err
-}
-
-// unquote decodes a quoted JSON string with escapes (rare: kept out of the hot path so its
-// result does not make every key allocate).
-//
-//go:noinline
-func unquote(q []byte) (string, error) {
-	var out string
-	err := json.Unmarshal(q, &out)
-	return out, err
+// text returns a recorded string's text: its bytes in line, decoded (into the cursor's
+// scratch, valid until the next call) when they are escaped.
+func (s *jsonScanner) text(line []byte, sp jsonSpan) []byte {
+	return s.c.Unquote(line[sp.start:sp.end], sp.escaped)
 }

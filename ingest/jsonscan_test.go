@@ -19,17 +19,21 @@ func FuzzHashArray(f *testing.F) {
 		if len(arr) == 0 || arr[0] != '[' {
 			return
 		}
-		s := jsonScanner{b: arr}
-		if !s.uintArray() {
+		var s jsonScanner
+		n := s.uintArray(arr)
+		if n == 0 {
 			return
 		}
 		var c converter
-		want, err := c.hashes(arr[:s.i])
+		want, err := c.hashes(arr[:n])
 		if err != nil {
-			t.Fatalf("fast path accepted %q, converter says %v", arr[:s.i], err)
+			t.Fatalf("fast path accepted %q, converter says %v", arr[:n], err)
 		}
 		if len(want) != len(s.ints) || (len(want) > 0 && !slices.Equal(want, s.ints)) {
-			t.Fatalf("%q: fast path %v, converter %v", arr[:s.i], s.ints, want)
+			t.Fatalf("%q: fast path %v, converter %v", arr[:n], s.ints, want)
+		}
+		if !json.Valid(arr[:n]) {
+			t.Fatalf("fast path accepted %q, which is not JSON", arr[:n])
 		}
 	})
 }

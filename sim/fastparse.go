@@ -2,86 +2,42 @@ package sim
 
 import (
 	"bytes"
-	"encoding/json"
+	"math"
 	"unicode/utf8"
+
+	"github.com/llm-replay/replay/internal/jsoncur"
 )
 
 // fastParse reads the common shapes of a request body without reflection. It answers (ok)
-// only when it is sure encoding/json would decode the body the same way: valid JSON, an
-// object, known fields spelled exactly and given once, with plain types (string contents,
-// integer limits, a text or id prompt). Anything else returns ok=false for slowParse.
+// only when it is sure encoding/json would decode the body the same way: valid JSON (the
+// cursor checks every byte as strictly as encoding/json), an object, known fields spelled
+// exactly and given once, with plain types (strings, integer limits, a text or id prompt).
+// Anything else returns ok=false for slowParse, which also words every syntax error.
 func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err error, ok bool) {
-	if !json.Valid(body) {
-		return Request{}, nil, false
-	}
-	s := scanner{b: body}
-	s.ws()
-	if s.peek() != '{' {
+	c := jsoncur.New(body)
+	if c.Peek() != '{' {
 		return Request{}, nil, false
 	}
 	r.Chat = chat
-	var l limits
-	var seen uint32
-	var promptSet, messagesSet bool
-	if !s.object(func(key []byte) bool {
-		bit, known := topKeys[string(key)]
-		if !known {
-			if foldsToKnown(key, topKeys) {
-				return false
-			}
-			s.skip()
-			return true
+	var f topFields
+	for more := c.Object(); more; more = c.NextMember() {
+		if !f.member(&c, chat, &r) {
+			return Request{}, nil, false
 		}
-		if seen&bit != 0 {
-			return false // duplicates merge in encoding/json; leave them to it
-		}
-		seen |= bit
-		var ok bool
-		switch string(key) {
-		case "model":
-			r.Model, ok = s.str()
-		case "messages":
-			if !chat {
-				return false
-			}
-			messagesSet = true
-			r.Messages, ok = s.messages()
-		case "prompt":
-			if chat {
-				s.skip()
-				return true
-			}
-			promptSet = true
-			ok = s.prompt(&r)
-		case "max_tokens":
-			l.maxTokens, ok = s.intPtr()
-		case "max_completion_tokens":
-			l.maxCompletionTokens, ok = s.intPtr()
-		case "min_tokens":
-			l.minTokens, ok = s.intPtr()
-		case "n":
-			l.n, ok = s.intPtr()
-		case "ignore_eos":
-			r.IgnoreEOS, ok = s.boolean()
-		case "stream":
-			r.Stream, ok = s.boolean()
-		case "stream_options":
-			ok = s.streamOptions(&r)
-		}
-		return ok
-	}) {
+	}
+	if c.End() != nil {
 		return Request{}, nil, false
 	}
-	if err := applyLimits(l, defaultMaxTokens, &r); err != nil {
+	if err := applyLimits(f.limits, defaultMaxTokens, &r); err != nil {
 		return Request{}, err, true
 	}
 	if chat {
-		if !messagesSet || len(r.Messages) == 0 {
+		if !f.messagesSet || len(r.Messages) == 0 {
 			return Request{}, errNoMessages, true
 		}
 		return r, nil, true
 	}
-	if !promptSet {
+	if !f.promptSet {
 		return Request{}, nil, false // let slowParse word the error
 	}
 	if r.HasIDs {
@@ -90,6 +46,63 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 		}
 	}
 	return r, nil, true
+}
+
+// topFields is what the top-level walk has seen so far.
+type topFields struct {
+	limits
+	seen                   uint32
+	promptSet, messagesSet bool
+}
+
+// member reads one top-level member into r; false gives up.
+func (f *topFields) member(c *jsoncur.Cursor, chat bool, r *Request) bool {
+	key := c.Unquote(c.Key())
+	bit, known := topKeys[string(key)]
+	if !known {
+		if foldsToKnown(key, topKeys) {
+			return false
+		}
+		c.Skip()
+		return true
+	}
+	if f.seen&bit != 0 {
+		return false // duplicates merge in encoding/json; leave them to it
+	}
+	f.seen |= bit
+	var ok bool
+	switch string(key) {
+	case "model":
+		r.Model, ok = text(c)
+	case "messages":
+		if !chat {
+			return false
+		}
+		f.messagesSet = true
+		r.Messages, ok = messages(c)
+	case "prompt":
+		if chat {
+			c.Skip()
+			return true
+		}
+		f.promptSet = true
+		ok = promptValue(c, r)
+	case "max_tokens":
+		f.maxTokens, ok = intPtr(c)
+	case "max_completion_tokens":
+		f.maxCompletionTokens, ok = intPtr(c)
+	case "min_tokens":
+		f.minTokens, ok = intPtr(c)
+	case "n":
+		f.n, ok = intPtr(c)
+	case "ignore_eos":
+		r.IgnoreEOS, ok = boolean(c)
+	case "stream":
+		r.Stream, ok = boolean(c)
+	case "stream_options":
+		ok = streamOptions(c, r)
+	}
+	return ok
 }
 
 var topKeys = map[string]uint32{
@@ -118,313 +131,134 @@ func foldsToKnown(key []byte, known map[string]uint32) bool {
 	return false
 }
 
-// scanner walks a body already checked by json.Valid, so it only has to recognise values,
-// never to reject malformed ones.
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *scanner) peek() byte {
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
-}
-
-// object calls field for each key, with the scanner at the value; field must consume the
-// value and return false to give up. key is only valid during the call.
-func (s *scanner) object(field func(key []byte) bool) bool {
-	s.ws()
-	if s.peek() != '{' {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
-		s.ws()
-		key, ok := s.key()
-		if !ok {
-			return false
-		}
-		s.ws()
-		s.i++ // ':'
-		s.ws()
-		if !field(key) {
-			return false
-		}
-		s.ws()
-		c := s.peek()
-		s.i++
-		if c == '}' {
-			return true
-		}
-		if c != ',' {
-			return false
-		}
-	}
-}
-
-// key reads an object key without allocating when it has no escapes.
-func (s *scanner) key() ([]byte, bool) {
-	s.ws()
-	start := s.i
-	if s.peek() != '"' {
-		return nil, false
-	}
-	for s.i++; s.i < len(s.b); s.i++ {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			s.i++
-			return s.b[start+1 : s.i-1], true
-		case c == '\\' || c >= utf8.RuneSelf:
-			s.i = start
-			k, ok := s.str()
-			return []byte(k), ok
-		}
-	}
-	return nil, false
-}
-
-// str reads a string; escapes and invalid UTF-8 (which encoding/json replaces) go through
-// encoding/json for the one string.
-func (s *scanner) str() (string, bool) {
-	s.ws()
-	if s.peek() != '"' {
+// text reads a string value as encoding/json decodes it.
+func text(c *jsoncur.Cursor) (string, bool) {
+	if c.Peek() != '"' {
 		return "", false
 	}
-	start := s.i
-	s.i++
-	plain := true
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '\\' {
-			plain = false
-			s.i += 2
-			continue
-		}
-		s.i++
-		if c == '"' {
-			break
-		}
-		if c >= utf8.RuneSelf {
-			plain = false
-		}
-	}
-	raw := s.b[start:s.i]
-	if plain || utf8.Valid(raw) && bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	var out string
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", false
-	}
-	return out, true
+	return string(c.Text()), true
 }
 
-// skip passes over any value.
-func (s *scanner) skip() {
-	s.ws()
-	switch s.peek() {
-	case '"':
-		s.str()
-	case '{', '[':
-		depth := 0
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case '"':
-				s.str()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					s.i++
-					return
-				}
-			}
-			s.i++
-		}
-	default:
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return
-			}
-			s.i++
-		}
-	}
-}
-
-// integer reads -?[0-9]{1,18}; fractions, exponents, null and huge numbers give up.
-func (s *scanner) integer() (int, bool) {
-	s.ws()
-	neg := false
-	if s.peek() == '-' {
-		neg = true
-		s.i++
-	}
-	v, digits := 0, 0
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		v = v*10 + int(s.b[s.i]-'0')
-		digits++
-		s.i++
-	}
-	if digits == 0 || digits > 18 {
-		return 0, false
-	}
-	switch s.peek() {
-	case '.', 'e', 'E':
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-func (s *scanner) intPtr() (*int, bool) {
-	v, ok := s.integer()
+// intPtr reads an integer literal within int, which is what encoding/json puts in an *int.
+func intPtr(c *jsoncur.Cursor) (*int, bool) {
+	v, ok := integer(c)
 	return &v, ok
 }
 
-func (s *scanner) boolean() (bool, bool) {
-	s.ws()
-	if bytes.HasPrefix(s.b[s.i:], []byte("true")) {
-		s.i += 4
-		return true, true
+func integer(c *jsoncur.Cursor) (int, bool) {
+	if p := c.Peek(); p != '-' && (p < '0' || p > '9') {
+		return 0, false
 	}
-	if bytes.HasPrefix(s.b[s.i:], []byte("false")) {
-		s.i += 5
-		return false, true
+	v, ok := c.Int64()
+	return int(v), ok && v >= math.MinInt && v <= math.MaxInt
+}
+
+func boolean(c *jsoncur.Cursor) (bool, bool) {
+	if p := c.Peek(); p != 't' && p != 'f' {
+		return false, false
 	}
-	return false, false
+	return c.Bool(), true
 }
 
 // messages reads a list of {"role","name","content"} objects with string values.
-func (s *scanner) messages() ([]Message, bool) {
-	s.ws()
-	if s.peek() != '[' {
+func messages(c *jsoncur.Cursor) ([]Message, bool) {
+	if c.Peek() != '[' {
 		return nil, false
 	}
-	s.i++
 	msgs := make([]Message, 0, 4)
-	s.ws()
-	if s.peek() == ']' {
-		s.i++
-		return msgs, true
-	}
-	for {
-		var m Message
-		var seen uint32
-		if !s.object(func(key []byte) bool {
-			bit, known := messageKeys[string(key)]
-			if !known {
-				if foldsToKnown(key, messageKeys) {
-					return false
-				}
-				s.skip()
-				return true
-			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			var ok bool
-			switch string(key) {
-			case "role":
-				m.Role, ok = s.str()
-			case "name":
-				m.Name, ok = s.str()
-			case "content":
-				m.Content, ok = s.str()
-			}
-			return ok
-		}) {
+	for more := c.Array(); more; more = c.NextElem() {
+		m, ok := message(c)
+		if !ok {
 			return nil, false
 		}
 		msgs = append(msgs, m)
-		s.ws()
-		c := s.peek()
-		s.i++
-		if c == ']' {
-			return msgs, true
-		}
-		if c != ',' {
-			return nil, false
-		}
 	}
+	return msgs, true
 }
 
-// prompt reads a string or a flat list of integer ids.
-func (s *scanner) prompt(r *Request) bool {
-	s.ws()
-	switch s.peek() {
+func message(c *jsoncur.Cursor) (m Message, ok bool) {
+	if c.Peek() != '{' {
+		return m, false
+	}
+	var seen uint32
+	for more := c.Object(); more; more = c.NextMember() {
+		key := c.Unquote(c.Key())
+		bit, known := messageKeys[string(key)]
+		if !known {
+			if foldsToKnown(key, messageKeys) {
+				return m, false
+			}
+			c.Skip()
+			continue
+		}
+		if seen&bit != 0 {
+			return m, false
+		}
+		seen |= bit
+		s, ok := text(c)
+		if !ok {
+			return m, false
+		}
+		switch bit {
+		case 1:
+			m.Role = s
+		case 2:
+			m.Name = s
+		default:
+			m.Content = s
+		}
+	}
+	return m, true
+}
+
+// promptValue reads a string or a flat, non-empty list of integer ids.
+func promptValue(c *jsoncur.Cursor, r *Request) bool {
+	switch c.Peek() {
 	case '"':
 		var ok bool
-		r.PromptText, ok = s.str()
+		r.PromptText, ok = text(c)
 		return ok
 	case '[':
 	default:
 		return false
 	}
-	s.i++
-	s.ws()
-	if s.peek() == ']' {
+	if !c.Array() {
 		return false // an empty list: slowParse words the error
 	}
 	ids := make([]int, 0, 256)
-	for {
-		v, ok := s.integer()
+	for more := true; more; more = c.NextElem() {
+		v, ok := integer(c)
 		if !ok {
 			return false
 		}
 		ids = append(ids, v)
-		s.ws()
-		c := s.peek()
-		s.i++
-		if c == ']' {
-			r.PromptIDs, r.HasIDs = ids, true
-			return true
-		}
-		if c != ',' {
-			return false
-		}
 	}
+	r.PromptIDs, r.HasIDs = ids, true
+	return true
 }
 
-func (s *scanner) streamOptions(r *Request) bool {
+func streamOptions(c *jsoncur.Cursor, r *Request) bool {
+	if c.Peek() != '{' {
+		return false
+	}
 	var seen bool
-	return s.object(func(key []byte) bool {
+	for more := c.Object(); more; more = c.NextMember() {
+		key := c.Unquote(c.Key())
 		if string(key) != "include_usage" {
 			if foldsToKnown(key, streamOptionKeys) {
 				return false
 			}
-			s.skip()
-			return true
+			c.Skip()
+			continue
 		}
 		if seen {
 			return false
 		}
 		seen = true
 		var ok bool
-		r.IncludeUsage, ok = s.boolean()
-		return ok
-	})
+		if r.IncludeUsage, ok = boolean(c); !ok {
+			return false
+		}
+	}
+	return true
 }

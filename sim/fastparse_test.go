@@ -35,6 +35,11 @@ func TestFastParseAgreesWithSlow(t *testing.T) {
 		{`{"prompt":"a","messages":[]}`, false, false},
 		{`{"prompt":"a","stream_options":{"include_usage":true,"include_usage":false}}`, false, false},
 		{`{"prompt":"a","\u006dax_tokens":5}`, false, true},
+		{`{"prompt":"a","max_tokens":1000000000000000000}`, false, true},   // 19 digits, within int
+		{`{"prompt":"a","max_tokens":10000000000000000000}`, false, false}, // beyond int64
+		{`{"prompt":"a","x":"\q"}`, false, false},                          // invalid in a skipped field
+		{`{"prompt":"a","x":[1,{"y":01}]}`, false, false},
+		{"{\"prompt\":\"a\"}\n\t ", false, true},
 	}
 	for _, tc := range cases {
 		fast, ferr, ok := fastParse([]byte(tc.body), tc.chat, 16)

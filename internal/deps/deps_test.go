@@ -20,20 +20,21 @@ const module = "github.com/llm-replay/replay/"
 var allowed = map[string][]string{
 	// Leaves: each owns one concept and imports nothing else of ours.
 	"internal/intern":  {},
+	"internal/jsoncur": {},
 	"internal/pqcheck": {},
 	"internal/testenv": {},
 	"internal/deps":    {},
 	"prefixcache":      {},
 	"scheduler":        {},
-	"sim":              {},
-	"synth/tokenizer":  {},
+	"sim":              {"internal/jsoncur"},
+	"synth/tokenizer":  {"internal/jsoncur"},
 	"samples":          {},
-	"internal/jsonv":   {},
+	"internal/jsonv":   {"internal/jsoncur"},
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
 	"trace":             {"internal/intern", "internal/pqcheck"},
 	"internal/outfiles": {"trace"},
-	"ingest":            {"trace", "internal/intern", "internal/outfiles", "internal/pqcheck"},
+	"ingest":            {"trace", "internal/intern", "internal/jsoncur", "internal/outfiles", "internal/pqcheck"},
 	"chat":              {"synth/tokenizer"},
 	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "synth/tokenizer", "trace"},
 	"gen":               {"trace", "prefixcache"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 
 	// Building prompts, then sending them: the scheduler and client know nothing of each other.
 	"synth":  {"chat", "synth/tokenizer", "trace"},
-	"client": {"chat"},
+	"client": {"chat", "internal/jsoncur"},
 
 	// Results and their analysis; scrape writes its samples in results' file format.
 	"results":  {"internal/pqcheck"},

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llm-replay/replay/internal/jsoncur"
 )
 
 // reference decodes data as encoding/json does: accepted exactly when json.Valid says so (one
@@ -59,9 +61,9 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	for _, c := range cases {
 		check(t, []byte(c))
 	}
-	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	deep := strings.Repeat("[", jsoncur.MaxDepth) + strings.Repeat("]", jsoncur.MaxDepth)
 	check(t, []byte(deep))
-	deeper := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	deeper := strings.Repeat("[", jsoncur.MaxDepth+1) + strings.Repeat("]", jsoncur.MaxDepth+1)
 	check(t, []byte(deeper))
 }
 

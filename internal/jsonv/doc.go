@@ -4,8 +4,9 @@
 // times faster on log lines, where encoding/json's byte-at-a-time scanner dominated reading raw
 // request logs.
 //
-// It owns only that conversion. It must not grow into a schema decoder: callers walk the values
-// themselves. Parsers specialised for one hot shape (the client's SSE frames, the simulator's
-// request bodies, ingest's mapped columns) keep their own scanners, which skip what they do not
-// need without allocating.
+// It owns only that conversion: a walker over internal/jsoncur's cursor, which holds the
+// grammar, the string decoding and the error offsets. It must not grow into a schema decoder:
+// callers walk the values themselves. Parsers specialised for one hot shape (the client's SSE
+// frames, the simulator's request bodies, ingest's mapped columns) are walkers on the same
+// cursor that skip what they do not need without allocating.
 package jsonv
