@@ -13,7 +13,7 @@ import (
 	"github.com/llm-replay/replay/sim"
 )
 
-// TestCompareSimulatorRuns is `replay compare` on real runs: the embedded sample replayed
+// TestCompareSimulatorRuns is `replay compare` on real runs: the default workload replayed
 // against two in-process simulators over loopback HTTP, loaded back from their directories.
 // Against a simulator with a slower cost model (prefill and decode steps twice as long) run B
 // is named the slower with intervals that exclude zero; against the same cost model no

@@ -22,7 +22,7 @@ func init() {
 		name:    "run",
 		summary: "Replay a trace against an endpoint (or the built-in simulator), open loop and on time",
 		usage:   "[--trace FILE] [--endpoint URL --model NAME --tokenizer FILE] [--speed X] --out DIR",
-		example: `  # the embedded sample trace against the built-in simulator
+		example: `  # the default generated workload (replay gen, seed 1) against the built-in simulator
   replay run --speed 4 --out out/
 
   # yesterday's traffic at 2x against a vLLM server, with an SLO

@@ -52,7 +52,7 @@ func exitCode(err error) int {
 	return 0
 }
 
-// TestRunDefault is the README's first command: the embedded sample against the built-in
+// TestRunDefault is the README's first command: the default generated workload against the built-in
 // simulator writes the three output files, and the simulator counted exactly the synthesized
 // prompt and output tokens.
 func TestRunDefault(t *testing.T) {
@@ -128,7 +128,7 @@ func TestRunInterrupted(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	time.Sleep(6 * time.Second) // the sample's first requests are in the first seconds
+	time.Sleep(6 * time.Second) // the default workload's first requests are in the first seconds
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e/report/e2e.sh: the reports render offline in a real browser. Replays a slice of the
-# embedded sample trace against the built-in simulator, then opens its report.html in headless
+# default generated workload against the built-in simulator, then opens its report.html in headless
 # Chromium (Debian's chromium, installed when missing) with the network unused, and checks the
 # screenshot shows the page's plots (scripts/screenshot-report.sh); then the same for a short
 # sweep's sweep.html. Exit 0 only when both do.
