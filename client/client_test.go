@@ -193,7 +193,9 @@ func TestOllamaCompletionsZeroUsage(t *testing.T) {
 
 func TestOmitUsageAndOverride(t *testing.T) {
 	var got map[string]any
-	srv := httptest.NewServer(vllmChat(1, 0, &got))
+	// The server streams the overriding max_tokens (7): fewer with finish_reason "length"
+	// would be ErrShort, judged against what was sent, not Request.MaxTokens.
+	srv := httptest.NewServer(vllmChat(7, 0, &got))
 	defer srv.Close()
 	c := newClient(t, srv.URL, APIChat, func(c *Config) {
 		c.OmitUsage = true
@@ -261,12 +263,14 @@ func TestStreamBroken(t *testing.T) {
 	}
 }
 
+// The body ends without [DONE]: after a finish_reason the stream is complete but not
+// well-formed (the API promises [DONE]); before one it was cut.
 func TestCleanEOFWithoutDone(t *testing.T) {
 	for _, tc := range []struct {
 		name, last string
 		class      string
 	}{
-		{"finished", `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, ""},
+		{"finished", `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`, ErrBadStream},
 		{"unfinished", `{"choices":[{"index":0,"delta":{"content":"b"},"finish_reason":null}]}`, ErrStreamBroken},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -279,6 +283,9 @@ func TestCleanEOFWithoutDone(t *testing.T) {
 			r := newClient(t, srv.URL, APIChat, nil).Do(context.Background(), Request{Prompt: "x"}, newClock())
 			if r.ErrorClass != tc.class {
 				t.Fatalf("class %q (%s), want %q", r.ErrorClass, r.ErrorMessage, tc.class)
+			}
+			if tc.class == ErrBadStream && !strings.Contains(r.ErrorMessage, "without data: [DONE]") {
+				t.Fatalf("message %q", r.ErrorMessage)
 			}
 		})
 	}
@@ -304,7 +311,8 @@ func TestNotSSE(t *testing.T) {
 	}))
 	defer srv.Close()
 	r := newClient(t, srv.URL, APIChat, nil).Do(context.Background(), Request{Prompt: "x"}, newClock())
-	if r.ErrorClass != ErrStreamBroken || !strings.Contains(r.ErrorMessage, "streaming not supported") {
+	if r.ErrorClass != ErrBadStream || !strings.Contains(r.ErrorMessage, "not an SSE stream") ||
+		!strings.Contains(r.ErrorMessage, "streaming not supported") {
 		t.Fatalf("%q %q", r.ErrorClass, r.ErrorMessage)
 	}
 }
@@ -331,7 +339,7 @@ func TestLongLine(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sseHeaders(w)
 		sse(w, `{"choices":[{"delta":{"content":"`+big+`"}}]}`)
-		sse(w, `{"choices":[{"delta":{"content":"y"},"finish_reason":"stop"}]}`)
+		sse(w, `{"choices":[{"delta":{"content":"y"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`)
 		sse(w, "[DONE]")
 	}))
 	defer srv.Close()
@@ -431,26 +439,28 @@ func TestConnectionReuse(t *testing.T) {
 	}
 }
 
-// Arbitrary bytes from the server never panic and always end in a Response.
+// Arbitrary bytes from the server never panic and always end in a Response with a class.
 func TestGarbageStreams(t *testing.T) {
-	bodies := []string{
-		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}\n\n",
-		"data: {{{{[[[[\"\n\n",
-		"data: \x00\xff\xfe\n\ndata: [DONE",
-		"\xff\xfe\xfd",
-		"data: {\"usage\":{\"prompt_tokens\":99999999999999999999}}\n\ndata: [DONE]\n\n",
-		"data: {\"choices\":\"x\",\"usage\":[1],\"error\":null}\n\ndata: [DONE]\n\n",
-		strings.Repeat("data: {\"choices\":[{\"delta\":{\"content\":\"\\\"\"}}]}\n", 100),
+	bodies := []struct{ body, class string }{
+		{"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}\n\n", ErrStreamBroken},
+		{"data: {{{{[[[[\"\n\n", ErrStreamBroken},
+		{"data: \x00\xff\xfe\n\ndata: [DONE", ErrStreamBroken},
+		{"\xff\xfe\xfd", ErrBadStream},
+		// An overflowing count is no count: no usage although it was asked for.
+		{"data: {\"usage\":{\"prompt_tokens\":99999999999999999999}}\n\ndata: [DONE]\n\n", ErrBadStream},
+		{"data: {\"choices\":\"x\",\"usage\":[1],\"error\":null}\n\ndata: [DONE]\n\n", ErrBadStream},
+		{strings.Repeat("data: {\"choices\":[{\"delta\":{\"content\":\"\\\"\"}}]}\n", 100), ErrStreamBroken},
 	}
-	for i, body := range bodies {
+	for i, tc := range bodies {
+		body := tc.body
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
 			io.WriteString(w, body)
 		}))
 		r := newClient(t, srv.URL, APIChat, nil).Do(context.Background(), Request{Prompt: "x"}, newClock())
 		srv.Close()
-		if r.HTTPStatus != 200 || r.DoneNS == 0 {
-			t.Fatalf("body %d: %+v", i, r)
+		if r.HTTPStatus != 200 || r.DoneNS == 0 || r.ErrorClass != tc.class {
+			t.Fatalf("body %d: want %q, got %+v", i, tc.class, r)
 		}
 	}
 }
@@ -461,6 +471,7 @@ func TestNewRejects(t *testing.T) {
 		{BaseURL: "http://h/v1", API: "responses", Model: "m"},
 		{BaseURL: "http://h/v1", API: APIChat},
 		{BaseURL: "http://h/v1", API: APIChat, Model: "m", Timeout: -1},
+		{BaseURL: "http://h/v1", API: APIChat, Model: "m", StallTimeout: -1},
 		{BaseURL: "http://h/v1", API: APIChat, Model: "m", APIKey: "a\nb"},
 		{BaseURL: "http://h/v1", API: APIChat, Model: "m", ExtraBody: map[string]any{"f": func() {}}},
 	} {
@@ -477,7 +488,7 @@ func TestNewRejects(t *testing.T) {
 func TestOpenAfterDone(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sseHeaders(w)
-		sse(w, `{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`)
+		sse(w, `{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`)
 		sse(w, "[DONE]")
 		waitGone(r)
 	}))

@@ -2,12 +2,14 @@ package client
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +50,17 @@ type Config struct {
 	// (the default) unless the server rejects the option: usage is how served token counts
 	// are checked.
 	OmitUsage bool
+	// StallTimeout ends a request that receives no byte for this long: from the send until
+	// the response headers (including any wait for a connection under MaxConns), and between
+	// reads of the body. 0 means none. Its class is timeout, with a message that says it was a
+	// stall, unlike Timeout's.
+	StallTimeout time.Duration
+	// CAFile is a PEM file of CA certificates (a private CA) trusted for https endpoints in
+	// addition to the system's roots.
+	CAFile string
+	// Insecure skips TLS certificate verification. Certificates are verified unless this is
+	// set; set it only when asked for by name (a self-signed test server).
+	Insecure bool
 }
 
 // Client sends streaming requests for one endpoint, API and model. It is safe for concurrent
@@ -57,7 +70,9 @@ type Client struct {
 	model   string
 	url     string
 	auth    string // "Bearer <key>", or "" when there is no key
+	key     string // the key itself, redacted from error messages
 	timeout time.Duration
+	stall   time.Duration
 	usage   *openai.StreamOptions
 	// oa holds the go-openai configuration (base URL and HTTP client); requests are sent
 	// through oa.HTTPClient.
@@ -67,6 +82,9 @@ type Client struct {
 	extraSuffix []byte
 	extraRaw    map[string]json.RawMessage
 	extraMerge  bool
+	// maxOverride is the max_tokens ExtraBody sends instead of the request's (see
+	// sentMaxTokens): -1 when ExtraBody leaves it alone, -2 when its value is not an integer.
+	maxOverride int
 }
 
 // keys go-openai may emit for the requests we build; an extra key among them needs a merge
@@ -86,6 +104,7 @@ func New(cfg Config) (*Client, error) {
 		api:     cfg.API,
 		model:   cfg.Model,
 		timeout: cfg.Timeout,
+		stall:   cfg.StallTimeout,
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	switch cfg.API {
@@ -102,6 +121,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("client: timeout %v is negative", cfg.Timeout)
 	}
+	if cfg.StallTimeout < 0 {
+		return nil, fmt.Errorf("client: stall timeout %v is negative", cfg.StallTimeout)
+	}
 	if cfg.MaxConns < 0 {
 		return nil, fmt.Errorf("client: max conns %d is negative", cfg.MaxConns)
 	}
@@ -109,7 +131,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("client: API key contains a line break")
 	}
 	if cfg.APIKey != "" {
-		c.auth = "Bearer " + cfg.APIKey
+		c.auth, c.key = "Bearer "+cfg.APIKey, cfg.APIKey
 	}
 	if !cfg.OmitUsage {
 		c.usage = &openai.StreamOptions{IncludeUsage: true}
@@ -117,9 +139,13 @@ func New(cfg Config) (*Client, error) {
 	if err := c.setExtra(cfg.ExtraBody); err != nil {
 		return nil, err
 	}
+	tlsCfg, err := tlsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	c.oa = openai.DefaultConfig(cfg.APIKey)
 	c.oa.BaseURL = base
-	c.oa.HTTPClient = &http.Client{Transport: newTransport(cfg.MaxConns)}
+	c.oa.HTTPClient = &http.Client{Transport: newTransport(cfg.MaxConns, tlsCfg)}
 	return c, nil
 }
 
@@ -128,6 +154,7 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) OpenAIConfig() openai.ClientConfig { return c.oa }
 
 func (c *Client) setExtra(extra map[string]any) error {
+	c.maxOverride = -1
 	if len(extra) == 0 {
 		return nil
 	}
@@ -158,13 +185,44 @@ func (c *Client) setExtra(extra map[string]any) error {
 	}
 	suffix.WriteByte('}')
 	c.extraSuffix = suffix.Bytes()
+	c.maxOverride = overrideMax(c.extraRaw)
 	return nil
+}
+
+// overrideMax is the output cap ExtraBody sends: max_completion_tokens when present (servers
+// that read both take it over max_tokens), else max_tokens; -1 when neither is there, -2
+// when the value is not a non-negative integer (then the cap is unknown).
+func overrideMax(extra map[string]json.RawMessage) int {
+	v, ok := extra["max_completion_tokens"]
+	if !ok {
+		if v, ok = extra["max_tokens"]; !ok {
+			return -1
+		}
+	}
+	n, err := strconv.ParseInt(string(v), 10, 32)
+	if err != nil || n < 0 {
+		return -2
+	}
+	return int(n)
+}
+
+// sentMaxTokens is the max_tokens the server is sent for a request whose MaxTokens is asked:
+// the ExtraBody override when there is one; 0 when none is sent and -1 when it is unknown, and
+// then no judgement depends on it.
+func (c *Client) sentMaxTokens(asked int) int {
+	switch c.maxOverride {
+	case -1:
+		return asked
+	case -2:
+		return -1
+	}
+	return c.maxOverride
 }
 
 // newTransport pools connections for thousands of concurrent streams. Plain http stays on
 // HTTP/1.1 (one stream per connection, as inference servers expect); HTTP/2 is negotiated
 // only over TLS. Compression is off: SSE arrives as it is produced and gzip would cost CPU.
-func newTransport(maxConns int) *http.Transport {
+func newTransport(maxConns int, tlsCfg *tls.Config) *http.Transport {
 	idle := maxConns
 	if idle == 0 {
 		idle = 16384
@@ -178,6 +236,7 @@ func newTransport(maxConns int) *http.Transport {
 		MaxIdleConnsPerHost:   idle,
 		MaxConnsPerHost:       maxConns,
 		IdleConnTimeout:       90 * time.Second,
+		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 0,
 		DisableCompression:    true,

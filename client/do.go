@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,45 +35,97 @@ const (
 // readBufs holds stream read buffers; a buffer grown for an overlong line is not returned.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
+// call is one request's state shared by the steps of Do. It lives on Do's stack.
+type call struct {
+	ctx    context.Context // the caller's
+	rctx   context.Context // ctx with the per-request timeout, drain and stall causes
+	cancel context.CancelCauseFunc
+	clock  func() int64
+	stall  *stallWatch // nil without Config.StallTimeout
+	// maxTokens is the max_tokens the server was sent (ExtraBody may override the request's),
+	// 0 when none and -1 when unknown; wantUsage is whether include_usage was sent.
+	maxTokens int
+	wantUsage bool
+}
+
 // Do sends one streaming request and reads its stream to the end. clock returns the caller's
 // monotonic time in nanoseconds; every timestamp in the Response is a value of it, taken
-// where the event is read. Do never panics on server bytes and always returns a Response:
-// failures are classified in ErrorClass, not returned as errors.
+// where the event is read. With Config.StallTimeout, clock is also called from a timer
+// goroutine, so it must be safe for concurrent use (a time.Since-based clock is). Do never
+// panics on server bytes and always returns a Response: failures are classified in
+// ErrorClass, not returned as errors.
 func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Response {
+	r := c.do(ctx, req, clock)
+	if c.key != "" && r.ErrorMessage != "" {
+		// A server or gateway may quote the credential back in its error: it must not reach
+		// a result row.
+		r.ErrorMessage = strings.ReplaceAll(r.ErrorMessage, c.key, "[api key]")
+	}
+	return r
+}
+
+func (c *Client) do(ctx context.Context, req Request, clock func() int64) Response {
 	r := Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
 	if req.MaxTokens > 0 {
 		r.ChunkNS = make([]int64, 0, min(req.MaxTokens, chunkPrealloc))
 	}
+	k := call{ctx: ctx, clock: clock, maxTokens: c.sentMaxTokens(req.MaxTokens), wantUsage: c.usage != nil}
+	hreq, err := c.newRequest(&k, req)
+	if err != nil {
+		r.SentNS = clock()
+		r.DoneNS = r.SentNS
+		r.ErrorClass, r.ErrorMessage = ErrClient, withNote("", err.Error(), "(a failure on this machine, not the endpoint's)")
+		return r
+	}
+	defer k.cancel(nil)
+
+	r.SentNS = clock()
+	if c.stall > 0 {
+		k.stall = startStall(c.stall, clock, r.SentNS, k.cancel)
+		defer k.stall.stop()
+	}
+	hresp, err := c.oa.HTTPClient.Do(hreq)
+	if err != nil {
+		r.DoneNS = clock()
+		r.ErrorClass, r.ErrorMessage = k.cut(ErrConnect, err, connectMessage(err), &r)
+		return r
+	}
+	defer hresp.Body.Close()
+	r.HTTPStatus = hresp.StatusCode
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		errorAnswer(hresp, clock, &r)
+		return r
+	}
+	if k.stall != nil {
+		k.stall.touch(clock()) // the headers arrived
+	}
+	stream(&k, hresp, &r)
+	return r
+}
+
+// newRequest builds the HTTP request and k's per-request context: it carries the per-request
+// timeout (its cause tells a timeout from the caller's cancellation) and lets the drain after
+// [DONE] and the stall watch cut the request short. Every error is this machine's.
+func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
 	body, err := c.body(req)
 	if err != nil {
-		r.SentNS = clock()
-		r.DoneNS = r.SentNS
-		r.ErrorClass, r.ErrorMessage = ErrConnect, truncate(err.Error())
-		return r
+		return nil, err
 	}
-	// rctx carries the per-request timeout (its cause tells a timeout from the caller's
-	// cancellation) and lets the drain after [DONE] be cut short.
-	var (
-		rctx   context.Context
-		cancel context.CancelCauseFunc
-	)
+	if !validHeaderValue(req.ID) {
+		return nil, fmt.Errorf("client: request id %q is not a valid header value", req.ID)
+	}
 	if c.timeout > 0 {
-		var stop context.CancelFunc
-		rctx, stop = context.WithTimeoutCause(ctx, c.timeout, errRequestTimeout)
+		tctx, stop := context.WithTimeoutCause(k.ctx, c.timeout, errRequestTimeout)
 		var cc context.CancelCauseFunc
-		rctx, cc = context.WithCancelCause(rctx)
-		cancel = func(err error) { cc(err); stop() }
+		k.rctx, cc = context.WithCancelCause(tctx)
+		k.cancel = func(err error) { cc(err); stop() }
 	} else {
-		rctx, cancel = context.WithCancelCause(ctx)
+		k.rctx, k.cancel = context.WithCancelCause(k.ctx)
 	}
-	defer cancel(nil)
-
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(k.rctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		r.SentNS = clock()
-		r.DoneNS = r.SentNS
-		r.ErrorClass, r.ErrorMessage = ErrConnect, truncate(err.Error())
-		return r
+		k.cancel(nil)
+		return nil, fmt.Errorf("client: building request: %w", err)
 	}
 	hreq.Header = http.Header{
 		"Content-Type": {"application/json"},
@@ -81,109 +134,111 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 	if c.auth != "" {
 		hreq.Header["Authorization"] = []string{c.auth}
 	}
-
-	r.SentNS = clock()
-	hresp, err := c.oa.HTTPClient.Do(hreq)
-	if err != nil {
-		r.DoneNS = clock()
-		r.ErrorClass, r.ErrorMessage = classify(ctx, rctx, ErrConnect, err.Error())
-		return r
+	if req.ID != "" {
+		hreq.Header["X-Request-Id"] = []string{req.ID}
 	}
-	defer hresp.Body.Close()
-	r.HTTPStatus = hresp.StatusCode
-	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		b, rerr := io.ReadAll(io.LimitReader(hresp.Body, maxErrorBody))
-		r.DoneNS = clock()
-		r.ErrorClass = statusClass(hresp.StatusCode)
-		r.ErrorMessage = errorBodyMessage(b)
-		if r.ErrorMessage == "" {
-			r.ErrorMessage = hresp.Status
-			if rerr != nil {
-				r.ErrorMessage += ": " + rerr.Error()
-			}
-		}
-		return r
-	}
-	c.stream(ctx, rctx, cancel, hresp.Body, clock, &r)
-	return r
+	return hreq, nil
 }
 
-// classify names a failure: the caller's cancellation and our timeout first, else fallback.
-func classify(ctx, rctx context.Context, fallback, msg string) (class, message string) {
-	switch {
-	case ctx.Err() != nil:
-		return ErrCanceled, truncate("canceled by the run: " + context.Cause(ctx).Error())
-	case errors.Is(context.Cause(rctx), errRequestTimeout):
+// validHeaderValue reports whether s can be sent as a header value: no control bytes but tab
+// (net/http would refuse the request, and a line break would split the header).
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; (b < ' ' && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// errorAnswer reads a non-2xx answer: its class, the server's message and, on 429 and 503,
+// the Retry-After the server asked for.
+func errorAnswer(hresp *http.Response, clock func() int64, r *Response) {
+	b, rerr := io.ReadAll(io.LimitReader(hresp.Body, maxErrorBody))
+	r.DoneNS = clock()
+	r.ErrorClass = statusClass(hresp.StatusCode)
+	r.ErrorMessage = errorBodyMessage(b)
+	if r.ErrorMessage == "" {
+		r.ErrorMessage = hresp.Status
+		if rerr != nil {
+			r.ErrorMessage = truncate(r.ErrorMessage + ": " + rerr.Error())
+		}
+	}
+	if hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode == http.StatusServiceUnavailable {
+		r.RetryAfterNS = retryAfter(hresp.Header.Get("Retry-After"), time.Now())
+	}
+}
+
+// cut names why a request ended without its whole answer: the caller's cancellation first,
+// then the per-request timeout, then the stall timeout, then this machine's limits (err is
+// one), else fallback; msg says what failed (err in its context).
+func (k *call) cut(fallback string, err error, msg string, r *Response) (class, message string) {
+	switch cause := context.Cause(k.rctx); {
+	case k.ctx.Err() != nil:
+		return ErrCanceled, truncate("canceled by the run: " + context.Cause(k.ctx).Error())
+	case errors.Is(cause, errRequestTimeout):
 		return ErrTimeout, "no complete response within the per-request timeout"
+	case errors.Is(cause, errStalled) && k.stall != nil:
+		return ErrTimeout, k.stall.message(r)
+	case clientLimit(err):
+		return ErrClient, withNote("client limit: ", msg, "(this machine's limit, not the endpoint's)")
 	}
 	return fallback, truncate(msg)
 }
 
-// stream reads SSE lines from body, timestamping each read, until the body ends.
-func (c *Client) stream(ctx, rctx context.Context, cancel context.CancelCauseFunc, body io.Reader, clock func() int64, r *Response) {
+// stream reads the body of a 2xx answer to its end and judges it.
+func stream(k *call, hresp *http.Response, r *Response) {
 	bp := readBufs.Get().(*[]byte)
-	buf := *bp
-	defer func() {
-		if len(buf) == len(*bp) {
-			readBufs.Put(bp)
-		}
-	}()
+	var st streamState
+	buf, readErr := st.read(k, hresp.Body, *bp, r)
+	if len(buf) == len(*bp) {
+		readBufs.Put(bp)
+	}
+	if !st.done {
+		r.DoneNS = k.clock()
+	}
+	r.ErrorClass, r.ErrorMessage = st.judge(k, readErr, hresp.Header, r)
+}
+
+// read reads SSE lines from body into buf (grown for long lines and returned), timestamping
+// each read, until the body ends; it returns what ended it.
+func (st *streamState) read(k *call, body io.Reader, buf []byte, r *Response) ([]byte, error) {
 	var (
-		st                  streamState
 		start, end, scanned int // buf[start:end] is unread; buf[start:scanned] holds no '\n'
-		readErr             error
 		drain               *time.Timer
+		err                 error
 	)
 	for {
 		if end == len(buf) {
-			switch {
-			case start > 0:
-				copy(buf, buf[start:end])
-				end -= start
-				scanned -= start
-				start = 0
-			case len(buf) >= maxLine:
-				readErr = errLineTooLong
-			default:
-				nb := make([]byte, 2*len(buf))
-				copy(nb, buf[:end])
-				buf = nb
-			}
-			if readErr != nil {
+			if buf, start, end, scanned, err = makeRoom(buf, start, end, scanned); err != nil {
 				break
 			}
 		}
-		n, err := body.Read(buf[end:])
+		var n int
+		n, err = body.Read(buf[end:])
 		if n > 0 {
 			// One timestamp per read: everything in it arrived together.
-			now := clock()
-			end += n
-			for {
-				j := bytes.IndexByte(buf[scanned:end], '\n')
-				if j < 0 {
-					scanned = end
-					break
-				}
-				line := buf[start : scanned+j]
-				start = scanned + j + 1
-				scanned = start
-				st.line(line, now, r)
+			now := k.clock()
+			if k.stall != nil {
+				k.stall.touch(now)
 			}
+			end += n
+			start, scanned = st.lines(buf[:end], start, scanned, now, r)
 			if start == end {
 				start, end, scanned = 0, 0, 0
 			}
 			if st.done && drain == nil {
 				// Read on to the end of the body so the connection can be reused, but do
 				// not wait on a server that keeps the stream open.
+				cancel := k.cancel
 				drain = time.AfterFunc(drainWait, func() { cancel(errDrained) })
 			}
 		}
 		if err != nil {
-			readErr = err
 			if err == io.EOF && start < end {
 				// A last line without its newline: take it (the SSE spec drops it, but a
 				// final "data: [DONE]" or usage frame is worth keeping).
-				st.line(buf[start:end], clock(), r)
+				st.line(buf[start:end], k.clock(), r)
 			}
 			break
 		}
@@ -191,95 +246,35 @@ func (c *Client) stream(ctx, rctx context.Context, cancel context.CancelCauseFun
 	if drain != nil {
 		drain.Stop()
 	}
-	if !st.done {
-		r.DoneNS = clock()
-	}
+	return buf, err
+}
+
+// makeRoom frees space at the end of a full buffer: it moves the unread bytes to the front,
+// or doubles the buffer when they fill it, up to maxLine.
+func makeRoom(buf []byte, start, end, scanned int) ([]byte, int, int, int, error) {
 	switch {
-	case st.errFrame:
-		r.ErrorClass, r.ErrorMessage = st.errClass, st.errMsg
-	case st.done || st.finished:
-		// Complete: [DONE], or a finish_reason followed by the end of the body.
-	case readErr == io.EOF:
-		r.ErrorClass = ErrStreamBroken
-		if st.frames == 0 && len(st.junk) > 0 {
-			r.ErrorMessage = "answer is not an SSE stream: " + errorBodyMessage(st.junk)
-		} else {
-			r.ErrorMessage = fmt.Sprintf("stream closed before [DONE] after %d content chunks", len(r.ChunkNS))
-		}
-		r.ErrorMessage = truncate(r.ErrorMessage)
-	default:
-		r.ErrorClass, r.ErrorMessage = classify(ctx, rctx, ErrStreamBroken,
-			fmt.Sprintf("reading stream after %d content chunks: %v", len(r.ChunkNS), readErr))
+	case start > 0:
+		copy(buf, buf[start:end])
+		return buf, 0, end - start, scanned - start, nil
+	case len(buf) >= maxLine:
+		return buf, start, end, scanned, errLineTooLong
 	}
+	nb := make([]byte, 2*len(buf))
+	copy(nb, buf[:end])
+	return nb, start, end, scanned, nil
 }
 
-// streamState is what the lines read so far established.
-type streamState struct {
-	done     bool // data: [DONE] seen
-	finished bool // a finish_reason seen
-	frames   int  // data frames parsed
-	errFrame bool // a stream error frame seen (the first one is kept)
-	errClass string
-	errMsg   string
-	junk     []byte // the start of any non-SSE text, to explain a 200 that was not a stream
-}
-
-// line handles one SSE line (without its '\n') read at time now.
-func (st *streamState) line(l []byte, now int64, r *Response) {
-	if st.done {
-		return
-	}
-	if n := len(l); n > 0 && l[n-1] == '\r' {
-		l = l[:n-1]
-	}
-	if len(l) < 5 || string(l[:5]) != "data:" {
-		if len(l) > 0 && l[0] != ':' && !sseField(l) && len(st.junk) < maxJunk {
-			st.junk = append(st.junk, l[:min(len(l), maxJunk)]...)
-			st.junk = append(st.junk, '\n')
+// lines handles every complete line in b[start:] (b[start:scanned] is known to hold no '\n')
+// and returns the new start and scanned offsets.
+func (st *streamState) lines(b []byte, start, scanned int, now int64, r *Response) (int, int) {
+	for {
+		j := bytes.IndexByte(b[scanned:], '\n')
+		if j < 0 {
+			return start, len(b)
 		}
-		return
+		line := b[start : scanned+j]
+		start = scanned + j + 1
+		scanned = start
+		st.line(line, now, r)
 	}
-	p := bytes.TrimSpace(l[5:])
-	if string(p) == "[DONE]" {
-		st.done = true
-		r.DoneNS = now
-		return
-	}
-	f, ok := parseFrame(p)
-	if !ok {
-		return
-	}
-	st.frames++
-	if f.content {
-		if len(r.ChunkNS) == 0 {
-			r.FirstTokenNS = now
-		}
-		r.ChunkNS = append(r.ChunkNS, now)
-		r.LastTokenNS = now
-	}
-	if f.finished {
-		st.finished = true
-	}
-	// Keep the last non-zero usage: some servers (Ollama on completions) send a zero usage
-	// on every chunk and the real one last.
-	if f.hasUsage && (f.prompt > 0 || f.completion > 0) {
-		r.PromptTokens, r.CompletionTokens, r.CachedTokens = int(f.prompt), int(f.completion), int(f.cached)
-	}
-	if f.isError && !st.errFrame {
-		st.errFrame = true
-		st.errClass = ErrStreamBroken
-		if f.errCode >= 400 && f.errCode <= 599 {
-			st.errClass = statusClass(int(f.errCode))
-		}
-		st.errMsg = truncate(decodeRaw(f.errMsg))
-		if st.errMsg == "" {
-			st.errMsg = truncate("stream error: " + string(p))
-		}
-	}
-}
-
-// sseField reports whether l is one of the SSE fields we ignore (event, id, retry).
-func sseField(l []byte) bool {
-	return bytes.HasPrefix(l, []byte("event:")) || bytes.HasPrefix(l, []byte("id:")) ||
-		bytes.HasPrefix(l, []byte("retry:"))
 }

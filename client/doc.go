@@ -7,4 +7,32 @@
 // HTTP body with a small SSE line splitter and a field walker on internal/jsoncur (frame.go),
 // because go-openai's Recv costs several microseconds per chunk and our budget is under one
 // (see BENCHMARKS.md).
+//
+// # Judgement
+//
+// Every response is judged, and only a complete, well-formed answer is a success
+// (ErrorClass ""): a 2xx status, an SSE stream whose every data frame before data: [DONE] is
+// a JSON object, no error frame, data: [DONE] at the end, at least one content chunk when
+// max_tokens was sent (Request.MaxTokens, or the ExtraBody value that replaced it), a usage
+// object with a non-zero count when include_usage was asked for (Config.OmitUsage false), and,
+// when the stream ended with finish_reason "length", usage completion_tokens not below
+// max_tokens. Lines after [DONE] are read (so the connection is reused) but not judged.
+//
+// A failure gets the first class that applies, in this order:
+//
+//   - connect, http_429, http_4xx, http_5xx: no answer, or a non-2xx status (the server's
+//     message, and Retry-After on 429 and 503 in Response.RetryAfterNS);
+//   - client: this machine ran out of descriptors, ports, buffers or memory, or the request
+//     could not be built; the row says nothing about the endpoint;
+//   - on a 2xx answer: an error frame's class (its code mapped like a status, else
+//     stream_broken); then a cut: canceled (the caller's context), timeout (Config.Timeout,
+//     or Config.StallTimeout with its own message), client, stream_broken (reset, or the body
+//     ended before both a finish_reason and [DONE]); then bad_stream for what arrived: not SSE
+//     at all, frames that are not JSON (the first quoted, bounded), no content, no usage, a
+//     finish_reason without [DONE]; then short (finish_reason "length" under max_tokens).
+//
+// The order is the judge function's (judge.go); the classes are the Err* constants.
+//
+// TLS certificates are verified against the system roots plus Config.CAFile; Config.Insecure
+// skips verification only when asked for. Request.ID travels as X-Request-Id.
 package client

@@ -11,8 +11,10 @@ type frame struct {
 	// content: some choice in "choices" has a non-empty string in delta.content,
 	// delta.reasoning_content, delta.reasoning or text.
 	content bool
-	// finished: some choice has a non-empty string finish_reason.
+	// finished: some choice has a non-empty string finish_reason; length: some choice's
+	// finish_reason is "length" (the answer hit max_tokens, or a server limit: see ErrShort).
 	finished bool
+	length   bool
 	// hasUsage: "usage" is an object. Counts are -1 when absent or not an int32.
 	hasUsage   bool
 	prompt     int64
@@ -48,7 +50,7 @@ func parseFrame(b []byte) (f frame, ok bool) {
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(&c)) {
 		case "choices":
-			f.content, f.finished = choices(&c)
+			f.content, f.finished, f.length = choices(&c)
 		case "usage":
 			f.hasUsage, f.prompt, f.completion, f.cached = usage(&c)
 		case "error":
@@ -77,24 +79,25 @@ func parseFrame(b []byte) (f frame, ok bool) {
 }
 
 // choices reads the "choices" value: an array of choice objects.
-func choices(c *jsoncur.Cursor) (content, finished bool) {
+func choices(c *jsoncur.Cursor) (content, finished, length bool) {
 	if c.Peek() != '[' {
 		c.Skip()
-		return false, false
+		return false, false, false
 	}
 	for more := c.Array(); more; more = c.NextElem() {
-		ct, fin := choice(c)
+		ct, fin, ln := choice(c)
 		content = content || ct
 		finished = finished || fin
+		length = length || ln
 	}
-	return content, finished
+	return content, finished, length
 }
 
 // choice reads one element of "choices"; anything but an object carries nothing.
-func choice(c *jsoncur.Cursor) (content, finished bool) {
+func choice(c *jsoncur.Cursor) (content, finished, length bool) {
 	if c.Peek() != '{' {
 		c.Skip()
-		return false, false
+		return false, false, false
 	}
 	var text, delta bool
 	for more := c.Object(); more; more = c.NextMember() {
@@ -104,12 +107,23 @@ func choice(c *jsoncur.Cursor) (content, finished bool) {
 		case "delta":
 			delta = deltaContent(c)
 		case "finish_reason":
-			finished = nonEmptyString(c)
+			finished, length = finishReason(c)
 		default:
 			c.Skip()
 		}
 	}
-	return text || delta, finished
+	return text || delta, finished, length
+}
+
+// finishReason reads a choice's finish_reason: finished when it is a non-empty string, length
+// when that string is "length". The comparison is on the raw bytes unless the string has
+// escapes (rare), which decode into the cursor's scratch: no allocation either way.
+func finishReason(c *jsoncur.Cursor) (finished, length bool) {
+	raw, escaped, isStr := stringOrSkip(c)
+	if !isStr || len(raw) == 0 {
+		return false, false
+	}
+	return true, string(c.Unquote(raw, escaped)) == "length"
 }
 
 // deltaContent reads a chat choice's "delta" and reports whether it carries content.

@@ -42,6 +42,8 @@ var frameSeeds = []string{
 	`{"error":"bad key"}`,
 	`{"choices":[{"delta":{"reasoning_content":"hm"}},{"delta":{"content":""},"finish_reason":"stop"}]}`,
 	`{"cho\u0069ces":[{"text":"\u00e9"}],"usage":{"prompt_tokens":-0,"completion_tokens":1.5}}`,
+	`{"choices":[{"text":"a","finish_reason":"l\u0065ngth"},{"finish_reason":"stop"}]}`,
+	`{"choices":[{"finish_reason":"length","finish_reason":"stop"},{"finish_reason":"lengthy"}]}`,
 	`{"choices":[{"text":"a\x"}]}`, `{"choices":[{"text":"a"}]} trailing`, "{\"error\":\"caf\xe9\"}",
 }
 
@@ -71,6 +73,9 @@ func oracleFrame(b []byte) (frame, bool) {
 			}
 			if nonEmpty(m["finish_reason"]) {
 				f.finished = true
+			}
+			if m["finish_reason"] == "length" {
+				f.length = true
 			}
 		}
 	}

@@ -17,8 +17,12 @@ type Request struct {
 	Prompt    string
 	PromptIDs []int
 	Messages  []chat.Message
-	// MaxTokens is sent as max_tokens; 0 leaves it to the server.
+	// MaxTokens is sent as max_tokens; 0 leaves it to the server. When it is above 0 the
+	// answer must hold a content chunk, and a finish_reason "length" short of it is ErrShort.
 	MaxTokens int
+	// ID, when non-empty, is sent as the X-Request-Id header: servers and gateways log it, so
+	// their logs join the result rows. A value with control bytes fails as ErrClient.
+	ID string
 }
 
 // chatRequest is go-openai's request with the messages encoded by a plain struct: go-openai's

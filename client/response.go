@@ -1,6 +1,7 @@
 package client
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,13 +18,28 @@ const (
 	ErrHTTP4xx = "http_4xx"
 	// ErrHTTP5xx: status 500 or above, or a stream error with such a code.
 	ErrHTTP5xx = "http_5xx"
-	// ErrStreamBroken: the stream ended before [DONE] or a finish_reason (connection closed,
-	// reset, a stream error without an HTTP-like code, or a 200 answer that was not SSE).
+	// ErrStreamBroken: the stream was cut: the body ended before both [DONE] and any
+	// finish_reason, or the connection was closed or reset mid-stream, or a stream error
+	// frame carried no HTTP-like code.
 	ErrStreamBroken = "stream_broken"
-	// ErrTimeout: Config.Timeout elapsed.
+	// ErrBadStream: a 2xx answer that is not a well-formed OpenAI stream: a data frame that is
+	// not a JSON object, an answer that is not SSE at all, no content chunk although output was
+	// asked for (max_tokens > 0), no usage although it was asked for (include_usage), a
+	// finish_reason followed by the end of the body without [DONE], or an SSE line over 16 MiB.
+	// The message quotes the first offending bytes.
+	ErrBadStream = "bad_stream"
+	// ErrShort: a well-formed stream that ended with finish_reason "length" while its usage
+	// reports fewer completion tokens than max_tokens: a server limit (its context length, a
+	// max_tokens cap) cut the answer, so its timing is not that of the length asked for.
+	ErrShort = "short"
+	// ErrTimeout: Config.Timeout elapsed, or Config.StallTimeout passed without a byte.
 	ErrTimeout = "timeout"
 	// ErrCanceled: the caller's context ended (the run stopped).
 	ErrCanceled = "canceled"
+	// ErrClient: this machine's limit, not the endpoint's: out of file descriptors, local
+	// ports, socket buffers or memory, or a request that could not be built. Such rows say
+	// nothing about the endpoint and should not count against it.
+	ErrClient = "client"
 )
 
 // maxMessage bounds ErrorMessage: enough for a server's explanation, small in a result row.
@@ -48,6 +64,10 @@ type Response struct {
 	CachedTokens     int
 	// HTTPStatus is the response status, 0 when none arrived.
 	HTTPStatus int
+	// RetryAfterNS is the server's Retry-After on a 429 or 503 answer (delay-seconds, or an
+	// HTTP-date taken relative to this machine's clock), in nanoseconds; 0 when absent,
+	// unparseable or in the past.
+	RetryAfterNS int64
 	// ErrorClass is "" on success, else one of the Err* constants.
 	ErrorClass string
 	// ErrorMessage is the server's message (or the transport error), at most ~500 bytes.
@@ -69,17 +89,56 @@ func statusClass(code int) string {
 	}
 }
 
-// truncate cuts s to at most maxMessage bytes on a rune boundary and makes it valid UTF-8.
-func truncate(s string) string {
-	s = strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
-	if len(s) > maxMessage {
-		cut := maxMessage
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
+// maxQuote bounds the server bytes quoted in a bad_stream message.
+const maxQuote = 200
+
+// quoteBounded quotes (strconv.Quote) a prefix of b whose quoted form holds at most about
+// maxQuote bytes, cut on a rune boundary; "…" after the closing quote says bytes were left
+// out. Escapes can make the quoted form up to four times the raw length, so the prefix
+// shrinks until the quoted form fits.
+func quoteBounded(b []byte) string {
+	n := min(len(b), maxQuote)
+	for {
+		n = runeCut(b, n)
+		q := strconv.Quote(string(b[:n]))
+		if len(q) <= maxQuote+2 || n == 0 {
+			if n < len(b) {
+				q += "…"
+			}
+			return q
 		}
-		s = s[:cut] + "…"
+		n = max(n-(len(q)-maxQuote-2)/4-1, 0)
+	}
+}
+
+// runeCut moves n back to the start of a rune in b (or to 0), so b[:n] splits no character.
+func runeCut[T string | []byte](b T, n int) int {
+	if n >= len(b) {
+		return len(b)
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return n
+}
+
+// truncate cuts s to at most maxMessage bytes on a rune boundary and makes it valid UTF-8.
+func truncate(s string) string { return truncateTo(s, maxMessage) }
+
+// truncateTo trims s, makes it valid UTF-8 and cuts it to at most n bytes on a rune boundary,
+// marking a cut with "…".
+func truncateTo(s string, n int) string {
+	s = strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
+	if len(s) > n {
+		s = s[:runeCut(s, max(n, 0))] + "…"
 	}
 	return s
+}
+
+// withNote is prefix, s and note, with s cut so that the whole stays within maxMessage and
+// the note (what the failure means) is never the part cut off.
+func withNote(prefix, s, note string) string {
+	return prefix + truncateTo(s, maxMessage-len(prefix)-len(note)-1) + " " + note
 }
 
 // errorBodyMessage extracts the message of an error body: OpenAI's {"error":{"message"}},

@@ -1,0 +1,102 @@
+package client
+
+import "bytes"
+
+// streamState is what the lines read so far established.
+type streamState struct {
+	done      bool // data: [DONE] seen
+	finished  bool // a finish_reason seen
+	length    bool // a finish_reason "length" seen
+	usage     bool // a usage object with a non-zero count seen (the one kept in Response)
+	dataLines int  // data lines before [DONE], parsed or not
+	errFrame  bool // a stream error frame seen (the first one is kept)
+	errClass  string
+	errMsg    string
+	// bad counts data frames that are not JSON objects; badAt is the first one's number
+	// among the data lines (from 1) and badQuote its bytes, quoted and bounded.
+	bad      int
+	badAt    int
+	badQuote string
+	junk     []byte // the start of any non-SSE text, to explain a 200 that was not a stream
+}
+
+// line handles one SSE line (without its '\n') read at time now.
+func (st *streamState) line(l []byte, now int64, r *Response) {
+	if st.done {
+		return
+	}
+	if n := len(l); n > 0 && l[n-1] == '\r' {
+		l = l[:n-1]
+	}
+	if len(l) < 5 || string(l[:5]) != "data:" {
+		if len(l) > 0 && l[0] != ':' && !sseField(l) && len(st.junk) < maxJunk {
+			st.junk = append(st.junk, l[:min(len(l), maxJunk)]...)
+			st.junk = append(st.junk, '\n')
+		}
+		return
+	}
+	p := bytes.TrimSpace(l[5:])
+	if string(p) == "[DONE]" {
+		st.done = true
+		r.DoneNS = now
+		return
+	}
+	st.dataLines++
+	f, ok := parseFrame(p)
+	if !ok {
+		st.badFrame(l)
+		return
+	}
+	st.frame(&f, now, r)
+	if f.isError && !st.errFrame {
+		st.errorFrame(&f, p)
+	}
+}
+
+// frame records what a parsed data frame carries.
+func (st *streamState) frame(f *frame, now int64, r *Response) {
+	if f.content {
+		if len(r.ChunkNS) == 0 {
+			r.FirstTokenNS = now
+		}
+		r.ChunkNS = append(r.ChunkNS, now)
+		r.LastTokenNS = now
+	}
+	st.finished = st.finished || f.finished
+	st.length = st.length || f.length
+	// Keep the last non-zero usage: some servers (Ollama on completions) send a zero usage
+	// on every chunk and the real one last.
+	if f.hasUsage && (f.prompt > 0 || f.completion > 0) {
+		st.usage = true
+		r.PromptTokens, r.CompletionTokens, r.CachedTokens = int(f.prompt), int(f.completion), int(f.cached)
+	}
+}
+
+// badFrame counts a data line whose payload is not a JSON object; the first one is quoted
+// (copied: l is the read buffer's) to explain the class.
+func (st *streamState) badFrame(l []byte) {
+	st.bad++
+	if st.bad == 1 {
+		st.badAt = st.dataLines
+		st.badQuote = quoteBounded(l)
+	}
+}
+
+// errorFrame keeps the first stream error frame's class and message.
+func (st *streamState) errorFrame(f *frame, p []byte) {
+	st.errFrame = true
+	st.errClass = ErrStreamBroken
+	if f.errCode >= 400 && f.errCode <= 599 {
+		st.errClass = statusClass(int(f.errCode))
+	}
+	st.errMsg = truncate(decodeRaw(f.errMsg))
+	if st.errMsg == "" {
+		st.errMsg = truncate("stream error: " + string(p))
+	}
+}
+
+// sseField reports whether l is one of the SSE fields we ignore (event, id, retry).
+func sseField(l []byte) bool {
+	return bytes.HasPrefix(l, []byte("event:")) || bytes.HasPrefix(l, []byte("id:")) ||
+		bytes.HasPrefix(l, []byte("retry:"))
+}
