@@ -18,8 +18,9 @@ type Message struct {
 	Content string
 }
 
-// Faults are the injected failure rates; each request draws once from a generator seeded by
-// Config.Seed and its arrival number, so the same seed and request order give the same faults.
+// Faults are the injected failure rates. Each request gets at most one fault, drawn once from
+// Config.Seed and its X-Request-Id header when it carries one (see Faults.Draw), else its
+// arrival number, so the same seed gives the same faults. The rates sum to at most 1.
 type Faults struct {
 	// ErrorRate is the fraction of requests answered with HTTP 500.
 	ErrorRate float64
@@ -27,10 +28,31 @@ type Faults struct {
 	RateLimitRate float64
 	// BreakRate is the fraction whose connection is closed half-way through the answer.
 	BreakRate float64
-	// StallRate is the fraction that wait Stall before their first byte.
+	// StallRate is the fraction that stall for Stall at StallAt, then answer normally.
 	StallRate float64
-	Stall     time.Duration
+	// Stall is how long a stalled request stalls. With StallAt first-token, 0 means until the
+	// client goes away; with first-byte it must be > 0 when StallRate is.
+	Stall time.Duration
+	// StallAt is where a stall happens: StallFirstByte ("" too) before anything is written, or
+	// StallFirstToken after the response headers and the first content chunk.
+	StallAt string
+	// GarbageRate is the fraction answered HTTP 200 with text/event-stream frames that are not
+	// JSON, then data: [DONE].
+	GarbageRate float64
+	// RetryAfter, when > 0, is sent as a Retry-After header (whole seconds, rounded up, at
+	// least 1) on every 429 (injected or queue full) and 503 answer.
+	RetryAfter time.Duration
 }
+
+// Where a stalled request stalls (Faults.StallAt).
+const (
+	StallFirstByte  = "first-byte"
+	StallFirstToken = "first-token"
+)
+
+// stallsAtFirstToken reports whether stalls come after the first chunk rather than before the
+// first byte.
+func (f Faults) stallsAtFirstToken() bool { return f.StallAt == StallFirstToken }
 
 // Config configures a simulated engine. DefaultConfig gives a small GPU serving a 7-8B model.
 type Config struct {
@@ -136,6 +158,7 @@ func (c Config) validate() error {
 	}{
 		{"PrefillPerToken", c.PrefillPerToken}, {"StepBase", c.StepBase}, {"StepPerSeq", c.StepPerSeq},
 		{"StepPerKVToken", c.StepPerKVToken}, {"Faults.Stall", c.Faults.Stall},
+		{"Faults.RetryAfter", c.Faults.RetryAfter},
 	}
 	for _, d := range durs {
 		if d.v < 0 {
@@ -148,21 +171,42 @@ func (c Config) validate() error {
 	if c.Jitter < 0 || c.Jitter >= 1 {
 		return fmt.Errorf("sim config: Jitter must be in [0,1), got %v", c.Jitter)
 	}
+	return c.Faults.validate()
+}
+
+// rateSlack absorbs the rounding of a sum of decimal rates (0.34+0.56+0.1 is 1.0000000000000002).
+const rateSlack = 1e-9
+
+// validate reports the first impossible fault setting: the rates must each be in [0,1] and,
+// since a request gets at most one fault, sum to at most 1.
+func (f Faults) validate() error {
 	rates := []struct {
 		name string
 		v    float64
 	}{
-		{"Faults.ErrorRate", c.Faults.ErrorRate}, {"Faults.RateLimitRate", c.Faults.RateLimitRate},
-		{"Faults.BreakRate", c.Faults.BreakRate}, {"Faults.StallRate", c.Faults.StallRate},
+		{"Faults.ErrorRate", f.ErrorRate}, {"Faults.RateLimitRate", f.RateLimitRate},
+		{"Faults.BreakRate", f.BreakRate}, {"Faults.StallRate", f.StallRate},
+		{"Faults.GarbageRate", f.GarbageRate},
 	}
+	sum := 0.0
 	for _, r := range rates {
 		if r.v < 0 || r.v > 1 || r.v != r.v {
 			return fmt.Errorf("sim config: %s must be in [0,1], got %v", r.name, r.v)
 		}
+		sum += r.v
 	}
-	sum := c.Faults.ErrorRate + c.Faults.RateLimitRate + c.Faults.BreakRate
-	if sum > 1 {
-		return fmt.Errorf("sim config: Faults.ErrorRate+RateLimitRate+BreakRate must be <= 1, got %v", sum)
+	if sum > 1+rateSlack {
+		return fmt.Errorf("sim config: each request gets at most one fault, so the fault rates (error %v + rate limit %v + break %v + stall %v + garbage %v) must sum to at most 1, got %v",
+			f.ErrorRate, f.RateLimitRate, f.BreakRate, f.StallRate, f.GarbageRate, sum)
+	}
+	switch f.StallAt {
+	case "", StallFirstByte:
+		if f.StallRate > 0 && f.Stall == 0 {
+			return fmt.Errorf("sim config: Faults.StallRate %v stalls requests before their first byte for Faults.Stall, which is 0: set Stall > 0, or StallAt %q (where 0 means until the client goes away)", f.StallRate, StallFirstToken)
+		}
+	case StallFirstToken:
+	default:
+		return fmt.Errorf("sim config: Faults.StallAt must be %q or %q, got %q", StallFirstByte, StallFirstToken, f.StallAt)
 	}
 	return nil
 }

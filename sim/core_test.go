@@ -196,32 +196,3 @@ func TestKVCacheLRU(t *testing.T) {
 		t.Error("duplicate prefix registered twice")
 	}
 }
-
-func TestFaultDrawsDeterministic(t *testing.T) {
-	f := Faults{ErrorRate: 0.1, RateLimitRate: 0.2, BreakRate: 0.3, StallRate: 0.5, Stall: time.Millisecond}
-	counts := map[fault]int{}
-	stalls := 0
-	var seq1, seq2, seq3 []decision
-	for n := uint64(1); n <= 10000; n++ {
-		d := f.decide(42, n)
-		counts[d.fault]++
-		if d.stall > 0 {
-			stalls++
-		}
-		seq1 = append(seq1, d)
-		seq2 = append(seq2, f.decide(42, n))
-		seq3 = append(seq3, f.decide(43, n))
-	}
-	if !slices.Equal(seq1, seq2) || slices.Equal(seq1, seq3) {
-		t.Fatal("fault draws do not follow the seed")
-	}
-	want := map[fault]float64{faultError: 0.1, faultRateLimit: 0.2, faultBreak: 0.3, faultNone: 0.4}
-	for k, p := range want {
-		if got := float64(counts[k]) / 10000; got < p-0.02 || got > p+0.02 {
-			t.Errorf("fault %d: rate %.3f, want %.2f", k, got, p)
-		}
-	}
-	if r := float64(stalls) / 10000; r < 0.48 || r > 0.52 {
-		t.Errorf("stall rate %.3f", r)
-	}
-}

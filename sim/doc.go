@@ -6,4 +6,14 @@
 // exactly max_tokens times, and the model it lists is owned by "replay-simulator".
 // Requests come from the replay client (or any OpenAI client); token counts come from the Counter
 // and Tokenize hooks the caller supplies, with a documented approximation when they are absent.
+//
+// Faults (Config.Faults) give each request at most one failure, so that each has exactly one
+// expected outcome: HTTP 500, HTTP 429, a connection cut half-way through the answer, a stall
+// (before the first byte, or after the headers and the first chunk, for a time or until the
+// client leaves) or garbage (HTTP 200 with event-stream frames that are not JSON, then [DONE]).
+// Their rates are consecutive slices of one uniform draw, keyed by Config.Seed and the request's
+// X-Request-Id header when it has one (Faults.Draw tells a test what each id will get, whatever
+// the arrival order), else by its arrival number. Faults act alike in zero-cost mode and under
+// the cost model, streaming or not. Faults.RetryAfter adds a Retry-After header to every 429
+// (injected or from a full queue) and 503.
 package sim

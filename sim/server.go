@@ -26,6 +26,8 @@ type Server struct {
 	started atomic.Bool
 	cancel  context.CancelFunc
 	loop    chan struct{}
+	// closed is done once the server stops, so that stalled requests end with it.
+	closed <-chan struct{}
 
 	// counters of zero-cost answers, which never go through the engine
 	zPrompt, zGen, zSuccess atomic.Uint64
@@ -62,6 +64,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.eng = newEngine(&s.cfg)
 	ctx, s.cancel = context.WithCancel(ctx)
+	s.closed = ctx.Done()
 	s.loop = make(chan struct{})
 	go func() {
 		defer close(s.loop)
@@ -75,7 +78,8 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the engine loop; requests still inside it end (streams are cut, others get 503).
+// Close stops the engine loop; requests still inside it or stalled end (streams are cut, others
+// get 503).
 func (s *Server) Close() error {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
@@ -121,7 +125,7 @@ func putBuf(b *[]byte) {
 // complete serves /v1/chat/completions (chat) and /v1/completions.
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	if !s.started.Load() {
-		writeError(w, http.StatusServiceUnavailable, "server_error", "simulated engine not started")
+		s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", "simulated engine not started")
 		return
 	}
 	bodyBuf := bufPool.Get().(*[]byte)
@@ -139,22 +143,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	n := s.arrived.Add(1)
-	d := s.cfg.Faults.decide(s.cfg.Seed, n)
-	if d.stall > 0 {
-		t := time.NewTimer(d.stall)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		}
-	}
-	switch d.fault {
-	case faultError:
-		writeError(w, http.StatusInternalServerError, "server_error", "simulated internal error (fault injection)")
-		return
-	case faultRateLimit:
-		writeError(w, http.StatusTooManyRequests, "rate_limit_exceeded", "simulated rate limit (fault injection)")
+	f := s.drawFault(r, n)
+	if s.answerFaultEarly(w, r, f) {
 		return
 	}
 	p, err := buildPrompt(&s.cfg, &req)
@@ -172,29 +162,54 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		model = s.cfg.ModelName
 	}
 	a := newAnswer(chat, n, time.Now().Unix(), model)
-	brk := d.fault == faultBreak
 	if s.cfg.ZeroCost {
-		s.serveZeroCost(w, &req, p, a, brk)
+		s.serveZeroCost(w, r, &req, p, a, f)
 		return
 	}
 	sq := &seq{prompt: p, maxTokens: req.MaxTokens, out: newStream()}
 	switch s.eng.submit(sq) {
 	case queueFull:
-		writeError(w, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
+		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
 		return
 	case tooLarge:
 		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
 			"prompt plus max_tokens needs more KV blocks than the cache holds (%d blocks of %d tokens)", s.cfg.NumBlocks, s.cfg.BlockSize))
 		return
 	case engineStopped:
-		writeError(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+		s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
 		return
 	}
 	if req.Stream {
-		s.streamAnswer(w, r, &req, sq, a, brk)
+		s.streamAnswer(w, r, &req, sq, a, f)
 	} else {
-		s.fullAnswer(w, r, &req, sq, a, brk)
+		s.fullAnswer(w, r, &req, sq, a, f)
 	}
+}
+
+// answerFaultEarly acts on the faults that come before the prompt is even looked at (a stall
+// before the first byte, an error, a rate limit, garbage), as a proxy or an overloaded front
+// end would; it reports whether the request has been answered (or abandoned) already.
+func (s *Server) answerFaultEarly(w http.ResponseWriter, r *http.Request, f Fault) bool {
+	if s.stallsBeforeFirstByte(f) {
+		switch s.stall(r.Context()) {
+		case stallClientGone:
+			return true
+		case stallServerClosed:
+			s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+			return true
+		}
+	}
+	switch f {
+	case FaultError:
+		writeError(w, http.StatusInternalServerError, "server_error", "simulated internal error (fault injection)")
+	case FaultRateLimit:
+		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", "simulated rate limit (fault injection)")
+	case FaultGarbage:
+		writeGarbage(w)
+	default:
+		return false
+	}
+	return true
 }
 
 // readBody appends the request body to buf, up to maxBody bytes.
@@ -235,8 +250,10 @@ func sseHeaders(w http.ResponseWriter) {
 	h.Set("Cache-Control", "no-cache")
 }
 
-// streamAnswer relays the engine's tokens as SSE chunks as they are generated.
-func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Request, sq *seq, a *answer, brk bool) {
+// streamAnswer relays the engine's tokens as SSE chunks as they are generated. A break cuts
+// the stream half-way; a first-token stall holds it after the first chunk while the engine goes
+// on generating (the stall is on the wire, so it costs the engine nothing it would not spend).
+func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Request, sq *seq, a *answer, f Fault) {
 	st := sq.out
 	sseHeaders(w)
 	w.WriteHeader(http.StatusOK)
@@ -244,40 +261,15 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 	rc.Flush()
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	k := s.cfg.TokensPerChunk
-	written := 0
+	c := s.newChunker(a, req.MaxTokens, f)
 	for {
-		if brk && written >= req.MaxTokens/2 {
-			s.eng.cancel(sq)
-			abort(w)
-			return
-		}
-		select {
-		case <-st.notify:
-		case <-r.Context().Done():
-			s.eng.cancel(sq)
-			return
-		}
 		if st.err.Load() != nil {
 			abort(w)
 			return
 		}
-		t := int(st.tokens.Load())
-		done := t >= req.MaxTokens
-		b := (*bp)[:0]
-		for t-written >= k || (done && t > written) {
-			m := min(k, t-written)
-			b = a.appendChunk(b, m, written == 0, written+m == req.MaxTokens)
-			written += m
-			if brk && written >= req.MaxTokens/2 {
-				break
-			}
-		}
-		if done && written == req.MaxTokens {
-			if req.IncludeUsage {
-				b = a.appendUsageChunk(b, usage{prompt: sq.prompt.tokens, completion: req.MaxTokens, cached: int(st.cached.Load())})
-			}
-			b = appendDone(b)
+		b := c.appendReady((*bp)[:0], int(st.tokens.Load()), noByteLimit)
+		if c.complete() && !c.paused() {
+			b = appendEnd(b, a, req, usage{prompt: sq.prompt.tokens, completion: req.MaxTokens, cached: int(st.cached.Load())})
 		}
 		*bp = b
 		if len(b) > 0 {
@@ -287,15 +279,55 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 			}
 			rc.Flush()
 		}
-		if written == req.MaxTokens {
+		if c.paused() {
+			if !s.resume(w, r, &c, f) {
+				s.eng.cancel(sq)
+				return
+			}
+			continue // the tokens generated meanwhile are ready: write them before waiting
+		}
+		if c.complete() {
+			return
+		}
+		select {
+		case <-st.notify:
+		case <-r.Context().Done():
+			s.eng.cancel(sq)
 			return
 		}
 	}
 }
 
+// resume acts on a paused stream: a break cuts it, a stall waits and lets it go on. It reports
+// whether the stream goes on; when not, the connection has been cut or the client is gone.
+func (s *Server) resume(w http.ResponseWriter, r *http.Request, c *chunker, f Fault) bool {
+	if f == FaultBreak {
+		abort(w)
+		return false
+	}
+	switch s.stall(r.Context()) {
+	case stallClientGone:
+		return false
+	case stallServerClosed:
+		abort(w)
+		return false
+	}
+	c.pause = noPause
+	return true
+}
+
+// appendEnd appends what follows the last chunk: the usage event when asked for, and [DONE].
+func appendEnd(b []byte, a *answer, req *Request, u usage) []byte {
+	if req.IncludeUsage {
+		b = a.appendUsageChunk(b, u)
+	}
+	return appendDone(b)
+}
+
 // fullAnswer waits for the whole answer and writes one JSON body.
-func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request, sq *seq, a *answer, brk bool) {
+func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request, sq *seq, a *answer, f Fault) {
 	st := sq.out
+	brk := f == FaultBreak
 	for int(st.tokens.Load()) < req.MaxTokens {
 		select {
 		case <-st.notify:
@@ -304,7 +336,7 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 			return
 		}
 		if st.err.Load() != nil {
-			writeError(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+			s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
 			return
 		}
 		if brk && int(st.tokens.Load()) >= req.MaxTokens/2 {
@@ -319,11 +351,30 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	b := a.appendFull((*bp)[:0], usage{prompt: sq.prompt.tokens, completion: req.MaxTokens, cached: int(st.cached.Load())})
-	*bp = b
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.Write(b)
+	*bp = a.appendFull((*bp)[:0], usage{prompt: sq.prompt.tokens, completion: req.MaxTokens, cached: int(st.cached.Load())})
+	s.writeFullBody(w, r, *bp, f)
+}
+
+// writeFullBody writes a non-streaming body and reports whether it was all written. A
+// first-token stall sends the headers first and holds the body: the nearest thing to a first
+// token that a non-streaming answer has.
+func (s *Server) writeFullBody(w http.ResponseWriter, r *http.Request, b []byte, f Fault) bool {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	if s.stallsAfterFirstToken(f) {
+		w.WriteHeader(http.StatusOK)
+		http.NewResponseController(w).Flush()
+		switch s.stall(r.Context()) {
+		case stallClientGone:
+			return false
+		case stallServerClosed:
+			abort(w)
+			return false
+		}
+	}
+	_, err := w.Write(b)
+	return err == nil
 }
 
 // zeroCostSingleWrite is the largest zero-cost body written at once with a Content-Length;
@@ -331,64 +382,66 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 const zeroCostSingleWrite = 256 << 10
 
 // serveZeroCost answers at once, with every chunk of the answer in as few writes as possible.
-func (s *Server) serveZeroCost(w http.ResponseWriter, req *Request, p prompt, a *answer, brk bool) {
+func (s *Server) serveZeroCost(w http.ResponseWriter, r *http.Request, req *Request, p prompt, a *answer, f Fault) {
 	s.zPrompt.Add(uint64(p.tokens))
 	u := usage{prompt: p.tokens, completion: req.MaxTokens}
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	b := (*bp)[:0]
-	if !req.Stream {
-		if brk {
-			abort(w)
-			return
-		}
-		b = a.appendFull(b, u)
-		*bp = b
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-		w.Write(b)
+	var ok bool
+	if req.Stream {
+		*bp, ok = s.zeroCostStream(w, r, req, a, u, f, (*bp)[:0])
+	} else {
+		*bp, ok = s.zeroCostFull(w, r, a, u, f, (*bp)[:0])
+	}
+	if ok {
 		s.zGen.Add(uint64(req.MaxTokens))
 		s.zSuccess.Add(1)
-		return
 	}
-	sseHeaders(w)
-	k := s.cfg.TokensPerChunk
-	stop := req.MaxTokens
-	if brk {
-		stop = req.MaxTokens / 2
-	}
-	headerSent := false
-	for written := 0; written < stop; {
-		m := min(k, stop-written)
-		b = a.appendChunk(b, m, written == 0, written+m == req.MaxTokens)
-		written += m
-		if len(b) >= zeroCostSingleWrite {
-			headerSent = true
-			if _, err := w.Write(b); err != nil {
-				*bp = b
-				return
-			}
-			b = b[:0]
-		}
-	}
-	if brk {
-		*bp = b
-		w.Write(b)
-		http.NewResponseController(w).Flush() // hijacking drops unflushed writes
+}
+
+// zeroCostFull writes a non-streaming zero-cost answer in b's space and returns the buffer and
+// whether the whole answer was written.
+func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
+	if f == FaultBreak {
 		abort(w)
-		return
+		return b, false
 	}
-	if req.IncludeUsage {
-		b = a.appendUsageChunk(b, u)
+	b = a.appendFull(b, u)
+	return b, s.writeFullBody(w, r, b, f)
+}
+
+// zeroCostStream writes a streamed zero-cost answer in b's space and returns the buffer and
+// whether the whole answer was written. Only an answer of one piece carries a Content-Length.
+func (s *Server) zeroCostStream(w http.ResponseWriter, r *http.Request, req *Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
+	sseHeaders(w)
+	c := s.newChunker(a, req.MaxTokens, f)
+	headerSent := false
+	for {
+		b = c.appendReady(b, req.MaxTokens, zeroCostSingleWrite)
+		if c.paused() {
+			w.Write(b)
+			http.NewResponseController(w).Flush() // hijacking drops unflushed writes
+			headerSent, b = true, b[:0]
+			if !s.resume(w, r, &c, f) {
+				return b, false
+			}
+			continue
+		}
+		if c.complete() {
+			break
+		}
+		headerSent = true // the buffer is full
+		if _, err := w.Write(b); err != nil {
+			return b, false
+		}
+		b = b[:0]
 	}
-	b = appendDone(b)
-	*bp = b
+	b = appendEnd(b, a, req, u)
 	if !headerSent {
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	}
-	w.Write(b)
-	s.zGen.Add(uint64(req.MaxTokens))
-	s.zSuccess.Add(1)
+	_, err := w.Write(b)
+	return b, err == nil
 }
 
 // models lists the one served model, owned by the simulator so no one mistakes it for a model.
