@@ -72,6 +72,7 @@ func runInfo(dir string, rec *results.Recovery) (RunInfo, error) {
 		info.NotSent = prev.Requests.NotSent
 		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
 		info.ServerCache, info.IdealCache = prev.Cache.Server, prev.Cache.Ideal
+		info.ClientLimit, info.MaxInFlight = prev.Client.Limit, prev.Client.MaxInFlight
 	case err == nil, errors.Is(err, fs.ErrNotExist):
 	default:
 		return info, err

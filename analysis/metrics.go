@@ -29,8 +29,14 @@ type Metrics struct {
 	closed bool
 
 	total, ok, failed, warmup int64
-	errors                    map[string]int64
-	errorSample               map[string]string
+	// clientFailed counts failures on this machine's own limits (class client), part of failed;
+	// retried counts attempts that were tried again (their rows are not requests).
+	clientFailed, retried int64
+	// held counts requests the client held at its limit; backlog is how long.
+	held        int64
+	backlog     *latency
+	errors      map[string]int64
+	errorSample map[string]string
 
 	ttft, ttftSched, itl, tpot, e2e, e2eSched, lateness, queueWait *latency
 
@@ -92,6 +98,7 @@ func NewMetrics(o Options) *Metrics {
 		e2eSched:    newLatency(),
 		lateness:    newLatency(),
 		queueWait:   newLatency(),
+		backlog:     newLatency(),
 	}
 }
 
@@ -139,12 +146,22 @@ func (m *Metrics) Add(r *results.Row) {
 		m.warmup++
 		return
 	}
+	if r.Attempt == 0 {
+		// Sending figures hold for every request that left, failed or not, and are the
+		// scheduler's: a retry's wait is not lateness.
+		m.lateness.recordNS(r.SentNS - r.ScheduledNS - r.QueueWaitNS)
+		m.queueWait.recordNS(r.QueueWaitNS)
+		if r.ClientBacklogNS > 0 {
+			m.held++
+			m.backlog.recordNS(r.ClientBacklogNS)
+		}
+	}
+	if !r.Final() {
+		m.retried++ // a later attempt has the request's outcome
+		return
+	}
 	m.total++
 	m.addSession(r)
-
-	// Sending figures hold for every request that left, failed or not.
-	m.lateness.recordNS(r.SentNS - r.ScheduledNS - r.QueueWaitNS)
-	m.queueWait.recordNS(r.QueueWaitNS)
 	m.origNS = append(m.origNS, r.OriginalTimestampNS)
 	m.sentNS = append(m.sentNS, r.SentNS)
 	done := r.DoneNS
@@ -162,6 +179,9 @@ func (m *Metrics) Add(r *results.Row) {
 
 	if !r.OK() {
 		m.failed++
+		if r.ErrorClass == results.ClassClient {
+			m.clientFailed++
+		}
 		m.errors[r.ErrorClass]++
 		if _, ok := m.errorSample[r.ErrorClass]; !ok {
 			msg := r.ErrorMessage

@@ -168,10 +168,12 @@ th{background:#f4f6f8;font-weight:bold}
 .meta td{text-align:left}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .bad{color:#b00}
+.verdict{font-size:16px;font-weight:bold}
 </style>
 </head>
 <body>
 <h1>replay report</h1>
+{{with .S.Verdict}}<p id="verdict" class="verdict{{if not (eq . "ok")}} bad{{end}}">verdict: {{.}}</p>{{end}}
 <p class="note">Open-loop replay of a production trace. Every figure excludes warmup requests; latencies of failed requests are excluded and the failures counted.</p>{{with .S.Run.Recovery}}
 <p class="bad">This run was cut before it closed (killed, power lost or disk full): its {{.Rows}} rows were recovered from {{.From}}{{with .Dropped}} ({{.}}){{end}}. Requests in flight at the cut, and those never sent, are not in them.</p>{{end}}
 
@@ -220,7 +222,9 @@ th{background:#f4f6f8;font-weight:bold}
 <tr><td>output tokens exactly as targeted</td><td>{{pct .S.Fidelity.OutputTokensExactPct}}</td></tr>
 <tr><td>requests with server-reported usage</td><td>{{.S.Fidelity.UsageReported}}</td></tr>
 <tr><td>inter-arrival KS distance (trace vs achieved)</td><td>{{with .S.Fidelity.ArrivalKS}}{{f3 .}}{{else}}n/a{{end}}</td></tr>
-<tr><td>send lateness p99 / max</td><td>{{ms .S.Lateness.P99}} / {{ms .S.Lateness.Max}} ms</td></tr>
+<tr><td>send lateness p99 / max{{with .S.Run.Limits}} (limit {{.MaxLatenessMS}} ms){{end}}</td><td>{{ms .S.Lateness.P99}} / {{ms .S.Lateness.Max}} ms</td></tr>
+<tr><td>requests held at the client's own limit{{with .S.Client.Limit}} ({{.}} in flight){{end}}; backlog p99 / max</td><td{{if .S.Client.Held}} class="bad"{{end}}>{{.S.Client.Held}}; {{ms .S.Client.Backlog.P99}} / {{ms .S.Client.Backlog.Max}} ms</td></tr>
+<tr><td>requests failed on the client's own limits (not the endpoint's)</td><td{{if .S.Client.Errors}} class="bad"{{end}}>{{.S.Client.Errors}}</td></tr>
 <tr><td>prefix cache hit rate from usage: cached / reported prompt tokens</td><td>{{pct .S.Cache.HitPct}} ({{.S.Cache.CachedTokens}} / {{.S.Cache.PromptTokens}})</td></tr>
 {{with .S.Cache.Server}}<tr><td>prefix cache hit rate from the server's /metrics</td><td>{{pct $.S.Cache.ServerHitPct}} ({{.Scrapes}} scrapes, {{.Failures}} failed)</td></tr>
 {{end}}{{with .S.Cache.Ideal}}<tr><td>ideal prefix cache hit rate of the trace (infinite cache{{if .BlockSize}}, {{.BlockSize}}-token blocks{{end}})</td><td>{{pct $.S.Cache.IdealHitPct}}</td></tr>

@@ -29,6 +29,14 @@ type RunInfo struct {
 	// were recovered from its journal; Recovery says how many and what was dropped.
 	Recovered bool              `json:"recovered,omitempty"`
 	Recovery  *results.Recovery `json:"recovery,omitempty"`
+	// Stop says why sending ended (completed, duration, canceled), for the verdict.
+	Stop string `json:"stop,omitempty"`
+	// Limits are the thresholds the run is judged by; nil means DefaultLimits.
+	Limits *Limits `json:"limits,omitempty"`
+	// ClientLimit and MaxInFlight are the client's in-flight limit and its peak, written
+	// under client.
+	ClientLimit int `json:"-"`
+	MaxInFlight int `json:"-"`
 	// NotSent counts requests of the window that never left (e.g. the run was stopped);
 	// it is written as requests.not_sent.
 	NotSent int64 `json:"-"`
@@ -45,6 +53,8 @@ type Requests struct {
 	Failed  int64 `json:"failed"`
 	Warmup  int64 `json:"warmup"`
 	NotSent int64 `json:"not_sent,omitempty"`
+	// Retried counts attempts tried again under --retries; each has its row, not counted here.
+	Retried int64 `json:"retried,omitempty"`
 }
 
 // Throughput is over the measured span: first send to last completion (warmup excluded).
@@ -89,6 +99,9 @@ type Fidelity struct {
 // chunks; TPOT is per request (last - first token) / (output tokens - 1); lateness is send-timer
 // lateness (sent - scheduled - queue wait).
 type Summary struct {
+	// Verdict is the run's judgement in one line, starting with ok, failed, client-bound,
+	// interrupted or cut (see verdict.go).
+	Verdict    string           `json:"verdict"`
 	Run        RunInfo          `json:"run"`
 	Requests   Requests         `json:"requests"`
 	TTFT       Dist             `json:"ttft_ms"`
@@ -99,6 +112,7 @@ type Summary struct {
 	E2ESched   Dist             `json:"e2e_sched_ms"`
 	Lateness   Dist             `json:"lateness_ms"`
 	QueueWait  Dist             `json:"queue_wait_ms"`
+	Client     ClientSide       `json:"client"`
 	Throughput Throughput       `json:"throughput"`
 	Goodput    *Goodput         `json:"goodput,omitempty"`
 	Fidelity   Fidelity         `json:"fidelity"`
@@ -180,7 +194,10 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		Run: info,
 		Requests: Requests{
 			Total: m.total, OK: m.ok, Failed: m.failed, Warmup: m.warmup, NotSent: info.NotSent,
+			Retried: m.retried,
 		},
+		Client: ClientSide{Limit: info.ClientLimit, MaxInFlight: info.MaxInFlight, Held: m.held,
+			Backlog: m.backlog.dist(), Errors: m.clientFailed},
 		TTFT:      m.ttft.dist(),
 		TTFTSched: m.ttftSched.dist(),
 		ITL:       m.itl.dist(),
@@ -262,6 +279,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		g.ReqS = rate(float64(m.sloAll), dur)
 		s.Goodput = g
 	}
+	s.judge(info.Stop)
 	return s
 }
 

@@ -114,6 +114,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 		fmt.Fprintf(&b, " (%d GPUs at %.2f an hour)\n", c.GPUs, c.PerGPUHour)
 	}
+	b.WriteString(clientLine(s))
 	if len(s.Errors) == 0 {
 		b.WriteString("errors      none\n")
 	} else {
@@ -123,8 +124,21 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 		b.WriteString("\n")
 	}
+	if s.Verdict != "" {
+		fmt.Fprintf(&b, "verdict     %s\n", s.Verdict)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// clientLine says what the load generator went through, when it held or failed anything.
+func clientLine(s *Summary) string {
+	c := s.Client
+	if c.Held == 0 && c.Errors == 0 {
+		return ""
+	}
+	return fmt.Sprintf("client      %d requests held at its limit of %d in flight (backlog p99 %s ms, max %s ms), %d failed on its own limits\n",
+		c.Held, c.Limit, fmtMS(c.Backlog.P99), fmtMS(c.Backlog.Max), c.Errors)
 }
 
 // cacheLine sets the three prefix-cache hit rates side by side: measured from usage, measured

@@ -94,6 +94,24 @@ func TestRowCodecEveryField(t *testing.T) {
 	}
 }
 
+// A row record of the first layout (no backlog, Retry-After or attempt) still decodes, so a
+// journal left by an older build recovers.
+func TestRowCodecReadsLayout1(t *testing.T) {
+	want := makeRow(22) // warmup false, with a chunk list and an error
+	want.ClientBacklogNS, want.RetryAfterNS, want.Attempt, want.Retried = 0, 0, 0, false
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV1
+	b = b[:len(b)-3] // the three trailing zero varints of layout 2
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
+	}
+	b[1] = flagRetried
+	if _, err := decodeRow(b); err == nil {
+		t.Fatal("layout 1 with the retried flag decoded")
+	}
+}
+
 // A journal cut at any length gives exactly the whole records before the cut, never a
 // misread row; cut inside the header it is not a journal.
 func TestJournalTornAtEveryLength(t *testing.T) {

@@ -53,6 +53,10 @@ func makeRow(i int) Row {
 	}
 	if i%11 == 0 {
 		r.ErrorClass, r.ErrorMessage, r.HTTPStatus = "http_429", "queue full: «ünïcode»", 429
+		r.RetryAfterNS, r.Attempt, r.Retried = int64(i%4)*1e9, int32(i%3), i%2 == 0
+	}
+	if i%7 == 0 {
+		r.ClientBacklogNS = rng.Int64N(1e9)
 	}
 	if i%13 == 0 {
 		r.Prompt = strings.Repeat("tok ", i%50)

@@ -17,6 +17,10 @@ type Row struct {
 	SentNS int64 `parquet:"sent_ns"`
 	// QueueWaitNS is time spent waiting for a slot under --max-concurrency (included in SentNS).
 	QueueWaitNS int64 `parquet:"queue_wait_ns"`
+	// ClientBacklogNS is time the request was held because the client was at its own limit
+	// (file descriptors, ports), not the endpoint's: included in SentNS, and a sign that the
+	// figures measure the load generator.
+	ClientBacklogNS int64 `parquet:"client_backlog_ns"`
 	// FirstTokenNS and LastTokenNS are arrival offsets of the first and last content chunks.
 	FirstTokenNS int64 `parquet:"first_token_ns"`
 	LastTokenNS  int64 `parquet:"last_token_ns"`
@@ -33,13 +37,27 @@ type Row struct {
 	CachedTokens     int32 `parquet:"cached_tokens"`
 	HTTPStatus       int32 `parquet:"http_status"`
 	// ErrorClass is empty on success, else one of connect, http_429, http_4xx, http_5xx,
-	// stream_broken, timeout, canceled.
+	// stream_broken, bad_stream, short, timeout, canceled, client.
 	ErrorClass   string `parquet:"error_class,optional"`
 	ErrorMessage string `parquet:"error_message,optional"`
 	Endpoint     string `parquet:"endpoint"`
+	// RetryAfterNS is the server's Retry-After on a 429 or 503, 0 when it gave none.
+	RetryAfterNS int64 `parquet:"retry_after_ns"`
+	// Attempt numbers the tries of one request under --retries, from 0. Every attempt has its
+	// row; Retried marks the ones that were tried again, so a request's outcome is its one row
+	// with Retried false.
+	Attempt int32 `parquet:"attempt"`
+	Retried bool  `parquet:"retried"`
 	// Prompt is the text sent, only when the user asked for it (--keep-prompts).
 	Prompt string `parquet:"prompt,optional"`
 }
+
+// ClassClient is the error class of a request that failed on the client machine's own limits
+// (file descriptors, ports, memory): not the endpoint's failure.
+const ClassClient = "client"
+
+// Final reports whether the row is the request's outcome: not an attempt that was retried.
+func (r *Row) Final() bool { return !r.Retried }
 
 // OK reports whether the request succeeded.
 func (r *Row) OK() bool { return r.ErrorClass == "" }

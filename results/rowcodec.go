@@ -10,13 +10,25 @@ import (
 
 // rowcodec.go is the journal's binary form of one Row: a type byte, a flags byte, the six
 // strings (uvarint length, bytes), the seven int64 offsets and seven int32 counts (zigzag
-// varints) and the chunk offsets (uvarint count, then zigzag varint deltas): about half the
+// varints), the chunk offsets (uvarint count, then zigzag varint deltas), then client backlog,
+// Retry-After and the attempt number (zigzag varints): about half the
 // bytes of the row in requests.parquet. The decoder checks every length against the bytes
 // left, so a payload that is not exactly one row is an error, never a wrong row.
 
-// rowRecord is the payload type of a record holding one Row in this layout. A future layout
-// takes a new type byte; the journal's magic carries the version of the framing.
-const rowRecord byte = 1
+// rowRecord is the payload type of a record holding one Row in this layout; rowRecordV1 is
+// the layout before client backlog, Retry-After and attempts, still read so that a journal
+// left by an older build recovers. A future layout takes a new type byte; the journal's magic
+// carries the version of the framing.
+const (
+	rowRecordV1 byte = 1
+	rowRecord   byte = 2
+)
+
+// Row flags, the second byte of a row record.
+const (
+	flagWarmup  byte = 1
+	flagRetried byte = 2
+)
 
 // errRowTrailing and errRowShort are what a payload that is not exactly one row gives.
 var (
@@ -28,7 +40,10 @@ var (
 func appendRow(b []byte, r *Row) []byte {
 	var flags byte
 	if r.Warmup {
-		flags = 1
+		flags |= flagWarmup
+	}
+	if r.Retried {
+		flags |= flagRetried
 	}
 	b = append(b, rowRecord, flags)
 	for _, s := range [...]string{r.RequestID, r.SessionID, r.ErrorClass, r.ErrorMessage, r.Endpoint, r.Prompt} {
@@ -44,7 +59,10 @@ func appendRow(b []byte, r *Row) []byte {
 		b = binary.AppendVarint(b, int64(v))
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.ChunkNS)))
-	return appendDeltas(b, r.ChunkNS)
+	b = appendDeltas(b, r.ChunkNS)
+	b = binary.AppendVarint(b, r.ClientBacklogNS)
+	b = binary.AppendVarint(b, r.RetryAfterNS)
+	return binary.AppendVarint(b, int64(r.Attempt))
 }
 
 // appendDeltas appends each offset's difference from the one before as a zigzag varint
@@ -128,11 +146,13 @@ func decodeRow(b []byte) (Row, error) {
 	if len(b) < 2 {
 		return Row{}, errRowShort
 	}
-	if b[0] != rowRecord || b[1]&^1 != 0 {
+	v1 := b[0] == rowRecordV1
+	if (b[0] != rowRecord && !v1) || b[1]&^(flagWarmup|flagRetried) != 0 || (v1 && b[1]&flagRetried != 0) {
 		return Row{}, fmt.Errorf("unknown record type %d or flags %#x", b[0], b[1])
 	}
 	var r Row
-	r.Warmup = b[1] == 1
+	r.Warmup = b[1]&flagWarmup != 0
+	r.Retried = b[1]&flagRetried != 0
 	d := rowDecoder{b: b[2:]}
 	for _, s := range [...]*string{&r.RequestID, &r.SessionID, &r.ErrorClass, &r.ErrorMessage, &r.Endpoint, &r.Prompt} {
 		*s = d.str()
@@ -146,6 +166,11 @@ func decodeRow(b []byte) (Row, error) {
 		*v = d.int32()
 	}
 	r.ChunkNS = d.chunks()
+	if !v1 {
+		r.ClientBacklogNS = d.varint()
+		r.RetryAfterNS = d.varint()
+		r.Attempt = d.int32()
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing
 	}

@@ -21,6 +21,19 @@ type outcome struct {
 	started      time.Time
 	server       *analysis.ServerCache
 	wroteMetrics bool
+	clientLimit  int
+}
+
+// holdLimit is the scheduler's ClientLimit for this run: cfg.ClientLimit when given, else what
+// this machine can hold (clientLimit); 0 for none.
+func holdLimit(cfg Config, tg *target) (int, string) {
+	switch {
+	case cfg.ClientLimit > 0:
+		return cfg.ClientLimit, "--client-limit"
+	case cfg.ClientLimit < 0:
+		return 0, ""
+	}
+	return clientLimit(tg.simulated)
 }
 
 // execute sends the warmup, then the measured requests on schedule while the endpoint's
@@ -36,12 +49,17 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	items, span := scheduleItems(p.reqs, false)
 	sched := cfg.Schedule
 	sched.Counters = &scheduler.Counters{}
+	var why string
+	sched.ClientLimit, why = holdLimit(cfg, tg)
 	sched.From, sched.To = 0, 0 // the window was applied when reading; the scheduler re-bases to the first record
 	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters)
 	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
-		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog}
+		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog, retries: cfg.Retries}
 
 	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(items), len(p.warm), o.speed, p.trace)
+	if o.clientLimit = sched.ClientLimit; o.clientLimit > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", o.clientLimit, why)
+	}
 	o.started = time.Now()
 	prog.run(cfg.Stderr)
 	runErr := o.run(ctx, cfg, p, tg, sched, s, items)
@@ -56,7 +74,7 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 // the server-side hit rate covers the measured requests only), then the schedule, scraped.
 func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sched scheduler.Config, s *sender, items []scheduler.Item) error {
 	if warm, _ := scheduleItems(p.warm, true); len(warm) > 0 {
-		wcfg := scheduler.Config{Speed: sched.Speed, MaxConcurrency: sched.MaxConcurrency, Counters: &scheduler.Counters{}}
+		wcfg := scheduler.Config{Speed: sched.Speed, MaxConcurrency: sched.MaxConcurrency, ClientLimit: sched.ClientLimit, Counters: &scheduler.Counters{}}
 		if _, err := scheduler.Run(ctx, warm, wcfg, s.send); err != nil {
 			return err
 		}

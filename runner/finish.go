@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/scheduler"
@@ -14,7 +15,9 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 	info := analysis.RunInfo{Endpoint: tg.label, Model: tg.model, API: cfg.API, Trace: p.trace, Speed: o.speed,
 		MaxConcurrency: cfg.Schedule.MaxConcurrency, Seed: int64(p.synth.Seed), SLO: cfg.SLO, Simulated: tg.simulated,
 		StartedAt: o.started.UTC(), Version: cfg.Version, NotSent: int64(o.stats.NotSent),
-		IdealCache: p.ideal, ServerCache: o.server}
+		IdealCache: p.ideal, ServerCache: o.server, Stop: string(o.stats.Stop),
+		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
+		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight}
 	sum, err := analysis.WriteRunFiles(cfg.Out, o.metrics, info)
 	if err != nil {
 		return nil, err
@@ -27,20 +30,22 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 		wrote += ", " + ServerMetricsFile
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s (stopped: %s)\n", cfg.Out, wrote, o.stats.Stop)
-	return sum, verdict(cfg, sum, o.stats)
+	return sum, verdict(sum, o.stats)
 }
 
-// verdict is the run's error for how it ended; nil when it completed within MaxErrorRate.
-func verdict(cfg Config, sum *analysis.Summary, st scheduler.Stats) error {
-	if st.Stop == scheduler.StopCanceled {
+// verdict is the run's error for how it ended, from the summary's verdict: nil when ok.
+func verdict(sum *analysis.Summary, st scheduler.Stats) error {
+	v := sum.Verdict
+	switch {
+	case analysis.VerdictIs(v, analysis.VerdictInterrupted):
 		return fmt.Errorf("%w: %d requests finished and were written (%d never sent)", ErrInterrupted, sum.Requests.Total, st.NotSent)
-	}
-	if sum.Requests.Total == 0 {
-		return fmt.Errorf("%w: no request was sent", ErrTooManyFailures)
-	}
-	if rate := float64(sum.Requests.Failed) / float64(sum.Requests.Total); rate > cfg.MaxErrorRate {
-		return fmt.Errorf("%w: %d of %d requests failed (%.1f%%, over --max-error-rate %.1f%%)",
-			ErrTooManyFailures, sum.Requests.Failed, sum.Requests.Total, 100*rate, 100*cfg.MaxErrorRate)
+	case analysis.VerdictIs(v, analysis.VerdictClientBound):
+		return fmt.Errorf("%w: %s", ErrClientBound, v)
+	case analysis.VerdictIs(v, analysis.VerdictFailed):
+		return fmt.Errorf("%w: %s", ErrTooManyFailures, v)
 	}
 	return nil
 }
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

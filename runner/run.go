@@ -36,8 +36,17 @@ type Config struct {
 	// is refused against a real endpoint.
 	Tokenizer string
 	APIKey    string
-	Timeout   time.Duration
+	// Timeout bounds a whole request; StallTimeout the silence between two reads of it.
+	Timeout      time.Duration
+	StallTimeout time.Duration
+	// CAFile adds a private CA to the system roots; Insecure skips certificate checks.
+	CAFile    string
+	Insecure  bool
 	ExtraBody map[string]any
+	// Retries is how many times a request that got 429, 5xx or no connection is tried again
+	// (0, the default, is open loop: no retries), after the server's Retry-After or an
+	// exponential backoff. Every attempt has its row.
+	Retries int
 	// SendIDs sends completions prompts as token ids (vLLM accepts them) instead of text.
 	SendIDs bool
 
@@ -62,9 +71,15 @@ type Config struct {
 
 	SLO          string
 	MaxErrorRate float64
-	KeepPrompts  bool
-	CostPerHour  float64
-	GPUs         int
+	// MaxLateness is the send lateness p99 above which the run is client-bound: 0 means
+	// analysis.DefaultMaxLateness, negative turns the check off.
+	MaxLateness time.Duration
+	// ClientLimit caps requests in flight at what this machine can hold; 0 means derived from
+	// its open-file limit and ephemeral ports (clientLimit), negative means none.
+	ClientLimit int
+	KeepPrompts bool
+	CostPerHour float64
+	GPUs        int
 
 	// Sim configures the in-process simulator when Endpoint is "".
 	Sim sim.Config
@@ -73,6 +88,11 @@ type Config struct {
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate
 // of its requests failed.
 var ErrTooManyFailures = errors.New("too many failed requests")
+
+// ErrClientBound is returned (wrapped) when the run completed but its figures measure the
+// load generator: its send lateness p99 exceeded MaxLateness, or requests failed on the
+// client's own limits. Everything is written first.
+var ErrClientBound = errors.New("client-bound")
 
 // ErrInterrupted is returned (wrapped) when the run was stopped by its context (SIGINT or
 // SIGTERM) after writing the rows, summary and report of what had finished.
@@ -120,6 +140,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Out == "" {
 		return cfg, errors.New("--out is required")
+	}
+	if cfg.MaxLateness == 0 {
+		cfg.MaxLateness = analysis.DefaultMaxLateness
+	}
+	if cfg.Retries < 0 {
+		return cfg, fmt.Errorf("--retries %d: want 0 or more", cfg.Retries)
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return cfg, fmt.Errorf("creating --out: %w", err)

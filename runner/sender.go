@@ -21,15 +21,31 @@ type sender struct {
 	label       string
 	sink        *sink
 	progress    *progress
+	retries     int
 }
 
-// send is the scheduler's SendFunc.
+// send is the scheduler's SendFunc: one attempt, or under --retries as many as it takes, each
+// written as its own row; the scheduler's next turn of the session waits for the last.
 func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing) {
 	r := it.Payload.(*synth.Request)
-	resp := s.client.Do(ctx, s.request(r), t.Clock.Now)
-	s.sink.put(rowFor(r, it.Warmup, t, &resp, s.label, s.keepPrompts))
-	if !it.Warmup && !resp.OK() {
-		s.progress.failed()
+	req := s.request(r)
+	req.ID = requestID(r, it.Warmup)
+	for attempt := 0; ; attempt++ {
+		resp := s.client.Do(ctx, req, t.Clock.Now)
+		again := attempt < s.retries && retryable(&resp) && ctx.Err() == nil
+		row := rowFor(r, it.Warmup, t, &resp, s.label, s.keepPrompts)
+		row.Attempt, row.Retried = int32(attempt), again
+		s.sink.put(row)
+		if !again {
+			if !it.Warmup && !resp.OK() {
+				s.progress.failed()
+			}
+			return
+		}
+		if !sleepCtx(ctx, backoff(attempt, resp.RetryAfterNS)) {
+			return // stopped while waiting: the attempt's row is already written
+		}
+		t.SentNS = t.Clock.Now()
 	}
 }
 
@@ -45,15 +61,20 @@ func (s *sender) request(r *synth.Request) client.Request {
 	return creq
 }
 
+// requestID names a request in its row and, as X-Request-Id, to the server, so the server's
+// logs join the rows.
+func requestID(r *synth.Request, warmup bool) string {
+	if warmup {
+		return "warmup-" + strconv.Itoa(r.Index)
+	}
+	return strconv.Itoa(r.Index)
+}
+
 // rowFor is the result row of request r sent with timing t and answered with resp, labelled
 // with the endpoint. The prompt text is kept only when asked for.
 func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Response, label string, keepPrompt bool) results.Row {
-	id := strconv.Itoa(r.Index)
-	if warmup {
-		id = "warmup-" + id
-	}
 	row := results.Row{
-		RequestID:           id,
+		RequestID:           requestID(r, warmup),
 		Warmup:              warmup,
 		SessionID:           r.Record.SessionID,
 		Turn:                int32(r.Record.Turn),
@@ -61,6 +82,7 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		ScheduledNS:         t.ScheduledNS,
 		SentNS:              t.SentNS,
 		QueueWaitNS:         t.QueueWaitNS,
+		ClientBacklogNS:     t.ClientBacklogNS,
 		FirstTokenNS:        resp.FirstTokenNS,
 		LastTokenNS:         resp.LastTokenNS,
 		DoneNS:              resp.DoneNS,
@@ -74,6 +96,7 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		ErrorClass:          resp.ErrorClass,
 		ErrorMessage:        resp.ErrorMessage,
 		Endpoint:            label,
+		RetryAfterNS:        resp.RetryAfterNS,
 	}
 	if keepPrompt {
 		row.Prompt = r.Prompt

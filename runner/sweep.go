@@ -22,6 +22,9 @@ type SweepPoint struct {
 	Summary *analysis.Summary `json:"summary"`
 	// Holds is true when at least Target percent of the requests met every SLO limit.
 	Holds bool `json:"holds"`
+	// ClientBound marks a speed this machine could not send on time: its figures measure the
+	// load generator, so the sweep stops there and says so.
+	ClientBound bool `json:"client_bound,omitempty"`
 }
 
 // SweepResult is the whole sweep; Knee is the largest speed that held the SLO (0 if none did).
@@ -62,6 +65,14 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 		cfg.Stdout = io.Discard
 		fmt.Fprintf(base.Stderr, "replay sweep: speed %gx -> %s\n", sp, cfg.Out)
 		sum, err := Run(ctx, cfg)
+		if errors.Is(err, ErrClientBound) && sum != nil {
+			res.Points = append(res.Points, SweepPoint{Speed: sp, Dir: cfg.Out, Summary: sum, ClientBound: true})
+			err = fmt.Errorf("speed %gx: %w; the knee is at most what the speeds before it show", sp, err)
+			if werr := writeSweep(base.Out, res); werr != nil {
+				err = errors.Join(err, werr)
+			}
+			return res, err
+		}
 		if err != nil {
 			err = fmt.Errorf("speed %gx: %w", sp, err)
 			// Keep what the finished speeds showed; the interrupted one is not a point.

@@ -78,7 +78,8 @@ func (t *target) connect(cfg Config, endpoint string) error {
 		return err
 	}
 	t.client, err = client.New(client.Config{BaseURL: base, API: cfg.API, Model: t.model, APIKey: cfg.APIKey,
-		Timeout: cfg.Timeout, ExtraBody: cfg.ExtraBody})
+		Timeout: cfg.Timeout, StallTimeout: cfg.StallTimeout, CAFile: cfg.CAFile, Insecure: cfg.Insecure,
+		ExtraBody: cfg.ExtraBody})
 	return err
 }
 

@@ -13,6 +13,12 @@ type Config struct {
 	// MaxConcurrency caps requests in flight; 0 means no cap. Items due while the cap is full
 	// wait for a slot after their scheduled time, and the wait is recorded (Timing.QueueWaitNS).
 	MaxConcurrency int
+	// ClientLimit is the most requests the client itself can hold in flight (its file
+	// descriptors and ports; see the runner); 0 means no limit. At the limit the dispatcher
+	// holds the next send until one returns, rather than let it fail on this machine's limit,
+	// and records the hold as client backlog (Timing.ClientBacklogNS), apart from the
+	// MaxConcurrency queue: a backlog means the run measures the load generator.
+	ClientLimit int
 	// From and To select the trace window [From, To) in trace time (before speed scaling),
 	// measured from the earliest measured item's timestamp. To 0 means to the end. The first
 	// selected item is re-based to offset 0.
@@ -90,6 +96,8 @@ func (c Config) validate() error {
 	switch {
 	case math.IsNaN(c.Speed) || math.IsInf(c.Speed, 0) || c.Speed < 0:
 		return fmt.Errorf("scheduler: speed %v: must be a positive number", c.Speed)
+	case c.ClientLimit < 0:
+		return fmt.Errorf("scheduler: client limit %d: must be 0 (none) or positive", c.ClientLimit)
 	case c.MaxConcurrency < 0:
 		return fmt.Errorf("scheduler: max concurrency %d: must be 0 (no cap) or positive", c.MaxConcurrency)
 	case c.From < 0:

@@ -10,6 +10,7 @@ import (
 type Counters struct {
 	sent, completed, inFlight, queued, notSent atomic.Int64
 	maxLateness, maxQueueWait                  atomic.Int64
+	held, maxBacklog, maxInFlight              atomic.Int64
 	// recent keeps the last dispatch latenesses in a ring for LatenessP99; the exact
 	// distribution is computed from the result rows by the analysis package.
 	recent [1024]atomic.Int64
@@ -39,6 +40,15 @@ func (c *Counters) MaxLatenessNS() int64 { return c.maxLateness.Load() }
 // MaxQueueWaitNS is the longest wait for a concurrency slot so far.
 func (c *Counters) MaxQueueWaitNS() int64 { return c.maxQueueWait.Load() }
 
+// Held counts sends delayed because the client was at its own limit (Config.ClientLimit).
+func (c *Counters) Held() int64 { return c.held.Load() }
+
+// MaxBacklogNS is the longest such delay so far.
+func (c *Counters) MaxBacklogNS() int64 { return c.maxBacklog.Load() }
+
+// MaxInFlight is the most sends in flight at once so far.
+func (c *Counters) MaxInFlight() int64 { return c.maxInFlight.Load() }
+
 // LatenessP99NS estimates the 99th percentile of the last 1,024 dispatch latenesses, for a
 // progress line; it is not a summary statistic.
 func (c *Counters) LatenessP99NS() int64 {
@@ -56,12 +66,17 @@ func (c *Counters) LatenessP99NS() int64 {
 
 func (c *Counters) observeSend(lateness, queueWait int64) {
 	c.sent.Add(1)
-	c.inFlight.Add(1)
+	storeMax(&c.maxInFlight, c.inFlight.Add(1))
 	c.recent[(c.next.Add(1)-1)%uint64(len(c.recent))].Store(lateness)
 	storeMax(&c.maxLateness, lateness)
 	if queueWait > 0 {
 		storeMax(&c.maxQueueWait, queueWait)
 	}
+}
+
+func (c *Counters) observeHold(backlog int64) {
+	c.held.Add(1)
+	storeMax(&c.maxBacklog, backlog)
 }
 
 func (c *Counters) observeDone() {

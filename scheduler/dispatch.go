@@ -57,7 +57,13 @@ func (r *runner) dispatch(ph *phase, limit time.Duration) Stop {
 		}
 		batch = ph.pacer.Pop(batch[:0])
 		for i := range batch {
-			r.handoff(job{it: batch[i], sched: due, ph: ph})
+			backlog, ok := r.clientSlot(ph, due)
+			if !ok {
+				ph.counters.notSent.Add(int64(len(batch) - i))
+				clear(batch)
+				return StopCanceled
+			}
+			r.handoff(job{it: batch[i], sched: due, backlog: backlog, ph: ph})
 		}
 		clear(batch) // drop payload references
 		if !r.tune.noYield && !r.behind(ph) {

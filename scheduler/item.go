@@ -43,6 +43,10 @@ type Timing struct {
 	// a slot was free; 0 without a ceiling or when a slot was free. So SentNS - ScheduledNS
 	// = the dispatcher's own lateness + QueueWaitNS.
 	QueueWaitNS int64
+	// ClientBacklogNS is how much of the item's lateness came from the client being at its
+	// own limit (Config.ClientLimit): the dispatcher held it, or an item before it, until a
+	// request returned. It is part of SentNS - ScheduledNS - QueueWaitNS, never of QueueWaitNS.
+	ClientBacklogNS int64
 	// Clock is the time base of these offsets; senders read their chunk and completion times
 	// from it so every offset of a run is comparable. The measured phase starts a new Clock
 	// at 0; warmup sends have their own, started when the warmup began.

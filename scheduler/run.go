@@ -32,6 +32,11 @@ type Stats struct {
 	MaxLatenessNS int64
 	// MaxQueueWaitNS is the longest wait for a concurrency slot in the measured phase.
 	MaxQueueWaitNS int64
+	// Held counts measured sends delayed by the client's own limit; MaxBacklogNS is the
+	// longest such delay, and MaxInFlight the most requests in flight at once.
+	Held         int
+	MaxBacklogNS int64
+	MaxInFlight  int
 	// Elapsed is the measured phase's wall time, until the last send returned.
 	Elapsed time.Duration
 	// Stop says why dispatching ended.
@@ -97,6 +102,9 @@ func Run(ctx context.Context, items []Item, cfg Config, send SendFunc) (Stats, e
 	stats.NotSent = int(counters.NotSent())
 	stats.MaxLatenessNS = counters.MaxLatenessNS()
 	stats.MaxQueueWaitNS = counters.MaxQueueWaitNS()
+	stats.Held = int(counters.Held())
+	stats.MaxBacklogNS = counters.MaxBacklogNS()
+	stats.MaxInFlight = int(counters.MaxInFlight())
 	return stats, nil
 }
 
@@ -107,6 +115,8 @@ type runner struct {
 	tune tuning
 	// sem holds one token per request in flight under MaxConcurrency; nil without a cap.
 	sem chan struct{}
+	// clientSlots holds one token per request the client holds (ClientLimit); nil without.
+	clientSlots chan struct{}
 	// jobs hands due items to parked workers; quit retires the workers at the end of Run.
 	jobs     chan job
 	quit     chan struct{}
@@ -117,9 +127,10 @@ type runner struct {
 // job is one due item on its way to a sender; passing it by value keeps the hand-off free of
 // allocations.
 type job struct {
-	it    Item
-	sched int64
-	ph    *phase
+	it      Item
+	sched   int64
+	backlog int64
+	ph      *phase
 }
 
 // phase is one paced pass (warmup or measured) with its own clock.
@@ -130,6 +141,9 @@ type phase struct {
 	// done carries session turns' completions back to the dispatcher; nil without sessions.
 	// Its buffer holds every session item, so a sender never blocks on it.
 	done chan completion
+	// heldUntil is when the dispatcher last got a client slot after waiting for one: items
+	// due before it were late by the hold (see clientSlot).
+	heldUntil int64
 }
 
 type completion struct {
@@ -141,6 +155,9 @@ func newRunner(ctx context.Context, cfg Config, send SendFunc) *runner {
 	r := &runner{ctx: ctx, send: send, tune: cfg.tune.withDefaults(), jobs: make(chan job), quit: make(chan struct{})}
 	if cfg.MaxConcurrency > 0 {
 		r.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	if cfg.ClientLimit > 0 {
+		r.clientSlots = make(chan struct{}, cfg.ClientLimit)
 	}
 	return r
 }

@@ -32,6 +32,7 @@ func (r *runner) worker(j job) {
 // execute waits for a concurrency slot if there is a cap, then sends one item.
 func (r *runner) execute(j job) {
 	defer r.inFlight.Done()
+	defer r.releaseClient()
 	ph := j.ph
 	var wait int64
 	if r.sem != nil {
@@ -61,7 +62,7 @@ func (r *runner) execute(j job) {
 	}
 	sent := ph.clock.Now()
 	ph.counters.observeSend(sent-j.sched-wait, wait)
-	r.send(r.ctx, j.it, Timing{ScheduledNS: j.sched, SentNS: sent, QueueWaitNS: wait, Clock: ph.clock})
+	r.send(r.ctx, j.it, Timing{ScheduledNS: j.sched, SentNS: sent, QueueWaitNS: wait, ClientBacklogNS: j.backlog, Clock: ph.clock})
 	if r.sem != nil {
 		<-r.sem
 	}

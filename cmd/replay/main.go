@@ -21,8 +21,9 @@ type command struct {
 	summary string
 	// usage is the one-line synopsis after "replay NAME".
 	usage string
-	// example is shown under --help.
+	// example is shown under --help, and exits (the exit codes) after it.
 	example string
+	exits   string
 	setup   func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error
 }
 
@@ -62,6 +63,9 @@ func run(argv []string) int {
 		fmt.Fprintf(os.Stderr, "%s\n\nUsage:\n  replay %s %s\n\nFlags:\n%s", c.summary, c.name, c.usage, fs.FlagUsages())
 		if c.example != "" {
 			fmt.Fprintf(os.Stderr, "\nExample:\n%s\n", c.example)
+		}
+		if c.exits != "" {
+			fmt.Fprintf(os.Stderr, "\nExit codes:\n%s\n", c.exits)
 		}
 	}
 	runFn := c.setup(fs)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
@@ -33,6 +34,7 @@ func init() {
 
   # a gateway's raw request log, counted with the served model's tokenizer and chat template
   replay run --trace gateway.jsonl --format openai-log --tokenizer ~/models/Qwen3-8B --out runs/log`,
+		exits: runExitCodes,
 		setup: setupRun,
 	})
 }
@@ -47,6 +49,7 @@ type runFlags struct {
 	prefixMode            string
 	apiKeyEnv, apiKeyFile string
 	extra                 string
+	maxLateness           time.Duration
 }
 
 // addRunFlags defines the flags of a replay run and returns the function that turns them into
@@ -99,10 +102,16 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key")
-	fs.DurationVar(&cfg.Timeout, "timeout", 0, "per-request timeout (0: none)")
+	fs.DurationVar(&cfg.Timeout, "timeout", 0, "whole-request timeout, send to the end of the stream (0: none)")
+	fs.DurationVar(&cfg.StallTimeout, "stall-timeout", 0, "idle timeout: end a request as timeout when no byte arrives for this long (0: none)")
+	fs.IntVar(&cfg.Retries, "retries", 0, "try a request that got 429, 5xx or no connection again, up to N times, after the server's Retry-After or a backoff from 250ms; every attempt is a row (0: open loop, no retries)")
+	fs.StringVar(&cfg.CAFile, "ca-file", "", "PEM file of a private CA to trust beside the system's, for https endpoints")
+	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the endpoint's TLS certificate (only for a test server you control)")
 	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'`)
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
-	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit non-zero (3) when more than this fraction of requests failed")
+	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
+	fs.DurationVar(&f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (0: don't judge)")
+	fs.IntVar(&cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (0: from ulimit -n and the ephemeral ports; -1: none)")
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
 }
 
@@ -123,6 +132,12 @@ func (f *runFlags) addSim(fs *pflag.FlagSet) {
 	fs.DurationVar(&sc.StepBase, "sim-step-base", sc.StepBase, "simulator: fixed time of each decode step")
 	fs.IntVar(&sc.MaxBatch, "sim-max-batch", sc.MaxBatch, "simulator: maximum running sequences")
 	fs.Float64Var(&sc.Faults.ErrorRate, "sim-fault-error-rate", 0, "simulator: fraction of requests answered with HTTP 500")
+	fs.Float64Var(&sc.Faults.RateLimitRate, "sim-fault-429-rate", 0, "simulator: fraction answered with HTTP 429")
+	fs.Float64Var(&sc.Faults.BreakRate, "sim-fault-break-rate", 0, "simulator: fraction whose connection is cut half-way")
+	fs.Float64Var(&sc.Faults.GarbageRate, "sim-fault-garbage-rate", 0, "simulator: fraction answered with SSE frames that are not JSON")
+	fs.Float64Var(&sc.Faults.StallRate, "sim-fault-stall-rate", 0, "simulator: fraction stalled (see --sim-fault-stall, --sim-fault-stall-at); one fault per request at most")
+	fs.DurationVar(&sc.Faults.Stall, "sim-fault-stall", 0, "simulator: how long a stall lasts (0 with first-token: until the client leaves)")
+	fs.StringVar(&sc.Faults.StallAt, "sim-fault-stall-at", sim.StallFirstByte, "simulator: where a stall happens: first-byte or first-token")
 }
 
 // config checks the parsed flags and builds the run's configuration from them.
@@ -161,6 +176,17 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	if cfg.MetricsInterval <= 0 {
 		return cfg, fmt.Errorf("--metrics-interval %v: want a positive duration", cfg.MetricsInterval)
 	}
+	switch {
+	case f.maxLateness < 0:
+		return cfg, fmt.Errorf("--max-lateness %v: want 0 (don't judge) or a positive duration", f.maxLateness)
+	case f.maxLateness == 0:
+		cfg.MaxLateness = -1
+	default:
+		cfg.MaxLateness = f.maxLateness
+	}
+	if cfg.StallTimeout < 0 || cfg.Timeout < 0 {
+		return cfg, errors.New("--timeout and --stall-timeout: want 0 (none) or a positive duration")
+	}
 	cfg.Sim = f.sc
 	cfg.Version = version
 	return cfg, nil
@@ -191,12 +217,24 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 	}
 }
 
+// runExitCodes is the exit-code table of --help for run and sweep.
+const runExitCodes = `  0    ok: the run completed and its verdict is ok
+  1    bad input or setup (the message names the file, line and field)
+  3    the endpoint failed more than --max-error-rate of the requests
+  5    client-bound: send lateness p99 over --max-lateness, or requests failed on this
+       machine's own limits; the figures measure the load generator, not the endpoint
+  130  interrupted (SIGINT, SIGTERM); what finished is written
+  Every file (requests.parquet, summary.json with its "verdict", report.html) is written
+  before a non-zero exit.`
+
 // runExit maps a run's outcome to the documented exit codes.
 func runExit(err error) error {
-	if errors.Is(err, runner.ErrInterrupted) {
+	switch {
+	case errors.Is(err, runner.ErrInterrupted):
 		return &exitError{code: 130, err: err}
-	}
-	if errors.Is(err, runner.ErrTooManyFailures) {
+	case errors.Is(err, runner.ErrClientBound):
+		return &exitError{code: 5, err: err}
+	case errors.Is(err, runner.ErrTooManyFailures):
 		return &exitError{code: 3, err: err}
 	}
 	return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -21,6 +20,7 @@ func init() {
 		example: `  # the largest speed at which 95% of requests still meet TTFT 500 ms and ITL 60 ms
   replay sweep --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model M \
       --tokenizer ~/models/M --slo ttft=500ms,itl=60ms --speeds 1,1.5,2,3,4 --out runs/sweep`,
+		exits: runExitCodes,
 		setup: setupSweep,
 	})
 }
@@ -49,9 +49,6 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 		if res != nil && len(res.Points) > 0 {
 			runner.WriteSweepTable(os.Stdout, res)
 		}
-		if errors.Is(err, runner.ErrInterrupted) {
-			return &exitError{code: 130, err: err}
-		}
-		return err
+		return runExit(err)
 	}
 }
