@@ -31,6 +31,24 @@ const DefaultTemplate = `{{ bos_token }}{% for message in messages %}` +
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls are an assistant turn's calls; ToolCallID and Name identify a tool turn's
+	// answer. Chat templates render them, so they count toward the prompt.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+}
+
+// ToolCall is one function call of an assistant turn, as OpenAI's API shapes it.
+type ToolCall struct {
+	ID       string       `json:"id,omitempty"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries its arguments as the JSON text the model wrote.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // Renderer renders a Hugging Face chat template the way transformers' apply_chat_template

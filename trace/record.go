@@ -21,6 +21,9 @@ type Record struct {
 	Turn int
 	// Model is the model the original request named, when the trace records it.
 	Model string
+	// Options are the request's own options and logged outcome (see Options); nil when the
+	// trace has none (every format but request logs and normalized traces made from them).
+	Options *Options
 	// Source and Line say where the record came from (file path and 1-based line, or row
 	// number for columnar formats), so later stages can point at the input in errors.
 	Source string
