@@ -61,6 +61,9 @@ func TestSoak(t *testing.T) {
 		Trace: writeSoakTrace(t, n, rate), Endpoint: ts.URL + "/v1", Model: "replay-sim",
 		Tokenizer: testenv.SampleTokenizer(), Out: out, StallTimeout: time.Second,
 		MaxErrorRate: 1, MaxLateness: -1, MetricsURL: "none", Stdout: nopWriter{}, Stderr: nopWriter{},
+		// The server is in this process: two descriptors a connection, which the runner
+		// only knows for its own simulator.
+		ClientLimit: max(100, (openFileLimit()-fdReserve)/2),
 	})
 	stop()
 	if err != nil {
