@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"results":  {"internal/pqcheck"},
 	"scrape":   {"results"},
 	"analysis": {"results", "prefixcache"},
+	"live":     {"results"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
 	"runner": {"analysis", "chat", "client", "gen", "ingest", "requestlog", "results", "samples", "scheduler",
