@@ -52,7 +52,7 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	var why string
 	sched.ClientLimit, why = holdLimit(cfg, tg)
 	sched.From, sched.To = 0, 0 // the window was applied when reading; the scheduler re-bases to the first record
-	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters)
+	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters, cfg.Progress)
 	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
 		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog, retries: cfg.Retries}
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -23,10 +24,20 @@ type progress struct {
 	start   time.Time
 	stop    chan struct{}
 	stopped chan struct{}
+	// mode is ProgressAuto (a bar on a terminal, plain lines otherwise), ProgressJSON or
+	// ProgressPlain.
+	mode string
 }
 
-func newProgress(total int, span time.Duration, c *scheduler.Counters) *progress {
-	return &progress{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{})}
+// Progress modes (--progress).
+const (
+	ProgressAuto  = "auto"
+	ProgressPlain = "plain"
+	ProgressJSON  = "json"
+)
+
+func newProgress(total int, span time.Duration, c *scheduler.Counters, mode string) *progress {
+	return &progress{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{}), mode: mode}
 }
 
 func (p *progress) failed() { p.errors.Add(1) }
@@ -43,8 +54,12 @@ func (p *progress) run(w io.Writer) {
 	p.start = time.Now()
 	go func() {
 		defer close(p.stopped)
-		if !isTerminal(w) {
-			p.plain(w)
+		switch {
+		case p.mode == ProgressJSON:
+			p.lines(w, p.jsonLine)
+			return
+		case p.mode == ProgressPlain || !isTerminal(w):
+			p.lines(w, func() string { return "replay: " + p.line() })
 			return
 		}
 		bar := progressbar.NewOptions64(p.total, progressbar.OptionSetWriter(w),
@@ -66,18 +81,40 @@ func (p *progress) run(w io.Writer) {
 	}()
 }
 
-func (p *progress) plain(w io.Writer) {
+// lines writes one line every few seconds and a last one when the run's sends have returned.
+func (p *progress) lines(w io.Writer, line func() string) {
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
 	for {
 		select {
 		case <-p.stop:
-			fmt.Fprintln(w, "replay:", p.line())
+			fmt.Fprintln(w, line())
 			return
 		case <-t.C:
-			fmt.Fprintln(w, "replay:", p.line())
+			fmt.Fprintln(w, line())
 		}
 	}
+}
+
+// progressLine is --progress json's line: what the bar shows, as numbers.
+type progressLine struct {
+	Sent          int64   `json:"sent"`
+	Total         int64   `json:"total"`
+	InFlight      int64   `json:"in_flight"`
+	Queued        int64   `json:"queued"`
+	Held          int64   `json:"held"`
+	Done          int64   `json:"done"`
+	Errors        int64   `json:"errors"`
+	LatenessP99MS float64 `json:"lateness_p99_ms"`
+	ElapsedS      float64 `json:"elapsed_s"`
+	ScheduleS     float64 `json:"schedule_s"`
+}
+
+func (p *progress) jsonLine() string {
+	b, _ := json.Marshal(progressLine{Sent: p.c.Sent(), Total: p.total, InFlight: p.c.InFlight(), Queued: p.c.Queued(),
+		Held: p.c.Held(), Done: p.c.Completed(), Errors: p.errors.Load(),
+		LatenessP99MS: float64(p.c.LatenessP99NS()) / 1e6, ElapsedS: time.Since(p.start).Seconds(), ScheduleS: p.span.Seconds()})
+	return string(b)
 }
 
 func (p *progress) finish() {

@@ -81,6 +81,10 @@ type Config struct {
 	CostPerHour float64
 	GPUs        int
 
+	// Progress is how progress is shown on Stderr: ProgressAuto (""), ProgressPlain or
+	// ProgressJSON (one JSON object a line, for CI logs and other tools).
+	Progress string
+
 	// Sim configures the in-process simulator when Endpoint is "".
 	Sim sim.Config
 }
@@ -143,6 +147,13 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.MaxLateness == 0 {
 		cfg.MaxLateness = analysis.DefaultMaxLateness
+	}
+	switch cfg.Progress {
+	case "":
+		cfg.Progress = ProgressAuto
+	case ProgressAuto, ProgressPlain, ProgressJSON:
+	default:
+		return cfg, fmt.Errorf("--progress %q: want auto, plain or json", cfg.Progress)
 	}
 	if cfg.Retries < 0 {
 		return cfg, fmt.Errorf("--retries %d: want 0 or more", cfg.Retries)

@@ -120,6 +120,7 @@ func (f *runFlags) addMeasures(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "the endpoint's Prometheus page, scraped during the run for vLLM's prefix-cache and queue metrics (default: the endpoint's scheme://host/metrics; none: don't scrape)")
 	fs.DurationVar(&cfg.MetricsInterval, "metrics-interval", time.Second, "time between scrapes of --metrics-url")
+	fs.StringVar(&cfg.Progress, "progress", runner.ProgressAuto, "progress on stderr: auto (a bar on a terminal, plain lines otherwise), plain, or json (one object a line: sent, in_flight, done, errors, lateness_p99_ms, ...)")
 	fs.Float64Var(&cfg.CostPerHour, "cost-per-hour", 0, "cost of one GPU-hour, for $/M output tokens in the summary")
 	fs.IntVar(&cfg.GPUs, "gpus", 1, "GPUs behind the endpoint, with --cost-per-hour")
 }
