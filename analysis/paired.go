@@ -1,0 +1,164 @@
+package analysis
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+)
+
+// The directions a paired test ends with, first words of PairedTest.Verdict.
+const (
+	PairedSlower = "B slower"
+	PairedFaster = "B faster"
+	PairedSame   = "no significant difference"
+)
+
+// PairedOptions tune Paired.
+type PairedOptions struct {
+	// Resamples is the bootstrap size (default 2000); Seed makes it reproducible (default 1).
+	Resamples int
+	Seed      uint64
+	// Confidence of the intervals (default 0.95); the Wilcoxon test is run at 1 - Confidence.
+	Confidence float64
+	// SlowerBy is the fraction by which B must exceed A for a request to count as slower
+	// (default 0.10); SlowerByMS, when positive, is an absolute margin in ms instead.
+	SlowerBy   float64
+	SlowerByMS float64
+}
+
+func (o *PairedOptions) defaults() {
+	if o.Resamples <= 0 {
+		o.Resamples = 2000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if !(o.Confidence > 0 && o.Confidence < 1) {
+		o.Confidence = 0.95
+	}
+	if !(o.SlowerBy > 0) || !isFinite(o.SlowerBy) {
+		o.SlowerBy = 0.10
+	}
+	if !isFinite(o.SlowerByMS) {
+		o.SlowerByMS = 0
+	}
+}
+
+// PairedTest compares two runs of the same trace request by request (B - A per request id),
+// which removes the request-to-request variation both runs share: a long prompt is slow on
+// both endpoints. It detects a shift with far fewer requests than comparing the runs'
+// distributions (Compare), when the runs are of the same requests.
+type PairedTest struct {
+	Name string `json:"name"` // e.g. "ttft"
+	// N counts the requests ok in both runs, the pairs compared.
+	N int `json:"n"`
+	// MedianA is A's median, the base of the relative effect.
+	MedianA float64 `json:"median_a_ms"`
+	// MedianDiff is the median of the per-request differences B - A with its interval;
+	// P95Diff is p95(B) - p95(A) over the same pairs, its interval from resampled pairs.
+	MedianDiff Interval `json:"median_diff_ms"`
+	P95Diff    Interval `json:"p95_diff_ms"`
+	// WilcoxonP is the two-sided Wilcoxon signed-rank p-value of the differences.
+	WilcoxonP float64 `json:"wilcoxon_p"`
+	// SlowerShare is the fraction of pairs where B was slower than A by more than SlowerThan
+	// (e.g. "+10%" or "+50ms").
+	SlowerShare float64 `json:"slower_share"`
+	SlowerThan  string  `json:"slower_than"`
+	Confidence  float64 `json:"confidence"`
+	// Direction is PairedSlower, PairedFaster or PairedSame; Verdict is the line to print,
+	// starting with it.
+	Direction string `json:"direction"`
+	Verdict   string `json:"verdict"`
+}
+
+// Paired compares B's per-request values with A's (keyed by request id, in ms; a request
+// absent from either map, e.g. failed, is left out).
+func Paired(name string, a, b map[string]float64, o PairedOptions) PairedTest {
+	return PairedOf(name, Pairs(a, b), o)
+}
+
+// PairedOf is Paired over pairs already matched (Pairs).
+func PairedOf(name string, ps []Pair, o PairedOptions) PairedTest {
+	o.defaults()
+	t := PairedTest{Name: name, N: len(ps), Confidence: o.Confidence, WilcoxonP: 1,
+		SlowerThan: slowerThan(o), Direction: PairedSame}
+	if len(ps) == 0 {
+		t.Verdict = PairedSame + ": no request succeeded in both runs"
+		return t
+	}
+	a, b, d := pairColumns(ps)
+	t.SlowerShare = slowerShare(a, b, o)
+	_, t.WilcoxonP = signedRank(d)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x9a12ed))
+	t.P95Diff = p95DiffInterval(rng, a, b, o.Resamples, o.Confidence)
+	sort.Float64s(d)
+	sort.Float64s(a)
+	t.MedianA = quantileSorted(a, 0.5)
+	t.MedianDiff = medianDiffInterval(rng, d, o.Resamples, o.Confidence)
+	t.Direction = pairedDirection(t.MedianDiff, t.WilcoxonP, 1-o.Confidence)
+	t.Verdict = t.line()
+	return t
+}
+
+// pairedDirection claims a difference only when the median difference's interval excludes
+// zero AND the Wilcoxon test rejects at alpha. Each guards the other's weakness: the
+// percentile bootstrap of a median is overconfident with few or heavily tied differences (one
+// pair gives an interval of a single point), while the Wilcoxon test says a shift exists but
+// not how large, and tests the pseudo-median, which a skewed but median-zero difference moves.
+// Requiring both keeps the false-claim rate at or under each test's own level.
+func pairedDirection(median Interval, p, alpha float64) string {
+	switch {
+	case !median.Excludes0() || !(p < alpha):
+		return PairedSame
+	case median.Lo > 0:
+		return PairedSlower
+	}
+	return PairedFaster
+}
+
+// slowerShare is the fraction of pairs where B exceeds A by more than the margin.
+func slowerShare(a, b []float64, o PairedOptions) float64 {
+	slower := 0
+	for i := range a {
+		limit := a[i] * (1 + o.SlowerBy)
+		if o.SlowerByMS > 0 {
+			limit = a[i] + o.SlowerByMS
+		}
+		if b[i] > limit {
+			slower++
+		}
+	}
+	return float64(slower) / float64(len(a))
+}
+
+func slowerThan(o PairedOptions) string {
+	if o.SlowerByMS > 0 {
+		return "+" + fmtFig(o.SlowerByMS) + "ms"
+	}
+	return "+" + fmtFig(100*o.SlowerBy) + "%"
+}
+
+// line is the verdict: direction, then the effect with its interval and evidence, e.g.
+// "B slower: median ttft +5.1 ms [95% CI +4.8, +5.4] (+5.0% of A's median), Wilcoxon
+// p = 1.2e-40, n = 300; p95 +31 ms [95% CI +20, +44]; 62% of requests slower by more than +10%".
+func (t PairedTest) line() string {
+	conf := fmtFig(100 * t.Confidence)
+	s := fmt.Sprintf("%s: median %s %s ms [%s%% CI %s, %s]", t.Direction, t.Name,
+		signedFig(t.MedianDiff.Delta), conf, signedFig(t.MedianDiff.Lo), signedFig(t.MedianDiff.Hi))
+	if t.MedianA > 0 {
+		s += fmt.Sprintf(" (%s%% of A's median)", signedFig(100*t.MedianDiff.Delta/t.MedianA))
+	}
+	s += fmt.Sprintf(", Wilcoxon p = %.2g, n = %d; p95 %s ms [%s%% CI %s, %s]; %s%% of requests slower by more than %s",
+		t.WilcoxonP, t.N, signedFig(t.P95Diff.Delta), conf, signedFig(t.P95Diff.Lo), signedFig(t.P95Diff.Hi),
+		fmtFig(100*t.SlowerShare), t.SlowerThan)
+	return s
+}
+
+// signedFig is fmtFig with a sign: "+5.1", "-0.25", "+0".
+func signedFig(v float64) string {
+	s := fmtFig(v)
+	if s[0] != '-' {
+		s = "+" + s
+	}
+	return s
+}

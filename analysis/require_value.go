@@ -1,0 +1,134 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// measure reads the term's value from one run, in the term's base unit (ms, %, a count or a
+// plain number), or says why there is none.
+func (r Requirement) measure(t term, s *Summary) (float64, string) {
+	switch t.kind {
+	case kindLatency:
+		return latencyStat(s, t, "the run")
+	case kindGoodput:
+		if s.Goodput == nil {
+			return 0, "no SLO in the run: goodput needs one (--slo)"
+		}
+		return s.Goodput.AllPct, ""
+	case kindErrors:
+		if r.Unit != "%" {
+			return float64(s.Requests.Failed), ""
+		}
+		if s.Requests.Total == 0 {
+			return 0, "no requests in the run"
+		}
+		return 100 * float64(s.Requests.Failed) / float64(s.Requests.Total), ""
+	case kindFidelity:
+		p := s.Fidelity.PromptTokensExactPct
+		if t.stat == "output" {
+			p = s.Fidelity.OutputTokensExactPct
+		}
+		if p == nil {
+			return 0, "no usage reported"
+		}
+		return *p, ""
+	case kindThroughput:
+		if s.Requests.Total == 0 {
+			return 0, "no requests in the run"
+		}
+		if t.stat == "req_s" {
+			return s.Throughput.ReqS, ""
+		}
+		return s.Throughput.OutputTokS, ""
+	}
+	return 0, fmt.Sprintf("term %q is not measured on one run", t)
+}
+
+// pairedStat reads a delta term's statistic from both runs.
+func pairedStat(t term, a, b *Summary) (va, vb float64, why string) {
+	if a == nil {
+		return 0, 0, "a delta needs a baseline run (A) to compare with"
+	}
+	if b == nil {
+		return 0, 0, "no summary"
+	}
+	if va, why = latencyStat(a, t, "A"); why != "" {
+		return
+	}
+	vb, why = latencyStat(b, t, "B")
+	return
+}
+
+// latencyStat is one statistic of one latency distribution in ms; a distribution without
+// samples (no request got a token, none had two) has no value rather than a zero that would
+// pass any upper limit.
+func latencyStat(s *Summary, t term, who string) (float64, string) {
+	d := s.distOf(t.metric)
+	if d.Count == 0 {
+		return 0, fmt.Sprintf("%s has no %s samples", who, t.metric)
+	}
+	switch t.stat {
+	case "p50":
+		return d.P50, ""
+	case "p90":
+		return d.P90, ""
+	case "p95":
+		return d.P95, ""
+	case "p99":
+		return d.P99, ""
+	case "p999":
+		return d.P999, ""
+	case "max":
+		return d.Max, ""
+	case "mean":
+		return d.Mean, ""
+	}
+	return 0, fmt.Sprintf("unknown statistic %q", t.stat)
+}
+
+// distOf is the Summary's distribution of a requireMetrics name.
+func (s *Summary) distOf(metric string) Dist {
+	switch metric {
+	case "ttft":
+		return s.TTFT
+	case "ttft_sched":
+		return s.TTFTSched
+	case "itl":
+		return s.ITL
+	case "tpot":
+		return s.TPOT
+	case "e2e":
+		return s.E2E
+	case "e2e_sched":
+		return s.E2ESched
+	case "lateness":
+		return s.Lateness
+	case "queue_wait":
+		return s.QueueWait
+	}
+	return Dist{}
+}
+
+// display prints a value of the term's base unit in the requirement's unit, so that it reads
+// beside its limit (e2e.p50 7.912s <=8s).
+func (r Requirement) display(v float64) string {
+	s := fmtFig(inUnit(v, r.Unit))
+	if r.isDelta() && s[0] != '-' {
+		s = "+" + s
+	}
+	return s + r.Unit
+}
+
+// fmtFig prints a figure with at most three decimals (microseconds for ms values).
+func fmtFig(v float64) string {
+	if math.Abs(v) >= 1e15 {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	r := math.Round(v*1000) / 1000
+	if r == 0 {
+		r = 0 // no "-0"
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
