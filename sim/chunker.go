@@ -10,35 +10,42 @@ const noByteLimit = math.MaxInt
 
 // chunker turns generated tokens into SSE chunks of TokensPerChunk tokens, and stops at the
 // point where a fault interrupts the answer, the same way for the engine and zero-cost mode.
+// The choices of an n>1 answer advance in lockstep (the engine generates them together), so
+// each step of the chunker appends one chunk per choice, in index order, as vLLM streams them:
+// every chunk carries one choice and its index.
 type chunker struct {
 	a       *answer
 	per     int // tokens per chunk
-	total   int // max_tokens: the answer's length
-	written int // tokens already appended
-	// pause is the token count after which the answer stops for its fault: half-way for a
-	// break, after the first chunk for a first-token stall, noPause otherwise.
+	choices int // n
+	total   int // max_tokens: the length of each choice
+	written int // tokens of each choice already appended
+	// pause is the token count (of each choice) after which the answer stops for its fault:
+	// half-way for a break, after the first chunk for a first-token stall, noPause otherwise.
 	pause int
 }
 
-// newChunker returns the chunker of an answer of total tokens under fault f.
-func (s *Server) newChunker(a *answer, total int, f Fault) chunker {
-	c := chunker{a: a, per: s.cfg.TokensPerChunk, total: total, pause: noPause}
+// newChunker returns the chunker of an answer of choices choices of total tokens under fault f.
+func (s *Server) newChunker(a *answer, choices, total int, f Fault) chunker {
+	c := chunker{a: a, per: s.cfg.TokensPerChunk, choices: choices, total: total, pause: noPause}
 	switch {
 	case f == FaultBreak:
 		c.pause = total / 2
 	case s.stallsAfterFirstToken(f):
-		c.pause = 1 // any first chunk reaches it, so exactly one chunk goes out
+		c.pause = 1 // any first chunk reaches it, so exactly one chunk per choice goes out
 	}
 	return c
 }
 
-// appendReady appends the chunks that ready generated tokens fill (a short last chunk only once
-// all are ready), until the pause or until b holds at least byteLimit bytes.
+// appendReady appends the chunks that ready generated tokens (of each choice) fill (a short last
+// chunk only once all are ready), until the pause or until b holds at least byteLimit bytes.
 func (c *chunker) appendReady(b []byte, ready, byteLimit int) []byte {
 	ready = min(ready, c.total)
 	for !c.paused() && len(b) < byteLimit && (ready-c.written >= c.per || (ready == c.total && ready > c.written)) {
 		m := min(c.per, ready-c.written)
-		b = c.a.appendChunk(b, m, c.written == 0, c.written+m == c.total)
+		first, last := c.written == 0, c.written+m == c.total
+		for i := range c.choices {
+			b = c.a.appendChunk(b, i, m, first, last)
+		}
 		c.written += m
 	}
 	return b

@@ -15,12 +15,24 @@ const (
 	seqCanceled
 )
 
-// seq is one request inside the engine.
+// seq is one request inside the engine. A request with n > 1 is one seq of width n: its choices
+// fork from one prompt (prefilled once, its full blocks shared by all, as a prefix cache shares
+// them) and then decode in lockstep, each choice a decode slot (MaxBatch), a token of the
+// step's budget and its own KV blocks, so n choices cost n times one choice's decode work.
+// Lockstep, not n free sequences, because they are admitted together and their lengths are
+// equal (max_tokens), so free sequences would move together anyway.
 type seq struct {
 	id        uint64
 	prompt    prompt
-	maxTokens int
+	maxTokens int // tokens of each choice
 	arrival   time.Duration
+	// n is the number of choices; 0 means 1, so that a bare seq is a plain request.
+	n int
+	// tokenCost is the decode work of one token in decodeUnits: a constrained (structured)
+	// sequence's is Config.StructuredDecodeFactor units; 0 means one.
+	tokenCost int
+	// credit is the decode work done toward the next token, in decodeUnits.
+	credit int
 
 	state     seqState
 	cached    int // prompt tokens served from the prefix cache
@@ -33,6 +45,22 @@ type seq struct {
 	// out receives token progress; nil in tests that drive the core directly.
 	out *stream
 }
+
+// width is the number of choices: decode slots, budget tokens per step, tokens per emit.
+func (s *seq) width() int { return max(s.n, 1) }
+
+// kvTokens is the context the step's attention reads for s: the prompt being prefilled, then
+// each choice's whole context.
+func (s *seq) kvTokens() int {
+	if s.generated == 0 {
+		return s.prefilled
+	}
+	return s.width() * (s.prefilled + s.generated)
+}
+
+// decodeUnit is one step of decoding work, the fixed-point unit of seq.tokenCost (a
+// thousandth of a step is fine enough for any factor).
+const decodeUnit = 1000
 
 // stepPlan is what one engine step will do.
 type stepPlan struct {
@@ -56,6 +84,7 @@ type core struct {
 	now     time.Duration
 	waiting []*seq
 	running []*seq
+	slots   int // decode slots held by running sequences: the sum of their widths
 	kv      *kvCache
 	rng     *rand.Rand
 	onToken tokenEvent
@@ -63,6 +92,9 @@ type core struct {
 	// counters for /metrics
 	promptTokens, generationTokens, success uint64
 	cacheQueries, cacheHits                 uint64
+	// steps counts the steps applied, so that tests read the cost model over HTTP in steps
+	// rather than in wall-clock time.
+	steps uint64
 }
 
 func newCore(cfg *Config, onToken tokenEvent) *core {
@@ -77,14 +109,23 @@ func newCore(cfg *Config, onToken tokenEvent) *core {
 
 // blocksFor is the number of KV blocks a sequence reserves: prompt plus all its output, so
 // that no running sequence is ever preempted (a simplification of vLLM, which allocates as it
-// goes and preempts under pressure).
+// goes and preempts under pressure). The prompt's full blocks are shared by the choices; each
+// choice has its own copy of the partial last one and its own output blocks.
 func (c *core) blocksFor(s *seq) int {
 	bs := c.cfg.BlockSize
-	return (s.prompt.tokens + s.maxTokens + bs - 1) / bs
+	shared := s.prompt.tokens / bs
+	own := (s.prompt.tokens - shared*bs + s.maxTokens + bs - 1) / bs
+	return shared + s.width()*own
 }
 
-// fits reports whether a sequence could ever be scheduled.
+// fits reports whether a sequence's KV blocks could ever be allocated.
 func (c *core) fits(s *seq) bool { return c.blocksFor(s) <= c.cfg.NumBlocks }
+
+// tooWide reports whether a sequence has more choices than one step can decode (batch slots
+// or token budget), so that it could never run.
+func (c *core) tooWide(s *seq) bool {
+	return s.width() > c.cfg.MaxBatch || s.width() > c.cfg.TokenBudget
+}
 
 // add queues s at the current virtual time; false when the waiting queue is full.
 func (c *core) add(s *seq) bool {
@@ -107,6 +148,7 @@ func (c *core) cancel(s *seq) {
 		c.waiting = removeSeq(c.waiting, s)
 	case seqRunning:
 		c.running = removeSeq(c.running, s)
+		c.slots -= s.width()
 		c.kv.release(s.blocks)
 		s.blocks = nil
 	default:
@@ -126,13 +168,14 @@ func removeSeq(list []*seq, s *seq) []*seq {
 	return list
 }
 
-// plan decides the next step: running sequences first (one token each for decoding ones,
+// plan decides the next step: running sequences first (one token per choice for decoding ones,
 // a chunk of the budget for prefilling ones), then waiting ones admitted first come first
 // served while batch slots, token budget and KV blocks allow. Admission happens here because it
 // is part of the step's scheduling decision.
 func (c *core) plan() stepPlan {
 	var p stepPlan
 	budget := c.cfg.TokenBudget
+	decoding := 0 // choices decoding this step
 	for _, s := range c.running {
 		if budget == 0 {
 			break
@@ -143,10 +186,14 @@ func (c *core) plan() stepPlan {
 			budget -= n
 			continue
 		}
+		if budget < s.width() {
+			continue // its choices decode together or not at all
+		}
 		p.decode = append(p.decode, s)
-		budget--
+		budget -= s.width()
+		decoding += s.width()
 	}
-	for len(c.waiting) > 0 && budget > 0 && len(c.running) < c.cfg.MaxBatch {
+	for len(c.waiting) > 0 && budget > 0 && c.slots+c.waiting[0].width() <= c.cfg.MaxBatch {
 		s := c.waiting[0]
 		hit, inLRU := c.kv.lookup(s.prompt.hashes)
 		fresh := c.blocksFor(s) - hit
@@ -163,6 +210,7 @@ func (c *core) plan() stepPlan {
 		s.prefilled = s.cached
 		s.state = seqRunning
 		c.running = append(c.running, s)
+		c.slots += s.width()
 		c.cacheQueries += uint64(s.prompt.tokens)
 		c.cacheHits += uint64(s.cached)
 		c.promptTokens += uint64(s.prompt.tokens)
@@ -175,14 +223,14 @@ func (c *core) plan() stepPlan {
 	}
 	var kvTokens int
 	for _, s := range c.running {
-		kvTokens += s.prefilled + s.generated
+		kvTokens += s.kvTokens()
 	}
 	prefillTokens := 0
 	for _, ch := range p.prefill {
 		prefillTokens += ch.n
 	}
 	d := c.cfg.StepBase +
-		time.Duration(len(p.decode))*c.cfg.StepPerSeq +
+		time.Duration(decoding)*c.cfg.StepPerSeq +
 		time.Duration(kvTokens)*c.cfg.StepPerKVToken +
 		time.Duration(prefillTokens)*c.cfg.PrefillPerToken
 	if c.cfg.Jitter > 0 {
@@ -193,9 +241,11 @@ func (c *core) plan() stepPlan {
 }
 
 // apply advances the clock by the step and delivers its tokens: a sequence whose prefill
-// completes gets its first token at the end of that step, a decoding one gets one more.
+// completes gets its first token at the end of that step, a decoding one gets one more when
+// the step completes its token's work (every step unless it is structured).
 func (c *core) apply(p stepPlan) {
 	c.now += p.dur
+	c.steps++
 	for _, ch := range p.prefill {
 		s := ch.s
 		if s.state != seqRunning {
@@ -208,10 +258,29 @@ func (c *core) apply(p stepPlan) {
 		}
 	}
 	for _, s := range p.decode {
-		if s.state == seqRunning {
+		if s.state == seqRunning && s.decodeStep() {
 			c.emit(s)
 		}
 	}
+}
+
+// decodeStep credits s with one step of decoding and reports whether that completes a token. A
+// structured sequence holds its slot every step but finishes a token only every
+// tokenCost/decodeUnit steps on average: the slowdown is charged to the constrained sequences
+// alone, not to the batch. (A real engine computes the grammar masks of a step for the whole
+// batch, and a slow grammar backend can hold every sequence up; charging it to its own
+// sequences keeps the other requests' timings as they were, so the two populations separate.)
+// The first token, at the end of prefill, is not slowed: schema compilation is not modelled.
+func (s *seq) decodeStep() bool {
+	if s.tokenCost <= decodeUnit {
+		return true
+	}
+	s.credit += decodeUnit
+	if s.credit < s.tokenCost {
+		return false
+	}
+	s.credit -= s.tokenCost
+	return true
 }
 
 // registerComputed makes the prompt blocks computed so far findable by later requests.
@@ -222,13 +291,14 @@ func (c *core) registerComputed(s *seq) {
 	}
 }
 
-// emit gives s one token and finishes it at max_tokens.
+// emit gives each choice of s one token and finishes s at max_tokens.
 func (c *core) emit(s *seq) {
 	s.generated++
-	c.generationTokens++
+	c.generationTokens += uint64(s.width()) // vLLM counts every choice's tokens
 	if s.generated >= s.maxTokens {
 		s.state = seqFinished
 		c.running = removeSeq(c.running, s)
+		c.slots -= s.width()
 		c.kv.release(s.blocks)
 		s.blocks = nil
 		c.success++

@@ -12,8 +12,9 @@ import (
 var errEngineClosed = errors.New("simulated engine stopped")
 
 // stream carries one sequence's progress from the engine goroutine to its HTTP handler without
-// ever blocking the engine: the engine stores the token count and pokes a one-slot channel; the
-// answer is complete when the count reaches max_tokens.
+// ever blocking the engine: the engine stores the token count (of each choice: they advance
+// together) and pokes a one-slot channel; the answer is complete when the count reaches
+// max_tokens.
 type stream struct {
 	tokens atomic.Int64
 	cached atomic.Int64
@@ -64,6 +65,7 @@ const (
 	submitted submitResult = iota
 	queueFull
 	tooLarge
+	tooWide
 	engineStopped
 )
 
@@ -73,6 +75,9 @@ func (e *engine) submit(s *seq) submitResult {
 	defer e.mu.Unlock()
 	if e.stopped {
 		return engineStopped
+	}
+	if e.core.tooWide(s) {
+		return tooWide
 	}
 	if !e.core.fits(s) {
 		return tooLarge

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/llm-replay/replay/internal/jsoncur"
@@ -11,8 +12,11 @@ import (
 // fastParse reads the common shapes of a request body without reflection. It answers (ok)
 // only when it is sure encoding/json would decode the body the same way: valid JSON (the
 // cursor checks every byte as strictly as encoding/json), an object, known fields spelled
-// exactly and given once, with plain types (strings, integer limits, a text or id prompt).
-// Anything else returns ok=false for slowParse, which also words every syntax error.
+// exactly and given once, with plain types (strings, integer limits, a text or id prompt,
+// numbers or null for the sampling fields, the usual shapes of stop, tools, tool_choice and
+// response_format). Anything else returns ok=false for slowParse, which also words every
+// syntax error and every option of the wrong kind. It keeps no text of the options, so they
+// cost it no allocation.
 func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err error, ok bool) {
 	c := jsoncur.New(body)
 	if c.Peek() != '{' {
@@ -28,7 +32,7 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 	if c.End() != nil {
 		return Request{}, nil, false
 	}
-	if err := applyLimits(f.limits, defaultMaxTokens, &r); err != nil {
+	if err := f.apply(defaultMaxTokens, &r); err != nil {
 		return Request{}, err, true
 	}
 	if chat {
@@ -50,7 +54,7 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 
 // topFields is what the top-level walk has seen so far.
 type topFields struct {
-	limits
+	scalars
 	seen                   uint32
 	promptSet, messagesSet bool
 }
@@ -88,19 +92,54 @@ func (f *topFields) member(c *jsoncur.Cursor, chat bool, r *Request) bool {
 		f.promptSet = true
 		ok = promptValue(c, r)
 	case "max_tokens":
-		f.maxTokens, ok = intPtr(c)
+		f.maxTokens, ok = intOpt(c)
 	case "max_completion_tokens":
-		f.maxCompletionTokens, ok = intPtr(c)
+		f.maxCompletionTokens, ok = intOpt(c)
 	case "min_tokens":
-		f.minTokens, ok = intPtr(c)
+		f.minTokens, ok = intOpt(c)
 	case "n":
-		f.n, ok = intPtr(c)
+		f.n, ok = intOpt(c)
 	case "ignore_eos":
 		r.IgnoreEOS, ok = boolean(c)
 	case "stream":
 		r.Stream, ok = boolean(c)
 	case "stream_options":
 		ok = streamOptions(c, r)
+	default:
+		ok = f.option(c, string(key))
+	}
+	return ok
+}
+
+// option reads one of the fields that change only cost or validity (see scalars).
+func (f *topFields) option(c *jsoncur.Cursor, key string) (ok bool) {
+	switch key {
+	case "temperature":
+		f.temperature, ok = floatOpt(c)
+	case "top_p":
+		f.topP, ok = floatOpt(c)
+	case "presence_penalty":
+		f.presencePenalty, ok = floatOpt(c)
+	case "frequency_penalty":
+		f.frequencyPenalty, ok = floatOpt(c)
+	case "seed":
+		_, ok = intOpt(c)
+	case "top_logprobs":
+		f.topLogprobs, ok = intOpt(c)
+	case "logprobs":
+		f.logprobs, ok = logprobsOpt(c)
+	case "stop":
+		f.stops, ok = stops(c)
+	case "tools":
+		f.tools, ok = nonEmptyList(c)
+	case "tool_choice":
+		f.toolChoiceNone, ok = isNone(c), true
+	case "response_format":
+		f.format, ok = responseFormat(c)
+	default: // the guided-decoding fields
+		f.guided = f.guided || c.Peek() != 'n'
+		c.Skip()
+		ok = true
 	}
 	return ok
 }
@@ -109,11 +148,18 @@ var topKeys = map[string]uint32{
 	"model": 1 << 0, "messages": 1 << 1, "prompt": 1 << 2, "max_tokens": 1 << 3,
 	"max_completion_tokens": 1 << 4, "min_tokens": 1 << 5, "n": 1 << 6, "ignore_eos": 1 << 7,
 	"stream": 1 << 8, "stream_options": 1 << 9,
+	"temperature": 1 << 10, "top_p": 1 << 11, "presence_penalty": 1 << 12,
+	"frequency_penalty": 1 << 13, "seed": 1 << 14, "logprobs": 1 << 15, "top_logprobs": 1 << 16,
+	"stop": 1 << 17, "tools": 1 << 18, "tool_choice": 1 << 19, "response_format": 1 << 20,
+	"guided_json": 1 << 21, "guided_regex": 1 << 22, "guided_choice": 1 << 23,
+	"guided_grammar": 1 << 24, "structured_outputs": 1 << 25,
 }
 
 var messageKeys = map[string]uint32{"role": 1, "name": 2, "content": 4}
 
 var streamOptionKeys = map[string]uint32{"include_usage": 1}
+
+var responseFormatKeys = map[string]uint32{"type": 1}
 
 // foldsToKnown reports whether key could match a known field under encoding/json's
 // case-insensitive matching (non-ASCII keys are assumed to, to stay safe).
@@ -139,10 +185,15 @@ func text(c *jsoncur.Cursor) (string, bool) {
 	return string(c.Text()), true
 }
 
-// intPtr reads an integer literal within int, which is what encoding/json puts in an *int.
-func intPtr(c *jsoncur.Cursor) (*int, bool) {
+// intOpt reads an integer literal within int, which is what encoding/json puts in an *int, or
+// null, which leaves it unset.
+func intOpt(c *jsoncur.Cursor) (opt[int], bool) {
+	if c.Peek() == 'n' {
+		c.Null()
+		return opt[int]{}, true
+	}
 	v, ok := integer(c)
-	return &v, ok
+	return opt[int]{v, true}, ok
 }
 
 func integer(c *jsoncur.Cursor) (int, bool) {
@@ -151,6 +202,114 @@ func integer(c *jsoncur.Cursor) (int, bool) {
 	}
 	v, ok := c.Int64()
 	return int(v), ok && v >= math.MinInt && v <= math.MaxInt
+}
+
+// floatOpt reads a number as encoding/json puts it in a *float64 (strconv.ParseFloat of its
+// text, refused out of range), or null.
+func floatOpt(c *jsoncur.Cursor) (opt[float64], bool) {
+	switch p := c.Peek(); {
+	case p == 'n':
+		c.Null()
+		return opt[float64]{}, true
+	case p != '-' && (p < '0' || p > '9'):
+		return opt[float64]{}, false
+	}
+	text := c.Number()
+	v, err := strconv.ParseFloat(string(text), 64) // a short number's text stays on the stack
+	return opt[float64]{v, true}, text != nil && err == nil
+}
+
+// logprobsOpt reads logprobs: true or false (chat), a count (completions), or null.
+func logprobsOpt(c *jsoncur.Cursor) (opt[int], bool) {
+	if p := c.Peek(); p == 't' || p == 'f' {
+		c.Bool()
+		return opt[int]{}, true
+	}
+	return intOpt(c)
+}
+
+// stops reads stop as a string, a list of strings or null, and counts the strings; the strings
+// themselves are never kept (see Request.Stops).
+func stops(c *jsoncur.Cursor) (int, bool) {
+	switch c.Peek() {
+	case 'n':
+		c.Null()
+		return 0, true
+	case '"':
+		c.RawString()
+		return 1, true
+	case '[':
+	default:
+		return 0, false
+	}
+	n := 0
+	for more := c.Array(); more; more = c.NextElem() {
+		if c.Peek() != '"' {
+			return 0, false
+		}
+		c.RawString()
+		n++
+	}
+	return n, true
+}
+
+// nonEmptyList reads a list (of anything) or null and reports whether it has an element.
+func nonEmptyList(c *jsoncur.Cursor) (nonEmpty, ok bool) {
+	switch c.Peek() {
+	case 'n':
+		c.Null()
+		return false, true
+	case '[':
+	default:
+		return false, false
+	}
+	for more := c.Array(); more; more = c.NextElem() {
+		c.Skip()
+		nonEmpty = true
+	}
+	return nonEmpty, true
+}
+
+// isNone reads any value and reports whether it is the string "none".
+func isNone(c *jsoncur.Cursor) bool {
+	if c.Peek() != '"' {
+		c.Skip()
+		return false
+	}
+	return string(c.Text()) == "none"
+}
+
+// responseFormat reads {"type": ...} (other members skipped) or null. A type other than the
+// known ones goes to slowParse, which words the error.
+func responseFormat(c *jsoncur.Cursor) (formatKind, bool) {
+	switch c.Peek() {
+	case 'n':
+		c.Null()
+		return formatNone, true
+	case '{':
+	default:
+		return 0, false
+	}
+	kind := formatNoType
+	for more := c.Object(); more; more = c.NextMember() {
+		key := c.Unquote(c.Key())
+		if string(key) != "type" {
+			if foldsToKnown(key, responseFormatKeys) {
+				return 0, false
+			}
+			c.Skip()
+			continue
+		}
+		if kind != formatNoType || c.Peek() != '"' {
+			return 0, false // a duplicate, or a type that is not a string
+		}
+		k, known := formatKinds[string(c.Text())]
+		if !known {
+			return 0, false
+		}
+		kind = k
+	}
+	return kind, true
 }
 
 func boolean(c *jsoncur.Cursor) (bool, bool) {

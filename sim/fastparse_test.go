@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -22,7 +23,7 @@ func TestFastParseAgreesWithSlow(t *testing.T) {
 		{`{"Model":"m","prompt":"a"}`, false, false},             // case-folded key
 		{`{"model":"m","model":"n","prompt":"a"}`, false, false}, // duplicate
 		{`{"prompt":"a","max_tokens":1.0}`, false, false},
-		{`{"prompt":"a","max_tokens":null}`, false, false},
+		{`{"prompt":"a","max_tokens":null}`, false, true}, // null leaves a limit unset, as in encoding/json
 		{`{"prompt":["a"]}`, false, false},
 		{`{"prompt":[[1]]}`, false, false},
 		{`{"prompt":[]}`, false, false},
@@ -40,6 +41,43 @@ func TestFastParseAgreesWithSlow(t *testing.T) {
 		{`{"prompt":"a","x":"\q"}`, false, false},                          // invalid in a skipped field
 		{`{"prompt":"a","x":[1,{"y":01}]}`, false, false},
 		{"{\"prompt\":\"a\"}\n\t ", false, true},
+		// the options: every kind the fast path reads, and what it leaves to encoding/json
+		{optionsBody, true, true},
+		{`{"prompt":"a","n":null,"temperature":null,"top_p":null,"presence_penalty":null,"frequency_penalty":null,"seed":null,"logprobs":null,"top_logprobs":null,"stop":null,"tools":null,"tool_choice":null,"response_format":null,"guided_json":null}`, false, true},
+		{`{"prompt":"a","stop":"x","logprobs":3,"tools":[],"tool_choice":"none","seed":-1}`, false, true},
+		{`{"prompt":"a","stop":[]}`, false, true},
+		{`{"prompt":"a","tools":[{}],"tool_choice":"n\u006fne"}`, false, true},
+		{`{"prompt":"a","tools":[{}],"tool_choice":{"type":"function","function":{"name":"f"}}}`, false, true},
+		{`{"prompt":"a","response_format":{"type":"text"}}`, false, true},
+		{`{"prompt":"a","response_format":{"json_schema":{},"type":"json_object"}}`, false, true},
+		{`{"prompt":"a","response_format":{}}`, false, true}, // the shared error: no type
+		{`{"prompt":"a","guided_regex":"[a-z]+"}`, false, true},
+		{`{"prompt":"a","temperature":-0.5}`, false, true},
+		{`{"prompt":"a","top_p":0}`, false, true},
+		{`{"prompt":"a","top_p":1.0000001}`, false, true},
+		{`{"prompt":"a","presence_penalty":2.5}`, false, true},
+		{`{"prompt":"a","frequency_penalty":-3e0}`, false, true},
+		{`{"prompt":"a","logprobs":21}`, false, true},
+		{`{"prompt":"a","top_logprobs":-1}`, false, true},
+		{`{"prompt":"a","n":0}`, false, true},
+		{`{"prompt":"a","n":129}`, false, true},
+		{`{"prompt":"a","max_completion_tokens":0}`, false, true},
+		{`{"prompt":"a","temperature":1e400}`, false, false}, // out of float64's range
+		{`{"prompt":"a","temperature":"hot"}`, false, false},
+		{`{"prompt":"a","seed":1.5}`, false, false},
+		{`{"prompt":"a","logprobs":1.5}`, false, false},
+		{`{"prompt":"a","logprobs":"yes"}`, false, false},
+		{`{"prompt":"a","stop":[1]}`, false, false},
+		{`{"prompt":"a","stop":[null]}`, false, false},
+		{`{"prompt":"a","stop":{}}`, false, false},
+		{`{"prompt":"a","tools":{}}`, false, false},
+		{`{"prompt":"a","response_format":{"type":"yaml"}}`, false, false},
+		{`{"prompt":"a","response_format":{"type":null}}`, false, false},
+		{`{"prompt":"a","response_format":{"Type":"text"}}`, false, false},
+		{`{"prompt":"a","response_format":{"type":"text","type":"json_object"}}`, false, false},
+		{`{"prompt":"a","response_format":"json"}`, false, false},
+		{`{"prompt":"a","Temperature":1}`, false, false},
+		{`{"prompt":"a","stop":"x","stop":"y"}`, false, false},
 	}
 	for _, tc := range cases {
 		fast, ferr, ok := fastParse([]byte(tc.body), tc.chat, 16)
@@ -56,5 +94,107 @@ func TestFastParseAgreesWithSlow(t *testing.T) {
 		if !reflect.DeepEqual(fast, slow) {
 			t.Errorf("%s: fast %+v, slow %+v", tc.body, fast, slow)
 		}
+	}
+}
+
+// optionsBody is a chat body with every option the simulator reads, none of them escaped.
+const optionsBody = `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9,"n":3,` +
+	`"temperature":0,"top_p":0.9,"seed":42,"presence_penalty":-2,"frequency_penalty":2,"logprobs":true,"top_logprobs":5,` +
+	`"stop":["\n\n","END"],"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}],` +
+	`"tool_choice":"auto","parallel_tool_calls":false,` +
+	`"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"}}},"stream":true}`
+
+// TestParseOptions checks what each option sets, through ParseRequest.
+func TestParseOptions(t *testing.T) {
+	r, err := ParseRequest([]byte(optionsBody), true, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.N != 3 || r.MaxTokens != 9 || r.Stops != 2 || !r.Structured || !r.Stream {
+		t.Errorf("got %+v", r)
+	}
+	cases := []struct {
+		body       string
+		structured bool
+		n, stops   int
+	}{
+		{`{"prompt":"a"}`, false, 1, 0},
+		{`{"prompt":"a","n":5,"stop":"x"}`, false, 5, 1},
+		{`{"prompt":"a","response_format":{"type":"text"}}`, false, 1, 0},
+		{`{"prompt":"a","response_format":{"type":"json_object"}}`, true, 1, 0},
+		{`{"prompt":"a","response_format":{"type":"json_schema","json_schema":{"name":"s","schema":{}}}}`, true, 1, 0},
+		{`{"prompt":"a","response_format":{"type":"structural_tag"}}`, true, 1, 0},
+		{`{"prompt":"a","tools":[{"type":"function"}]}`, true, 1, 0},
+		{`{"prompt":"a","tools":[{"type":"function"}],"tool_choice":"required"}`, true, 1, 0},
+		{`{"prompt":"a","tools":[{"type":"function"}],"tool_choice":"none"}`, false, 1, 0},
+		{`{"prompt":"a","tools":[]}`, false, 1, 0},
+		{`{"prompt":"a","guided_json":{"type":"object"}}`, true, 1, 0},
+		{`{"prompt":"a","guided_choice":["yes","no"]}`, true, 1, 0},
+		{`{"prompt":"a","structured_outputs":{"regex":"a+"}}`, true, 1, 0},
+		{`{"prompt":"a","guided_grammar":null}`, false, 1, 0},
+		{`{"prompt":"a","stop":["a","b","c"]}`, false, 1, 3},
+		{"{\"prompt\":\"a\",\n \"stop\" : [ \"a\" , \"b\" ] }", false, 1, 2},
+	}
+	for _, tc := range cases {
+		r, err := ParseRequest([]byte(tc.body), false, 16)
+		if err != nil {
+			t.Errorf("%s: %v", tc.body, err)
+			continue
+		}
+		if r.Structured != tc.structured || r.N != tc.n || r.Stops != tc.stops {
+			t.Errorf("%s: structured %v n %d stops %d, want %v %d %d", tc.body, r.Structured, r.N, r.Stops, tc.structured, tc.n, tc.stops)
+		}
+	}
+}
+
+// TestParseOptionErrors checks that an option out of vLLM's range is refused with a message
+// naming its field, on either parser.
+func TestParseOptionErrors(t *testing.T) {
+	cases := map[string]string{
+		`{"prompt":"a","temperature":-0.1}`:                  `"temperature": must be >= 0, got -0.1`,
+		`{"prompt":"a","top_p":0}`:                           `"top_p": must be in (0, 1], got 0`,
+		`{"prompt":"a","top_p":1.5}`:                         `"top_p"`,
+		`{"prompt":"a","presence_penalty":-2.01}`:            `"presence_penalty": must be in [-2, 2]`,
+		`{"prompt":"a","frequency_penalty":3}`:               `"frequency_penalty"`,
+		`{"prompt":"a","logprobs":-1}`:                       `"logprobs"`,
+		`{"prompt":"a","logprobs":"x"}`:                      `"logprobs"`,
+		`{"prompt":"a","top_logprobs":21}`:                   `"top_logprobs": must be in [0, 20]`,
+		`{"prompt":"a","n":0}`:                               `"n": must be in [1, 128], got 0`,
+		`{"prompt":"a","n":-3}`:                              `"n"`,
+		`{"prompt":"a","max_completion_tokens":0}`:           `"max_completion_tokens": must be >= 1`,
+		`{"prompt":"a","stop":[1]}`:                          `"stop": must be a string, a list of strings or null`,
+		`{"prompt":"a","stop":true}`:                         `"stop"`,
+		`{"prompt":"a","tools":"f"}`:                         `"tools": must be a list`,
+		`{"prompt":"a","response_format":{"type":"yaml"}}`:   `"response_format.type": must be text, json_object, json_schema or structural_tag, got "yaml"`,
+		`{"prompt":"a","response_format":{"schema":{}}}`:     `"response_format.type": missing`,
+		`{"prompt":"a","temperature":"warm"}`:                `temperature`,
+		`{"prompt":"a","temperature":-1,"n":0}`:              `"n"`, // limits are checked first, on both paths
+		`{"prompt":"a","top_p":2,"response_format":{"a":1}}`: `"top_p"`,
+	}
+	for body, want := range cases {
+		_, err := ParseRequest([]byte(body), false, 16)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %s", body, err, want)
+		}
+	}
+}
+
+// TestOptionsCostNoAllocations: the options are read without an allocation, so a body carrying
+// all of them parses with no more allocations than the same body without them.
+func TestOptionsCostNoAllocations(t *testing.T) {
+	plain := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9,"stream":true}`)
+	full := []byte(optionsBody)
+	if _, _, ok := fastParse(full, true, 16); !ok {
+		t.Fatal("the options body left the fast path")
+	}
+	allocs := func(body []byte) float64 {
+		return testing.AllocsPerRun(100, func() {
+			if _, err := ParseRequest(body, true, 16); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := allocs(plain), allocs(full); b > a {
+		t.Errorf("%v allocations with every option, %v without", b, a)
 	}
 }

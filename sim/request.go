@@ -20,13 +20,34 @@ type Request struct {
 	// PromptIDs is a completions prompt given as token ids (HasIDs is then true).
 	PromptIDs []int
 	HasIDs    bool
-	// MaxTokens is max_tokens, else max_completion_tokens, else the configured default.
+	// MaxTokens is max_tokens, else max_completion_tokens, else the configured default: the
+	// length of every choice.
 	MaxTokens    int
 	MinTokens    int
 	IgnoreEOS    bool
 	Stream       bool
 	IncludeUsage bool
+	// N is the number of choices (n, 1 when absent), each MaxTokens long; usage counts them all.
+	N int
+	// Structured is true when decoding is constrained, which is what makes it slower per token
+	// (Config.StructuredDecodeFactor): a response_format of json_object, json_schema or
+	// structural_tag, a non-empty tools list (unless tool_choice is "none"), or one of vLLM's
+	// own guided_json, guided_regex, guided_choice, guided_grammar or structured_outputs. The
+	// answer is the same filler all the same: the simulator models cost, not content, so it
+	// invents no tool calls and no JSON.
+	Structured bool
+	// Stops is the number of stop strings given (stop). They are accepted and never matched:
+	// the filler stands for text of the replayed length, so an answer ends at MaxTokens whether
+	// or not a stop string could be found in " tok tok ...".
+	Stops int
 }
+
+// maxN bounds n: OpenAI's own limit, and what keeps one request's answer (n×max_tokens tokens,
+// written whole in zero-cost mode) bounded.
+const maxN = 128
+
+// maxLogprobs bounds logprobs and top_logprobs as vLLM's default max_logprobs (20) does.
+const maxLogprobs = 20
 
 // wireRequest is the JSON shape accepted on both endpoints.
 type wireRequest struct {
@@ -42,6 +63,31 @@ type wireRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	N *int `json:"n"`
+
+	Temperature      *float64            `json:"temperature"`
+	TopP             *float64            `json:"top_p"`
+	PresencePenalty  *float64            `json:"presence_penalty"`
+	FrequencyPenalty *float64            `json:"frequency_penalty"`
+	Seed             *int                `json:"seed"`
+	Logprobs         json.RawMessage     `json:"logprobs"`
+	TopLogprobs      *int                `json:"top_logprobs"`
+	Stop             json.RawMessage     `json:"stop"`
+	Tools            json.RawMessage     `json:"tools"`
+	ToolChoice       json.RawMessage     `json:"tool_choice"`
+	ResponseFormat   *wireResponseFormat `json:"response_format"`
+
+	// vLLM's own guided-decoding fields: any non-null value constrains decoding.
+	GuidedJSON        json.RawMessage `json:"guided_json"`
+	GuidedRegex       json.RawMessage `json:"guided_regex"`
+	GuidedChoice      json.RawMessage `json:"guided_choice"`
+	GuidedGrammar     json.RawMessage `json:"guided_grammar"`
+	StructuredOutputs json.RawMessage `json:"structured_outputs"`
+}
+
+// wireResponseFormat is response_format; only its type matters (a json_schema's schema shapes
+// the content, which the simulator does not produce).
+type wireResponseFormat struct {
+	Type *string `json:"type"`
 }
 
 type wireMessage struct {
@@ -58,7 +104,9 @@ type wirePart struct {
 // ParseRequest decodes a request body. chat selects the chat schema (messages) over the
 // completions one (prompt: a string, a one-element list of strings, a list of token ids or a
 // one-element list of id lists). defaultMaxTokens applies when the body gives no limit.
-// Errors name the field at fault; nothing panics on any input.
+// Errors name the field at fault; nothing panics on any input. The sampling fields
+// (temperature, top_p, presence_penalty, frequency_penalty, seed, logprobs, top_logprobs) are
+// checked against vLLM's ranges and otherwise change nothing; other unknown fields are ignored.
 //
 // Common bodies take a fast path that reads only the fields used (zero-cost mode spends most of
 // its own time here); anything unusual goes through encoding/json, and a fuzz test checks
@@ -70,32 +118,120 @@ func ParseRequest(body []byte, chat bool, defaultMaxTokens int) (Request, error)
 	return slowParse(body, chat, defaultMaxTokens)
 }
 
-// limits are the scalar fields both parsers extract.
-type limits struct {
-	n, maxTokens, maxCompletionTokens, minTokens *int
+// opt is a scalar field's value and whether the body gave it (null counts as not given, as
+// encoding/json leaves a pointer nil). A value, not a pointer: a pointer per field would cost
+// the fast parser an allocation each.
+type opt[T any] struct {
+	v   T
+	set bool
 }
 
-// applyLimits checks n, max_tokens and min_tokens and sets them on r.
-func applyLimits(l limits, defaultMaxTokens int, r *Request) error {
-	if l.n != nil && *l.n != 1 {
-		return fmt.Errorf("request body: field \"n\": only n=1 is simulated, got %d", *l.n)
+func optOf[T any](p *T) opt[T] {
+	if p == nil {
+		return opt[T]{}
 	}
+	return opt[T]{*p, true}
+}
+
+// formatKind is what a response_format asks for.
+type formatKind uint8
+
+const (
+	formatNone       formatKind = iota // absent or null
+	formatText                         // {"type":"text"}: unconstrained
+	formatStructured                   // json_object, json_schema, structural_tag
+	formatNoType                       // an object without a type
+)
+
+// formatKinds maps response_format types (vLLM's set) to kinds.
+var formatKinds = map[string]formatKind{
+	"text": formatText, "json_object": formatStructured, "json_schema": formatStructured,
+	"structural_tag": formatStructured,
+}
+
+// scalars are the fields both parsers extract before one shared check (apply), so that they
+// agree on every error and its order.
+type scalars struct {
+	n, maxTokens, maxCompletionTokens, minTokens opt[int]
+
+	temperature, topP, presencePenalty, frequencyPenalty opt[float64]
+	// logprobs is logprobs given as a count (completions); true or false leave it unset.
+	logprobs, topLogprobs opt[int]
+
+	// tools is a non-empty tools list; toolChoiceNone is tool_choice "none", which lets the
+	// model answer freely even with tools offered.
+	tools, toolChoiceNone bool
+	// guided is a non-null vLLM guided-decoding field.
+	guided bool
+	format formatKind
+	stops  int
+}
+
+// apply checks the scalars and sets them on r.
+func (f *scalars) apply(defaultMaxTokens int, r *Request) error {
+	if err := f.applyLimits(defaultMaxTokens, r); err != nil {
+		return err
+	}
+	if err := f.checkSampling(); err != nil {
+		return err
+	}
+	if f.format == formatNoType {
+		return errors.New("request body: field \"response_format.type\": missing")
+	}
+	r.Structured = f.format == formatStructured || f.tools && !f.toolChoiceNone || f.guided
+	r.Stops = f.stops
+	return nil
+}
+
+// applyLimits checks n, max_tokens (or max_completion_tokens) and min_tokens and sets them.
+func (f *scalars) applyLimits(defaultMaxTokens int, r *Request) error {
+	r.N = 1
+	if f.n.set {
+		r.N = f.n.v
+		if r.N < 1 || r.N > maxN {
+			return fmt.Errorf("request body: field \"n\": must be in [1, %d], got %d", maxN, r.N)
+		}
+	}
+	field := "max_tokens"
 	switch {
-	case l.maxTokens != nil:
-		r.MaxTokens = *l.maxTokens
-	case l.maxCompletionTokens != nil:
-		r.MaxTokens = *l.maxCompletionTokens
+	case f.maxTokens.set:
+		r.MaxTokens = f.maxTokens.v
+	case f.maxCompletionTokens.set:
+		r.MaxTokens, field = f.maxCompletionTokens.v, "max_completion_tokens"
 	default:
 		r.MaxTokens = defaultMaxTokens
 	}
 	if r.MaxTokens < 1 {
-		return fmt.Errorf("request body: field \"max_tokens\": must be >= 1, got %d", r.MaxTokens)
+		return fmt.Errorf("request body: field %q: must be >= 1, got %d", field, r.MaxTokens)
 	}
-	if l.minTokens != nil {
-		r.MinTokens = *l.minTokens
+	if f.minTokens.set {
+		r.MinTokens = f.minTokens.v
 		if r.MinTokens < 0 || r.MinTokens > r.MaxTokens {
 			return fmt.Errorf("request body: field \"min_tokens\": must be in [0, max_tokens=%d], got %d", r.MaxTokens, r.MinTokens)
 		}
+	}
+	return nil
+}
+
+// checkSampling holds the sampling fields to vLLM's ranges (SamplingParams' own checks), so a
+// body a real engine refuses is refused here too rather than measured.
+func (f *scalars) checkSampling() error {
+	bad := func(field, want string, got any) error {
+		return fmt.Errorf("request body: field %q: must be %s, got %v", field, want, got)
+	}
+	switch {
+	case f.temperature.set && f.temperature.v < 0:
+		return bad("temperature", ">= 0", f.temperature.v)
+	case f.topP.set && !(f.topP.v > 0 && f.topP.v <= 1):
+		return bad("top_p", "in (0, 1]", f.topP.v)
+	case f.presencePenalty.set && (f.presencePenalty.v < -2 || f.presencePenalty.v > 2):
+		return bad("presence_penalty", "in [-2, 2]", f.presencePenalty.v)
+	case f.frequencyPenalty.set && (f.frequencyPenalty.v < -2 || f.frequencyPenalty.v > 2):
+		return bad("frequency_penalty", "in [-2, 2]", f.frequencyPenalty.v)
+	case f.logprobs.set && (f.logprobs.v < 0 || f.logprobs.v > maxLogprobs):
+		return bad("logprobs", fmt.Sprintf("true, false or a count in [0, %d]", maxLogprobs), f.logprobs.v)
+	case f.topLogprobs.set && (f.topLogprobs.v < 0 || f.topLogprobs.v > maxLogprobs):
+		return bad("top_logprobs", fmt.Sprintf("in [0, %d]", maxLogprobs), f.topLogprobs.v)
 	}
 	return nil
 }
@@ -114,7 +250,11 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 	if w.StreamOptions != nil {
 		r.IncludeUsage = w.StreamOptions.IncludeUsage
 	}
-	if err := applyLimits(limits{w.N, w.MaxTokens, w.MaxCompletionTokens, w.MinTokens}, defaultMaxTokens, &r); err != nil {
+	f, err := w.scalars()
+	if err != nil {
+		return Request{}, err
+	}
+	if err := f.apply(defaultMaxTokens, &r); err != nil {
 		return Request{}, err
 	}
 	if chat {
@@ -135,6 +275,114 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 		return Request{}, promptError(err)
 	}
 	return r, nil
+}
+
+// scalars extracts what apply checks. The shapes it refuses here (a stop, tools, logprobs or
+// response_format of the wrong kind) are ones the fast parser leaves to this one, so only
+// this one words them.
+func (w *wireRequest) scalars() (scalars, error) {
+	f := scalars{
+		n: optOf(w.N), maxTokens: optOf(w.MaxTokens), maxCompletionTokens: optOf(w.MaxCompletionTokens),
+		minTokens: optOf(w.MinTokens), temperature: optOf(w.Temperature), topP: optOf(w.TopP),
+		presencePenalty: optOf(w.PresencePenalty), frequencyPenalty: optOf(w.FrequencyPenalty),
+		topLogprobs: optOf(w.TopLogprobs),
+	}
+	var err error
+	if f.logprobs, err = logprobsCount(w.Logprobs); err != nil {
+		return f, err
+	}
+	if f.stops, err = stopCount(w.Stop); err != nil {
+		return f, err
+	}
+	if f.tools, err = toolsGiven(w.Tools); err != nil {
+		return f, err
+	}
+	f.toolChoiceNone = isString(w.ToolChoice, "none")
+	if f.format, err = w.ResponseFormat.kind(); err != nil {
+		return f, err
+	}
+	for _, g := range [][]byte{w.GuidedJSON, w.GuidedRegex, w.GuidedChoice, w.GuidedGrammar, w.StructuredOutputs} {
+		f.guided = f.guided || !isNull(g)
+	}
+	return f, nil
+}
+
+// isNull reports a field that is absent or null.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+// isString reports whether raw is the JSON string want.
+func isString(raw json.RawMessage, want string) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s == want
+}
+
+// logprobsCount reads logprobs: a boolean (chat) gives no count, an integer (completions) is one.
+func logprobsCount(raw json.RawMessage) (opt[int], error) {
+	raw = bytes.TrimSpace(raw)
+	if isNull(raw) || raw[0] == 't' || raw[0] == 'f' {
+		return opt[int]{}, nil
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return opt[int]{}, fmt.Errorf("request body: field \"logprobs\": must be true, false or a count in [0, %d]", maxLogprobs)
+	}
+	return opt[int]{n, true}, nil
+}
+
+var errStop = errors.New("request body: field \"stop\": must be a string, a list of strings or null")
+
+// stopCount reads stop: a string, a list of strings or null, and returns how many strings.
+func stopCount(raw json.RawMessage) (int, error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case isNull(raw):
+		return 0, nil
+	case raw[0] == '"':
+		return 1, nil
+	case raw[0] != '[':
+		return 0, errStop
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return 0, errStop
+	}
+	for _, it := range items {
+		if it = bytes.TrimSpace(it); len(it) == 0 || it[0] != '"' {
+			return 0, errStop
+		}
+	}
+	return len(items), nil
+}
+
+// toolsGiven reads tools, a list or null, and reports whether it offers any.
+func toolsGiven(raw json.RawMessage) (bool, error) {
+	raw = bytes.TrimSpace(raw)
+	if isNull(raw) {
+		return false, nil
+	}
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return false, errors.New("request body: field \"tools\": must be a list of tools or null")
+	}
+	return len(items) > 0, nil
+}
+
+// kind reads a response_format's type.
+func (rf *wireResponseFormat) kind() (formatKind, error) {
+	switch {
+	case rf == nil:
+		return formatNone, nil
+	case rf.Type == nil:
+		return formatNoType, nil // apply words it, as for the fast parser
+	}
+	k, ok := formatKinds[*rf.Type]
+	if !ok {
+		return 0, fmt.Errorf("request body: field \"response_format.type\": must be text, json_object, json_schema or structural_tag, got %q", *rf.Type)
+	}
+	return k, nil
 }
 
 // messageText joins the text parts of a message content: a string, null, or a list of parts of

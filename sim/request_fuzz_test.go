@@ -16,6 +16,8 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"prompt":["abc"],"stream_options":{"include_usage":true}}`), false)
 	f.Add([]byte(`{"prompt":[[4,5]],"max_completion_tokens":7}`), false)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`), true)
+	f.Add([]byte(optionsBody), true)
+	f.Add([]byte(`{"prompt":"a","n":4,"stop":"x","response_format":{"type":"json_object"},"max_completion_tokens":3}`), false)
 	cfg := DefaultConfig()
 	cfg.Counter = ApproxCounter{}
 	cfg.BlockSize = 4
@@ -24,7 +26,7 @@ func FuzzParseRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.MaxTokens < 1 || r.MinTokens < 0 || r.MinTokens > r.MaxTokens {
+		if r.MaxTokens < 1 || r.MinTokens < 0 || r.MinTokens > r.MaxTokens || r.N < 1 || r.N > maxN || r.Stops < 0 {
 			t.Fatalf("accepted bad limits: %+v", r)
 		}
 		if chat && len(r.Messages) == 0 {
@@ -41,7 +43,7 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("prompt of %d tokens with %d cacheable blocks", p.tokens, len(p.hashes))
 		}
 		a := newAnswer(chat, 1, 0, r.Model)
-		out := a.appendChunk(nil, 2, true, true)
+		out := a.appendChunk(nil, r.N-1, 2, true, true)
 		var v struct {
 			Model string `json:"model"`
 		}
@@ -51,7 +53,7 @@ func FuzzParseRequest(f *testing.F) {
 		if utf8.ValidString(r.Model) && v.Model != r.Model {
 			t.Fatalf("model %q echoed as %q", r.Model, v.Model)
 		}
-		full := a.appendFull(nil, usage{prompt: p.tokens, completion: 2})
+		full := a.appendFull(nil, r.N, 2, usage{prompt: p.tokens, completion: 2 * r.N})
 		if !json.Valid(full) {
 			t.Fatalf("invalid body %q", full)
 		}
@@ -69,6 +71,10 @@ func FuzzFastParse(f *testing.F) {
 	f.Add([]byte(`{"prompt":[1,-2],"max_completion_tokens":7}`), false)
 	f.Add([]byte(`{"messages":[],"prompt":{"x":1}}`), true)
 	f.Add([]byte("{\"prompt\":\"\xff\xfe\"}"), false)
+	f.Add([]byte(optionsBody), true)
+	f.Add([]byte(`{"prompt":"a","n":null,"temperature":null,"stop":null,"tools":null,"response_format":null,"guided_json":null}`), false)
+	f.Add([]byte(`{"prompt":"a","stop":["x",1],"temperature":1e400,"top_p":0,"logprobs":1.5}`), false)
+	f.Add([]byte(`{"prompt":"a","response_format":{"type":"text","Type":"json_object"},"tools":[{}],"tool_choice":"n\u006fne"}`), false)
 	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
 		fast, ferr, ok := fastParse(body, chat, 16)
 		if !ok {

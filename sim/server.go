@@ -166,14 +166,18 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		s.serveZeroCost(w, r, &req, p, a, f)
 		return
 	}
-	sq := &seq{prompt: p, maxTokens: req.MaxTokens, out: newStream()}
+	sq := &seq{prompt: p, maxTokens: req.MaxTokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), out: newStream()}
 	switch s.eng.submit(sq) {
 	case queueFull:
 		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
 		return
 	case tooLarge:
 		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
-			"prompt plus max_tokens needs more KV blocks than the cache holds (%d blocks of %d tokens)", s.cfg.NumBlocks, s.cfg.BlockSize))
+			"prompt plus max_tokens (times n=%d) needs more KV blocks than the cache holds (%d blocks of %d tokens)", req.N, s.cfg.NumBlocks, s.cfg.BlockSize))
+		return
+	case tooWide:
+		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
+			"request body: field \"n\": %d choices decode together, more than one step holds (max batch %d, token budget %d)", req.N, s.cfg.MaxBatch, s.cfg.TokenBudget))
 		return
 	case engineStopped:
 		s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
@@ -261,7 +265,7 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 	rc.Flush()
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	c := s.newChunker(a, req.MaxTokens, f)
+	c := s.newChunker(a, req.N, req.MaxTokens, f)
 	for {
 		if st.err.Load() != nil {
 			abort(w)
@@ -269,7 +273,7 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 		}
 		b := c.appendReady((*bp)[:0], int(st.tokens.Load()), noByteLimit)
 		if c.complete() && !c.paused() {
-			b = appendEnd(b, a, req, usage{prompt: sq.prompt.tokens, completion: req.MaxTokens, cached: int(st.cached.Load())})
+			b = appendEnd(b, a, req, answerUsage(req, sq.prompt.tokens, int(st.cached.Load())))
 		}
 		*bp = b
 		if len(b) > 0 {
@@ -316,6 +320,11 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, c *chunker, f Fa
 	return true
 }
 
+// answerUsage is the usage of a whole answer: every choice's tokens count.
+func answerUsage(req *Request, promptTokens, cached int) usage {
+	return usage{prompt: promptTokens, completion: req.N * req.MaxTokens, cached: cached}
+}
+
 // appendEnd appends what follows the last chunk: the usage event when asked for, and [DONE].
 func appendEnd(b []byte, a *answer, req *Request, u usage) []byte {
 	if req.IncludeUsage {
@@ -351,7 +360,7 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	*bp = a.appendFull((*bp)[:0], usage{prompt: sq.prompt.tokens, completion: req.MaxTokens, cached: int(st.cached.Load())})
+	*bp = a.appendFull((*bp)[:0], req.N, req.MaxTokens, answerUsage(req, sq.prompt.tokens, int(st.cached.Load())))
 	s.writeFullBody(w, r, *bp, f)
 }
 
@@ -384,29 +393,29 @@ const zeroCostSingleWrite = 256 << 10
 // serveZeroCost answers at once, with every chunk of the answer in as few writes as possible.
 func (s *Server) serveZeroCost(w http.ResponseWriter, r *http.Request, req *Request, p prompt, a *answer, f Fault) {
 	s.zPrompt.Add(uint64(p.tokens))
-	u := usage{prompt: p.tokens, completion: req.MaxTokens}
+	u := answerUsage(req, p.tokens, 0)
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
 	var ok bool
 	if req.Stream {
 		*bp, ok = s.zeroCostStream(w, r, req, a, u, f, (*bp)[:0])
 	} else {
-		*bp, ok = s.zeroCostFull(w, r, a, u, f, (*bp)[:0])
+		*bp, ok = s.zeroCostFull(w, r, req, a, u, f, (*bp)[:0])
 	}
 	if ok {
-		s.zGen.Add(uint64(req.MaxTokens))
+		s.zGen.Add(uint64(u.completion))
 		s.zSuccess.Add(1)
 	}
 }
 
 // zeroCostFull writes a non-streaming zero-cost answer in b's space and returns the buffer and
 // whether the whole answer was written.
-func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
+func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, req *Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
 	if f == FaultBreak {
 		abort(w)
 		return b, false
 	}
-	b = a.appendFull(b, u)
+	b = a.appendFull(b, req.N, req.MaxTokens, u)
 	return b, s.writeFullBody(w, r, b, f)
 }
 
@@ -414,7 +423,7 @@ func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, a *answer,
 // whether the whole answer was written. Only an answer of one piece carries a Content-Length.
 func (s *Server) zeroCostStream(w http.ResponseWriter, r *http.Request, req *Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
 	sseHeaders(w)
-	c := s.newChunker(a, req.MaxTokens, f)
+	c := s.newChunker(a, req.N, req.MaxTokens, f)
 	headerSent := false
 	for {
 		b = c.appendReady(b, req.MaxTokens, zeroCostSingleWrite)

@@ -8,7 +8,7 @@ import (
 // fillerToken is the text of every generated token: obviously synthetic, never model output.
 const fillerToken = " tok"
 
-// usage is the token accounting of one answer.
+// usage is the token accounting of one answer; completion counts the tokens of every choice.
 type usage struct {
 	prompt, completion, cached int
 }
@@ -52,14 +52,16 @@ func appendFiller(b []byte, tokens int) []byte {
 	return b
 }
 
-// appendChunk appends one SSE event carrying tokens generated tokens. The first chunk of a chat
-// answer carries the assistant role (with the first token, as vLLM does, so a client's first
-// chunk is its first token); the last carries finish_reason "length".
-func (a *answer) appendChunk(b []byte, tokens int, first, last bool) []byte {
+// appendChunk appends one SSE event carrying tokens generated tokens of choice index. The first
+// chunk of each choice of a chat answer carries the assistant role (with the first token, as
+// vLLM does, so a client's first chunk is its first token); the last carries finish_reason
+// "length".
+func (a *answer) appendChunk(b []byte, index, tokens int, first, last bool) []byte {
 	b = append(b, "data: "...)
 	b = append(b, a.streamHead...)
+	b = appendChoiceIndex(b, index)
 	if a.chat {
-		b = append(b, `"choices":[{"index":0,"delta":{`...)
+		b = append(b, `,"delta":{`...)
 		if first {
 			b = append(b, `"role":"assistant",`...)
 		}
@@ -67,7 +69,7 @@ func (a *answer) appendChunk(b []byte, tokens int, first, last bool) []byte {
 		b = appendFiller(b, tokens)
 		b = append(b, `"},"logprobs":null,"finish_reason":`...)
 	} else {
-		b = append(b, `"choices":[{"index":0,"text":"`...)
+		b = append(b, `,"text":"`...)
 		b = appendFiller(b, tokens)
 		b = append(b, `","logprobs":null,"finish_reason":`...)
 	}
@@ -77,6 +79,15 @@ func (a *answer) appendChunk(b []byte, tokens int, first, last bool) []byte {
 		b = append(b, `null}]}`...)
 	}
 	return append(b, "\n\n"...)
+}
+
+// appendChoiceIndex opens a one-choice list: `"choices":[{"index":i`.
+func appendChoiceIndex(b []byte, index int) []byte {
+	if index == 0 { // nearly every answer: no number to format
+		return append(b, `"choices":[{"index":0`...)
+	}
+	b = append(b, `"choices":[{"index":`...)
+	return strconv.AppendInt(b, int64(index), 10)
 }
 
 // appendUsageChunk appends the include_usage event (empty choices) and the [DONE] marker.
@@ -102,18 +113,28 @@ func appendUsage(b []byte, u usage) []byte {
 	return append(b, "}}"...)
 }
 
-// appendFull appends a non-streaming response body.
-func (a *answer) appendFull(b []byte, u usage) []byte {
+// appendFull appends a non-streaming response body of choices choices of tokens tokens each;
+// u.completion counts them all.
+func (a *answer) appendFull(b []byte, choices, tokens int, u usage) []byte {
 	b = append(b, a.fullHead...)
-	if a.chat {
-		b = append(b, `"choices":[{"index":0,"message":{"role":"assistant","content":"`...)
-		b = appendFiller(b, u.completion)
-		b = append(b, `"},"logprobs":null,"finish_reason":"length"}],`...)
-	} else {
-		b = append(b, `"choices":[{"index":0,"text":"`...)
-		b = appendFiller(b, u.completion)
-		b = append(b, `","logprobs":null,"finish_reason":"length"}],`...)
+	b = append(b, `"choices":[`...)
+	for i := range choices {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		if a.chat {
+			b = append(b, `,"message":{"role":"assistant","content":"`...)
+			b = appendFiller(b, tokens)
+			b = append(b, `"},"logprobs":null,"finish_reason":"length"}`...)
+		} else {
+			b = append(b, `,"text":"`...)
+			b = appendFiller(b, tokens)
+			b = append(b, `","logprobs":null,"finish_reason":"length"}`...)
+		}
 	}
+	b = append(b, "],"...)
 	b = appendUsage(b, u)
 	return append(b, '}')
 }
