@@ -1,8 +1,13 @@
-// Package scrape reads an endpoint's Prometheus /metrics while a run is under way: it polls the
-// page at a fixed interval, keeps the vLLM-named series a replay needs (prefix-cache queries and
-// hits, running and waiting requests, KV-cache usage), appends each sample to the run's
-// server_metrics.jsonl as it goes (so an interrupted run keeps what was scraped; the file's
+// Package scrape reads Prometheus pages while a run is under way: the endpoint's own /metrics
+// and, beside it, a GPU exporter's. It polls a page at a fixed interval and keeps the series a
+// replay needs, chosen by a names table (Names): vLLM's by default, SGLang's, TGI's,
+// TensorRT-LLM's or llama.cpp's by engine (ForEngine), each written under vLLM's keys so the
+// report reads every engine alike; or the DCGM exporter's per-GPU utilization, memory, power
+// and clocks (DCGM), from which EnergyPerToken integrates the run's energy. It appends each
+// sample to a run file as it goes (so an interrupted run keeps what was scraped; the line
 // format and its writer are package results') and sums the counters' increases.
 // It is a peer of client: it talks to the endpoint but never sends requests, decides when to
-// send them or computes run figures; the runner starts and stops it and hands its Result on.
+// send them or computes run figures; it does not know how engines are detected (package
+// engine does, and the runner hands its answer over as a table). The runner starts and stops
+// it and hands its Result on.
 package scrape

@@ -1,20 +1,204 @@
 package scrape
 
-import "github.com/llm-replay/replay/results"
+import (
+	"strings"
 
-// gpuCacheUsage is the older vLLM name of results.KVCacheUsage; it is read as that when the
-// newer one is absent.
-const gpuCacheUsage = "vllm:gpu_cache_usage_perc"
+	"github.com/llm-replay/replay/results"
+)
 
-// Names lists the series kept (those of the server-metrics file, named in package results) in
-// the order they are written.
-var Names = []string{
-	results.PrefixCacheQueries, results.PrefixCacheHits, results.RequestsRunning, results.RequestsWaiting, results.KVCacheUsage,
+// Kind says how a series is read off a page's label sets and over the run.
+type Kind int
+
+const (
+	// Gauge values are summed over the page's label sets: requests running on two engines
+	// behind one endpoint add up.
+	Gauge Kind = iota
+	// Mean gauges are averaged over label sets instead: the KV-cache usage of two engines is
+	// not the sum of their fractions.
+	Mean
+	// Counter values are summed over label sets, and their increase from the first to the last
+	// scrape is kept in Result.Increase (a drop counts as a restart).
+	Counter
+)
+
+// Series is one series a run keeps: the key it is written under (in the server-metrics file
+// and Result.Increase) and the names an engine may serve it as, newest first. The first name
+// present on a page wins, so a server that serves an old name beside its new one (vLLM's
+// deprecated series under --show-hidden-metrics-for-version) is not counted twice. A
+// histogram or summary named here is read as its sum (TGI's generated-tokens histogram sums
+// the tokens).
+type Series struct {
+	Key  string
+	From []string
+	Kind Kind
 }
 
-// counters are the series whose increase over the run is summed (resets tolerated).
-var counters = []string{results.PrefixCacheQueries, results.PrefixCacheHits}
+// Names is one engine's (or exporter's) metric names for the series a run keeps. Engines
+// other than vLLM are written under the same keys as vLLM (package results names the
+// server-metrics file's series after vLLM), so the report and the summary read every engine
+// alike; the tables below say, per engine, which of its names fills each key.
+type Names struct {
+	// Source names the engine or exporter in messages ("vLLM", "SGLang", "the DCGM exporter").
+	Source string
+	Series []Series
+	// PerLabel, when set, keeps every value of this label apart instead of summing over label
+	// sets: the DCGM exporter's gpu label, one series per GPU, keyed Key{gpu="0"}. Series of
+	// the same label value (a GPU's MIG instances repeating a device field) keep the largest.
+	PerLabel string
+}
 
-// averaged are gauges that, when a page has several label sets of them (several engines or
-// models behind one endpoint), are averaged rather than summed.
-var averaged = map[string]bool{results.KVCacheUsage: true, gpuCacheUsage: true}
+// Keys are the series' keys, in table order.
+func (n Names) Keys() []string {
+	keys := make([]string, len(n.Series))
+	for i, s := range n.Series {
+		keys[i] = s.Key
+	}
+	return keys
+}
+
+// preferred are the names a page is first looked up by, one a series, for messages.
+func (n Names) preferred() []string {
+	names := make([]string, 0, len(n.Series))
+	for _, s := range n.Series {
+		if len(s.From) > 0 {
+			names = append(names, s.From[0])
+		}
+	}
+	return names
+}
+
+// isCounter reports whether key (as parse writes it, with a label suffix under PerLabel) is
+// a counter of the table.
+func (n Names) isCounter(key string) bool {
+	base, _, _ := strings.Cut(key, "{")
+	for _, s := range n.Series {
+		if s.Key == base {
+			return s.Kind == Counter
+		}
+	}
+	return false
+}
+
+// Keys of the series that package results does not name (yet): like its five, vLLM's own
+// names, the older v0 names where v1 has none (a hit-rate gauge, a throughput gauge), so that
+// engines serving a gauge instead of counters still have a key.
+const (
+	// GenerationTokens counts output tokens the engine generated.
+	GenerationTokens = "vllm:generation_tokens_total"
+	// Preemptions counts requests preempted (SGLang: retracted) for lack of KV-cache room.
+	Preemptions = "vllm:num_preemptions_total"
+	// PrefixCacheHitRate is a hit-rate gauge (a fraction), for engines without hit and query
+	// counters, or beside them.
+	PrefixCacheHitRate = "vllm:gpu_prefix_cache_hit_rate"
+	// GenerationThroughput is the engine's own output-tokens-per-second gauge.
+	GenerationThroughput = "vllm:avg_generation_throughput_toks_per_s"
+)
+
+// VLLM is vLLM's table, the default: the v1 names (vllm/v1/metrics/loggers.py; "Production
+// Metrics" in vLLM's docs) first, then the older ones: vllm:gpu_prefix_cache_queries/hits of
+// v1 before 0.10, and the v0 engine's vllm:gpu_cache_usage_perc, hit-rate and throughput
+// gauges (vllm/engine/metrics.py).
+var VLLM = Names{Source: "vLLM", Series: []Series{
+	{results.PrefixCacheQueries, []string{results.PrefixCacheQueries, "vllm:gpu_prefix_cache_queries_total"}, Counter},
+	{results.PrefixCacheHits, []string{results.PrefixCacheHits, "vllm:gpu_prefix_cache_hits_total"}, Counter},
+	{results.RequestsRunning, []string{results.RequestsRunning}, Gauge},
+	{results.RequestsWaiting, []string{results.RequestsWaiting}, Gauge},
+	{results.KVCacheUsage, []string{results.KVCacheUsage, "vllm:gpu_cache_usage_perc"}, Mean},
+	{GenerationTokens, []string{GenerationTokens}, Counter},
+	{Preemptions, []string{Preemptions}, Counter},
+	{PrefixCacheHitRate, []string{PrefixCacheHitRate}, Mean},
+	{GenerationThroughput, []string{GenerationThroughput}, Gauge},
+}}
+
+// SGLang's names (python/sglang/srt/metrics/collector.py; docs/references/production_metrics.md;
+// served with --enable-metrics). Its prefix cache is read as vLLM's is, in prompt tokens:
+// queried = prompt tokens, hit = cached prompt tokens (summed over cache_source where the
+// counter has that label). Retracted requests are its preemptions.
+var SGLang = Names{Source: "SGLang", Series: []Series{
+	{results.PrefixCacheQueries, []string{"sglang:prompt_tokens_total"}, Counter},
+	{results.PrefixCacheHits, []string{"sglang:cached_tokens_total"}, Counter},
+	{results.RequestsRunning, []string{"sglang:num_running_reqs"}, Gauge},
+	{results.RequestsWaiting, []string{"sglang:num_queue_reqs"}, Gauge},
+	{results.KVCacheUsage, []string{"sglang:token_usage"}, Mean},
+	{GenerationTokens, []string{"sglang:generation_tokens_total"}, Counter},
+	{Preemptions, []string{"sglang:num_retracted_requests_total"}, Counter},
+	{PrefixCacheHitRate, []string{"sglang:cache_hit_rate"}, Mean},
+	{GenerationThroughput, []string{"sglang:gen_throughput"}, Gauge},
+}}
+
+// TGI's names (router/src/server.rs, backends/v3/src/queue.rs and backend.rs): the batch
+// being decoded, the queue, and the generated-tokens histogram, whose sum counts the tokens.
+// TGI serves no KV-cache usage, prefix-cache or preemption series.
+var TGI = Names{Source: "TGI", Series: []Series{
+	{results.RequestsRunning, []string{"tgi_batch_current_size"}, Gauge},
+	{results.RequestsWaiting, []string{"tgi_queue_size"}, Gauge},
+	{GenerationTokens, []string{"tgi_request_generated_tokens"}, Counter},
+}}
+
+// TRTLLM is trtllm-serve's Prometheus page, at /prometheus/metrics (its /metrics is JSON
+// iteration stats): tensorrt_llm/metrics/collector.py. The KV-cache series need
+// enable_iter_perf_stats; the token counters return_perf_metrics. Paused requests are a
+// gauge, not a preemption count, so no series fills Preemptions.
+var TRTLLM = Names{Source: "TensorRT-LLM", Series: []Series{
+	{results.PrefixCacheQueries, []string{"trtllm_prompt_tokens_total"}, Counter},
+	{results.PrefixCacheHits, []string{"trtllm_prompt_cached_tokens_total"}, Counter},
+	{results.RequestsRunning, []string{"trtllm_num_requests_running"}, Gauge},
+	{results.RequestsWaiting, []string{"trtllm_num_requests_waiting"}, Gauge},
+	{results.KVCacheUsage, []string{"trtllm_kv_cache_utilization"}, Mean},
+	{GenerationTokens, []string{"trtllm_generation_tokens_total"}, Counter},
+	{PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate"}, Mean},
+}}
+
+// LlamaCpp is llama.cpp's server (tools/server/README.md, GET /metrics, served with
+// --metrics): slots processing and requests deferred, tokens predicted, the predicted
+// tokens-per-second gauge, and the KV-cache ratio that builds before its KV-cache rework
+// served. Its prompt-token counter leaves out cached tokens, so it is no prefix-cache query
+// count, and it has no hit counter.
+var LlamaCpp = Names{Source: "llama.cpp", Series: []Series{
+	{results.RequestsRunning, []string{"llamacpp:requests_processing"}, Gauge},
+	{results.RequestsWaiting, []string{"llamacpp:requests_deferred"}, Gauge},
+	{results.KVCacheUsage, []string{"llamacpp:kv_cache_usage_ratio"}, Mean},
+	{GenerationTokens, []string{"llamacpp:tokens_predicted_total"}, Counter},
+	{GenerationThroughput, []string{"llamacpp:predicted_tokens_seconds"}, Gauge},
+}}
+
+// Any reads whichever engine's names a page carries (for an endpoint of unknown make): every
+// table's names for each key, vLLM's first.
+var Any = union("any engine", VLLM, SGLang, TRTLLM, LlamaCpp, TGI)
+
+// ForEngine is the table for an engine by the name package engine gives it (vllm, sglang,
+// tgi, trtllm, llamacpp); any other (generic, auto, "") reads Any. Ollama and managed APIs
+// serve no metrics page: the caller should not scrape them at all.
+func ForEngine(name string) Names {
+	switch name {
+	case "vllm":
+		return VLLM
+	case "sglang":
+		return SGLang
+	case "tgi":
+		return TGI
+	case "trtllm":
+		return TRTLLM
+	case "llamacpp":
+		return LlamaCpp
+	}
+	return Any
+}
+
+// union merges tables key by key, keeping the first table's order and kind.
+func union(source string, tables ...Names) Names {
+	out := Names{Source: source}
+	at := map[string]int{}
+	for _, t := range tables {
+		for _, s := range t.Series {
+			i, ok := at[s.Key]
+			if !ok {
+				at[s.Key] = len(out.Series)
+				out.Series = append(out.Series, Series{Key: s.Key, Kind: s.Kind})
+				i = len(out.Series) - 1
+			}
+			out.Series[i].From = append(out.Series[i].From, s.From...)
+		}
+	}
+	return out
+}

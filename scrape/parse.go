@@ -5,21 +5,21 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/llm-replay/replay/results"
 )
 
 // parse reads one metrics page in the format its Content-Type names (Prometheus text,
-// OpenMetrics or delimited protobuf) and returns the kept series present on it, each summed over
-// its label sets (averaged for the usage gauges). Families of other names are skipped.
-func parse(r io.Reader, format expfmt.Format) (map[string]float64, error) {
+// OpenMetrics or delimited protobuf) and returns the table's series present on it under their
+// keys: summed over label sets (averaged for Mean gauges), or one per label value under
+// PerLabel. Families of other names are skipped.
+func parse(r io.Reader, format expfmt.Format, names Names) (map[string]float64, error) {
+	idx := index(names)
+	acc := accumulator{}
 	dec := expfmt.NewDecoder(r, format)
-	sums := map[string]float64{}
-	counts := map[string]int{}
 	for {
 		var mf dto.MetricFamily
 		err := dec.Decode(&mf)
@@ -29,8 +29,8 @@ func parse(r io.Reader, format expfmt.Format) (map[string]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parsing metrics: %w", err)
 		}
-		name, ok := keptName(&mf)
-		if !ok {
+		refs := idx.lookup(&mf)
+		if len(refs) == 0 {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
@@ -38,44 +38,116 @@ func parse(r io.Reader, format expfmt.Format) (map[string]float64, error) {
 			if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
-			sums[name] += v
-			counts[name]++
+			for _, ref := range refs {
+				acc.add(ref, labelValue(m, names.PerLabel), v)
+			}
 		}
 	}
-	for name, n := range counts {
-		if averaged[name] && n > 1 {
-			sums[name] /= float64(n)
-		}
-	}
-	if _, ok := sums[results.KVCacheUsage]; !ok {
-		if v, ok := sums[gpuCacheUsage]; ok {
-			sums[results.KVCacheUsage] = v
-		}
-	}
-	delete(sums, gpuCacheUsage)
-	return sums, nil
+	return acc.values(names), nil
 }
 
-// keptName maps a family to the kept name it carries. The Prometheus text format names a
-// counter family with its _total suffix (as vLLM's Python client writes it); OpenMetrics names
-// it without, so both spellings are accepted for counters.
-func keptName(mf *dto.MetricFamily) (string, bool) {
+// ref points at one name of one series: the series' place in the table and the name's rank
+// among its names (0 is the preferred one).
+type ref struct{ series, rank int }
+
+// nameIndex maps a page name to the series that read it.
+type nameIndex map[string][]ref
+
+func index(names Names) nameIndex {
+	idx := nameIndex{}
+	for i, s := range names.Series {
+		for rank, name := range s.From {
+			idx[name] = append(idx[name], ref{i, rank})
+		}
+	}
+	return idx
+}
+
+// lookup is the series a family feeds. The Prometheus text format names a counter family
+// with its _total suffix (as the Python client writes it); OpenMetrics names it without, so
+// a counter family also matches its name plus _total.
+func (idx nameIndex) lookup(mf *dto.MetricFamily) []ref {
 	name := mf.GetName()
-	if name == gpuCacheUsage {
-		return name, true
+	refs := idx[name]
+	if mf.GetType() == dto.MetricType_COUNTER && !strings.HasSuffix(name, "_total") {
+		refs = append(refs[:len(refs):len(refs)], idx[name+"_total"]...)
 	}
-	for _, k := range Names {
-		if name == k {
-			return k, true
-		}
-		if mf.GetType() == dto.MetricType_COUNTER && !strings.HasSuffix(name, "_total") && name+"_total" == k {
-			return k, true
-		}
-	}
-	return "", false
+	return refs
 }
 
-// value is a counter's, gauge's or untyped metric's value; histograms and summaries have none.
+// cell accumulates one name's values for one label value.
+type cell struct {
+	sum, max float64
+	n        int
+}
+
+type cellKey struct {
+	ref
+	label string
+}
+
+// accumulator gathers a page's values by series, name and label value.
+type accumulator map[cellKey]*cell
+
+func (a accumulator) add(r ref, label string, v float64) {
+	k := cellKey{r, label}
+	c := a[k]
+	if c == nil {
+		c = &cell{max: v}
+		a[k] = c
+	}
+	c.sum += v
+	c.max = max(c.max, v)
+	c.n++
+}
+
+// values resolves the cells: per series, its best-ranked name present on the page; then the
+// sum, the mean or (per label) the largest value.
+func (a accumulator) values(names Names) map[string]float64 {
+	best := map[int]int{}
+	for k := range a {
+		if r, ok := best[k.series]; !ok || k.rank < r {
+			best[k.series] = k.rank
+		}
+	}
+	out := map[string]float64{}
+	for k, c := range a {
+		if best[k.series] != k.rank {
+			continue
+		}
+		s := names.Series[k.series]
+		switch {
+		case names.PerLabel != "":
+			out[labelKey(s.Key, names.PerLabel, k.label)] = c.max
+		case s.Kind == Mean:
+			out[s.Key] = c.sum / float64(c.n)
+		default:
+			out[s.Key] = c.sum
+		}
+	}
+	return out
+}
+
+// labelKey is a per-label series' key, in Prometheus's own notation: Key{label="value"}.
+func labelKey(key, label, value string) string {
+	return key + "{" + label + "=" + strconv.Quote(value) + "}"
+}
+
+// labelValue is a metric's value of the label, "" when it has none or label is "".
+func labelValue(m *dto.Metric, label string) string {
+	if label == "" {
+		return ""
+	}
+	for _, lp := range m.GetLabel() {
+		if lp.GetName() == label {
+			return lp.GetValue()
+		}
+	}
+	return ""
+}
+
+// value is a counter's, gauge's or untyped metric's value, and a histogram's or summary's
+// sum (a histogram of generated tokens per request sums to the tokens generated).
 func value(m *dto.Metric) (float64, bool) {
 	switch {
 	case m.Counter != nil:
@@ -84,6 +156,10 @@ func value(m *dto.Metric) (float64, bool) {
 		return m.Gauge.GetValue(), true
 	case m.Untyped != nil:
 		return m.Untyped.GetValue(), true
+	case m.Histogram != nil:
+		return m.Histogram.GetSampleSum(), true
+	case m.Summary != nil:
+		return m.Summary.GetSampleSum(), true
 	}
 	return 0, false
 }

@@ -49,7 +49,7 @@ vllm:time_to_first_token_seconds_count{model_name="m"} 4.0
 `
 
 func TestParseVLLMText(t *testing.T) {
-	got, err := parse(strings.NewReader(fmt.Sprintf(vllmPage, 900, 300)), expfmt.FmtText)
+	got, err := parse(strings.NewReader(fmt.Sprintf(vllmPage, 900, 300)), expfmt.FmtText, VLLM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestParseVLLMText(t *testing.T) {
 func TestParseOpenMetrics(t *testing.T) {
 	page := "# TYPE vllm:prefix_cache_hits counter\nvllm:prefix_cache_hits_total{model_name=\"m\"} 7\n" +
 		"# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name=\"m\"} 0.1\n# EOF\n"
-	got, err := parse(strings.NewReader(page), expfmt.FmtOpenMetrics_1_0_0)
+	got, err := parse(strings.NewReader(page), expfmt.FmtOpenMetrics_1_0_0, VLLM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestParseOpenMetrics(t *testing.T) {
 }
 
 func TestParseGarbage(t *testing.T) {
-	if _, err := parse(strings.NewReader("<html>not metrics</html>\n"), expfmt.FmtText); err == nil {
+	if _, err := parse(strings.NewReader("<html>not metrics</html>\n"), expfmt.FmtText, VLLM); err == nil {
 		t.Fatal("an HTML page parsed as metrics")
 	}
 }
@@ -199,7 +199,8 @@ func TestBadConfig(t *testing.T) {
 	}
 }
 
-// TestSimulatorMetrics scrapes the built-in simulator, which serves every kept series.
+// TestSimulatorMetrics scrapes the built-in simulator, which serves every series package
+// results names, and vLLM's generation-token counter.
 func TestSimulatorMetrics(t *testing.T) {
 	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sim.DefaultConfig())
 	if err != nil {
@@ -214,7 +215,8 @@ func TestSimulatorMetrics(t *testing.T) {
 	if res.Scrapes != 2 || res.Failures != 0 {
 		t.Fatalf("%+v", res)
 	}
-	for _, name := range Names {
+	for _, name := range []string{results.PrefixCacheQueries, results.PrefixCacheHits, results.RequestsRunning,
+		results.RequestsWaiting, results.KVCacheUsage, GenerationTokens} {
 		if _, ok := res.Samples[0].Values[name]; !ok {
 			t.Errorf("%s missing from the simulator's page: %v", name, res.Samples[0].Values)
 		}

@@ -28,11 +28,16 @@ type Config struct {
 	Warn io.Writer
 	// Client defaults to a client whose timeout is the interval, between 1 and 10 seconds.
 	Client *http.Client
+	// Names is the table of series kept: ForEngine's for the endpoint's engine, DCGM for a
+	// GPU exporter. Empty means VLLM.
+	Names Names
 }
 
 // Result is what a scraper saw over its life.
 type Result struct {
 	URL string
+	// Source is the names table's (Names.Source): whose series the samples hold.
+	Source string
 	// Scrapes counts successful scrapes, Failures the others (HTTP errors, refused connections,
 	// pages that do not parse); FirstError describes the first failure.
 	Scrapes, Failures int
@@ -81,13 +86,16 @@ func Start(ctx context.Context, cfg Config) (*Scraper, error) {
 	if cfg.Interval == 0 {
 		cfg.Interval = time.Second
 	}
+	if len(cfg.Names.Series) == 0 {
+		cfg.Names = VLLM
+	}
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: min(max(cfg.Interval, time.Second), 10*time.Second)}
 	}
 	s := &Scraper{
 		cfg: cfg, start: time.Now(), ctx: context.WithoutCancel(ctx),
 		stop: make(chan struct{}), done: make(chan struct{}),
-		res: Result{URL: cfg.URL, Increase: map[string]float64{}}, prev: map[string]float64{},
+		res: Result{URL: cfg.URL, Source: cfg.Names.Source, Increase: map[string]float64{}}, prev: map[string]float64{},
 	}
 	s.scrape()
 	go s.loop(ctx)
@@ -154,11 +162,10 @@ func (s *Scraper) scrape() {
 	s.res.Scrapes++
 	if len(vals) == 0 && !s.warnedEmpty && s.cfg.Warn != nil {
 		s.warnedEmpty = true
-		fmt.Fprintf(s.cfg.Warn, "replay: server metrics: %s has none of vLLM's series (%s); server-side cache figures will be missing\n", s.cfg.URL, strings.Join(Names, ", "))
+		fmt.Fprintf(s.cfg.Warn, "replay: server metrics: %s has none of %s's series (%s); the figures they feed will be missing\n", s.cfg.URL, s.cfg.Names.Source, strings.Join(s.cfg.Names.preferred(), ", "))
 	}
-	for _, name := range counters {
-		v, ok := vals[name]
-		if !ok {
+	for name, v := range vals {
+		if !s.cfg.Names.isCounter(name) {
 			continue
 		}
 		if p, seen := s.prev[name]; seen {
@@ -191,7 +198,7 @@ func (s *Scraper) fetch() (map[string]float64, error) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 		return nil, fmt.Errorf("GET %s: HTTP %d", s.cfg.URL, resp.StatusCode)
 	}
-	vals, err := parse(io.LimitReader(resp.Body, maxPage), expfmt.ResponseFormat(resp.Header))
+	vals, err := parse(io.LimitReader(resp.Body, maxPage), expfmt.ResponseFormat(resp.Header), s.cfg.Names)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", s.cfg.URL, err)
 	}

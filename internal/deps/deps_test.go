@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"synth/tokenizer":  {"internal/jsoncur"},
 	"samples":          {},
 	"internal/jsonv":   {"internal/jsoncur"},
+	"engine":           {}, // engines' dialects over HTTP; scrape takes its tables by engine name
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
 	"trace":             {"internal/intern", "internal/pqcheck"},
@@ -52,7 +53,7 @@ var allowed = map[string][]string{
 	"live":     {"results"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "client", "gen", "ingest", "requestlog", "results", "samples", "scheduler",
+	"runner": {"analysis", "chat", "client", "engine", "gen", "ingest", "live", "requestlog", "results", "samples", "scheduler",
 		"scrape", "sim", "synth", "synth/tokenizer", "trace"},
 	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
 		"sim", "synth", "synth/tokenizer", "trace", "tracestat"},

@@ -1,0 +1,16 @@
+// Package engine speaks each serving engine's dialect beyond the OpenAI API they share: which
+// engine an endpoint is (Detect: /v1/models' owned_by, /version, /health, /metrics' name
+// prefixes, TGI's /info, Ollama's /api/version, llama.cpp's /props, SGLang's server info,
+// OpenAI's response headers), how to force an output length on it (ForceFields: ignore_eos,
+// min_tokens, or nothing where the engine has no such parameter), whether forcing works in
+// practice (ProbeForcing, one small request before the run), how to reset its prefix cache
+// (ResetPrefixCache: vLLM's /reset_prefix_cache, SGLang's /flush_cache) and where its
+// Prometheus page is (MetricsURL).
+//
+// It owns the engine names (Engine, ParseEngine for --engine) and the references each
+// behaviour comes from, cited beside the code. It must not send the run's requests, parse
+// metrics pages into series (package scrape does, given the table ForEngine names), decide
+// what a run does with an answer (the runner prints the Detection, warns on a failed probe and
+// records the reset in the summary), or import the pipeline's stages: it is a leaf that only
+// talks HTTP. A probe that fails is evidence, never an error; errors are for bad arguments.
+package engine
