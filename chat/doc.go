@@ -1,7 +1,9 @@
 // Package chat owns the chat message type and chat template rendering: a model's Jinja chat
 // template (from the tokenizer_config.json beside its tokenizer, or DefaultTemplate) rendered
 // with gonja as transformers' apply_chat_template renders it, so that the prompt text, and so
-// its token count, is what a server builds from a chat request. synth sizes chat prompts with
+// its token count, is what a server builds from a chat request, tools and tool turns included
+// (RenderTools: tool definitions decoded in their key order, calls' arguments parsed, and
+// transformers' tojson, which is Python's json.dumps). synth sizes chat prompts with
 // it, requestlog counts logged chat requests with it and runner's ServerCounting makes the
 // simulator count as a server would. It must not tokenize, send requests or know about traces;
 // of this module it imports only synth/tokenizer, to read tokenizer_config.json.

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -52,8 +53,9 @@ type FunctionCall struct {
 }
 
 // Renderer renders a Hugging Face chat template the way transformers' apply_chat_template
-// does: trim_blocks and lstrip_blocks on, add_generation_prompt, bos_token/eos_token, and the
-// helpers templates call (raise_exception, strftime_now) that plain Jinja lacks. It gives the
+// does: trim_blocks and lstrip_blocks on, add_generation_prompt, bos_token/eos_token, the
+// helpers templates call (raise_exception, strftime_now) that plain Jinja lacks, and
+// transformers' tojson (see pyJSON) with dict methods that keep a JSON object's key order. It gives the
 // prompt text a server builds from a chat request: synth sizes chat prompts with it, request
 // logs are counted with it, and the simulator counts as a server would. It is safe for
 // concurrent use.
@@ -99,10 +101,10 @@ func parseTemplate(source string, controls *exec.ControlStructureSet) (tpl *exec
 	}
 	env := &exec.Environment{
 		Context:           gonja.DefaultContext,
-		Filters:           builtins.Filters,
+		Filters:           chatFilters,
 		Tests:             builtins.Tests,
 		ControlStructures: controls,
-		Methods:           builtins.Methods,
+		Methods:           chatMethods,
 	}
 	tpl, err = exec.NewTemplate(root, cfg, shifted, env)
 	if err != nil {
@@ -159,21 +161,29 @@ func NewRenderer(t Template) (*Renderer, error) {
 	return c, nil
 }
 
-// Render returns the prompt text a server builds from msgs, generation prompt included. Encode
-// it with special tokens recognized and none added (tokenizer Encode(text, false)): the
-// template already holds the BOS text.
-func (c *Renderer) Render(msgs []Message) (prompt string, err error) {
-	list := make([]any, len(msgs))
-	size := 64
-	for i, m := range msgs {
-		list[i] = tplMessage{"role": m.Role, "content": m.Content}
-		size += len(m.Role) + len(m.Content) + 32
+// Render returns the prompt text a server builds from msgs, generation prompt included: it is
+// RenderTools with no tools.
+func (c *Renderer) Render(msgs []Message) (string, error) { return c.RenderTools(msgs, nil) }
+
+// RenderTools returns the prompt text a server builds from msgs and the request's tools (its
+// `tools` JSON array, nil or empty when it offered none), generation prompt included, as
+// transformers' apply_chat_template(messages, tools=...) renders them: tool definitions and
+// earlier turns' tool calls and answers count toward the prompt. Encode it with special tokens
+// recognized and none added (tokenizer Encode(text, false)): the template already holds the
+// BOS text.
+func (c *Renderer) RenderTools(msgs []Message, tools json.RawMessage) (prompt string, err error) {
+	d, err := buildData(msgs, tools)
+	if err != nil {
+		return "", err
 	}
-	data := make(map[string]any, len(c.vars)+1)
+	data := make(map[string]any, len(c.vars)+2)
 	for k, v := range c.vars {
 		data[k] = v
 	}
-	data["messages"] = list
+	data["messages"] = d.messages
+	if d.tools != nil {
+		data["tools"] = d.tools
+	}
 	v := c.tpls.Get()
 	tpl, ok := v.(*exec.Template)
 	if !ok {
@@ -182,7 +192,7 @@ func (c *Renderer) Render(msgs []Message) (prompt string, err error) {
 	// Into a builder sized for the messages and the markup around them: the prompt is not
 	// copied as it grows, nor once more at the end as ExecuteToString's buffer would be.
 	var out strings.Builder
-	out.Grow(size)
+	out.Grow(d.size)
 	// gonja panics on some expressions (`{{ 0 % 0 }}`); a template is input, so that is an
 	// error here. The copy that panicked is not reused.
 	defer func() {

@@ -10,14 +10,17 @@ const (
 	fSession
 	fTurn
 	fModel
+	fOptions
 	numFields
 )
 
 // Fields are the names --map accepts on its left side, indexed by the f* constants.
-var Fields = [numFields]string{"timestamp", "prompt_tokens", "output_tokens", "block_hashes", "session_id", "turn", "model"}
+// options is a request's own options as JSON (trace.Options; the Mooncake export of a request
+// log carries them, and reading that file back gives them to the replay).
+var Fields = [numFields]string{"timestamp", "prompt_tokens", "output_tokens", "block_hashes", "session_id", "turn", "model", "options"}
 
 // requiredField says whether a row without the field is bad.
-var requiredField = [numFields]bool{true, true, true, false, false, false, false}
+var requiredField = [numFields]bool{true, true, true, false, false, false, false, false}
 
 func fieldIndex(name string) int {
 	for i, f := range Fields {

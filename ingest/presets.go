@@ -11,10 +11,11 @@ type preset struct {
 // The public traces' own column names (Mooncake JSONL; the Azure 2023 and BurstGPT CSVs).
 var presets = map[string]preset{
 	// session_id and turn are not in the Mooncake release; `replay gen` writes them on the
-	// turns of multi-turn sessions. Optional fields: files without them read as before.
+	// turns of multi-turn sessions, and the export of a request log adds options. Optional
+	// fields: files without them read as before.
 	FormatMooncake: {kind: "jsonl", timeUnit: "ms", blockSize: 512, mapping: mapping{
 		fTimestamp: "timestamp", fPrompt: "input_length", fOutput: "output_length", fHashes: "hash_ids",
-		fSession: "session_id", fTurn: "turn",
+		fSession: "session_id", fTurn: "turn", fOptions: "options",
 	}},
 	FormatAzure: {kind: "csv", timeUnit: "s", mapping: mapping{
 		fTimestamp: "TIMESTAMP", fPrompt: "ContextTokens", fOutput: "GeneratedTokens",

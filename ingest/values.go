@@ -93,7 +93,22 @@ func (c *converter) set(r *row, f int, kind byte, b []byte) error {
 			return fmt.Errorf("want a string, got %s", kindName(kind))
 		}
 		r.rec.Model = string(b)
+	case fOptions:
+		return setOptions(r, kind, b)
 	}
+	return nil
+}
+
+// setOptions reads a request's options: a JSON object, or a string or cell holding one.
+func setOptions(r *row, kind byte, b []byte) error {
+	if kind != kObject && kind != kString && kind != kText {
+		return fmt.Errorf("want a JSON object of request options, got %s", kindName(kind))
+	}
+	o, err := trace.DecodeOptions(b)
+	if err != nil {
+		return err
+	}
+	r.rec.Options = o
 	return nil
 }
 

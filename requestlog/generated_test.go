@@ -288,96 +288,179 @@ func TestGeneratedHitRate(t *testing.T) {
 	t.Logf("ideal prefix hit rate %.2f%% (%d of %d blocks) both ways", 100*got.Rate(), got.Hits, got.Blocks)
 }
 
-// TestGeneratedNoText writes the default outputs (Mooncake export and Parquet trace) and looks
-// for pieces of every generated prompt and response in their bytes; with KeepText the same
-// search must find them (so the search itself works).
+// TestGeneratedNoText writes the default outputs (Mooncake export and Parquet trace, options
+// included) and looks for pieces of every generated prompt and response in their bytes, and
+// for the log with options also of every tool and JSON-schema description and title, tool
+// call and tool answer; with KeepText the same search must find them (so the search itself
+// works).
 func TestGeneratedNoText(t *testing.T) {
-	g := loadGenerated(t)
-	dir := t.TempDir()
-	write := func(reqs []Request, name string) []byte {
-		moonPath, pqPath := filepath.Join(dir, name+".jsonl"), filepath.Join(dir, name+".parquet")
-		f, err := os.Create(moonPath)
-		if err != nil {
-			t.Fatal(err)
+	t.Run("plain", func(t *testing.T) {
+		g := loadGenerated(t)
+		kept := readSome(t, g.log, g.tok, g.chat, 50)
+		checkNoText(t, g.reqs, kept, logPieces(g.truths))
+	})
+	t.Run("options", func(t *testing.T) {
+		g := loadOptionsLog(t, "qwen3")
+		pieces := logPieces(g.truths)
+		descs := descriptionPieces(t, g.truths)
+		if len(descs) < 30 {
+			t.Fatalf("only %d pieces of descriptions: the test proves little", len(descs))
 		}
-		mw := NewMooncakeWriter(f)
-		pw, err := trace.CreateFile(pqPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range reqs {
-			if err := mw.Write(r); err != nil {
-				t.Fatal(err)
-			}
-			if err := pw.Write(r.Record); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := mw.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if err := pw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		a, _ := os.ReadFile(moonPath)
-		b, _ := os.ReadFile(pqPath)
-		return append(a, b...)
-	}
-	// Pieces: 12 bytes from the start, middle and end of every text of the log.
-	var pieces []string
-	add := func(s string) {
-		if len(s) < 12 {
-			return
-		}
-		for _, at := range []int{0, len(s)/2 - 6, len(s) - 12} {
-			pieces = append(pieces, s[at:at+12])
-		}
-	}
-	for _, tr := range g.truths {
-		for _, m := range tr.Messages {
-			add(m.Content)
-		}
-		add(tr.Prompt)
-		add(tr.Response)
-	}
-	set := map[string]bool{}
-	for _, p := range pieces {
-		set[p] = true
-	}
-	// contains counts the distinct pieces found in out, sliding a 12-byte window over it.
-	contains := func(out []byte) (int, string) {
-		seen := map[string]bool{}
-		first := ""
-		for i := 0; i+12 <= len(out); i++ {
-			if w := string(out[i : i+12]); set[w] && !seen[w] {
-				seen[w] = true
-				if first == "" {
-					first = w
-				}
-			}
-		}
-		return len(seen), first
-	}
-	if n, first := contains(write(g.reqs, "default")); n > 0 {
-		t.Fatalf("default output holds %d pieces of the log's text, e.g. %q", n, first)
-	}
-	// The same search finds the text when it is kept.
-	r, err := NewReader(bytes.NewReader(g.log), "gen.jsonl", Options{Tokenizer: g.tok, Chat: g.chat, HashKey: testKey, KeepText: true})
+		checkNoText(t, g.plain, g.kept, append(pieces, descs...))
+		checkNoText(t, g.plain, g.kept, descs) // kept text holds the descriptions themselves
+	})
+}
+
+// readSome reads the first n requests of log keeping their text.
+func readSome(t *testing.T, log []byte, tok tokenizer.Tokenizer, r *chat.Renderer, n int) []Request {
+	t.Helper()
+	rd, err := NewReader(bytes.NewReader(log), "gen.jsonl", Options{Tokenizer: tok, Chat: r, HashKey: testKey, KeepText: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var kept []Request
-	for range 50 {
-		req, err := r.Next()
+	for range n {
+		req, err := rd.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
 		kept = append(kept, req)
 	}
-	found, _ := contains(write(kept, "kept"))
+	return kept
+}
+
+// checkNoText fails when the default outputs of reqs hold any of pieces, or when those of
+// kept (read with KeepText) hold none.
+func checkNoText(t *testing.T, reqs, kept []Request, pieces []string) {
+	t.Helper()
+	dir := t.TempDir()
+	set := map[string]bool{}
+	for _, p := range pieces {
+		set[p] = true
+	}
+	if n, first := containsPieces(writeOutputs(t, dir, reqs, "default"), set); n > 0 {
+		t.Fatalf("default output holds %d pieces of the log's text, e.g. %q", n, first)
+	}
+	found, _ := containsPieces(writeOutputs(t, dir, kept, "kept"), set)
 	if found == 0 {
 		t.Fatal("--keep-text output holds none of the log's text: the search is broken")
 	}
-	t.Logf("%d distinct pieces of text searched: none in the default output, %d in 50 kept-text lines", len(set), found)
+	t.Logf("%d distinct pieces of text searched: none in the default output, %d in %d kept-text lines", len(set), found, len(kept))
+}
+
+// writeOutputs writes reqs as the Mooncake export and the Parquet trace and returns both
+// files' bytes.
+func writeOutputs(t *testing.T, dir string, reqs []Request, name string) []byte {
+	t.Helper()
+	moonPath, pqPath := filepath.Join(dir, name+".jsonl"), filepath.Join(dir, name+".parquet")
+	f, err := os.Create(moonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw := NewMooncakeWriter(f)
+	pw, err := trace.CreateFile(pqPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reqs {
+		if err := mw.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := pw.Write(r.Record); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(mw.Flush(), f.Close(), pw.Close()); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(moonPath)
+	b, _ := os.ReadFile(pqPath)
+	return append(a, b...)
+}
+
+// logPieces are 12 bytes from the start, middle and end of every text of the log: messages
+// (tool answers included), the string values of tool call arguments (their keys are the
+// tools' property names, kept), prompts and responses.
+func logPieces(truths []genlog.Truth) []string {
+	var pieces []string
+	var strs func(n *jnode)
+	strs = func(n *jnode) {
+		if n.kind == 's' {
+			pieces = addPieces(pieces, n.text)
+		}
+		for _, v := range n.vals {
+			strs(v)
+		}
+	}
+	for _, tr := range truths {
+		for _, m := range tr.Messages {
+			pieces = addPieces(pieces, m.Content)
+			for _, c := range m.ToolCalls {
+				if n, err := parseOrdered([]byte(c.Function.Arguments)); err == nil {
+					strs(n)
+				}
+			}
+		}
+		pieces = addPieces(pieces, tr.Prompt)
+		pieces = addPieces(pieces, tr.Response)
+		for _, r := range tr.MoreResponses {
+			pieces = addPieces(pieces, r)
+		}
+	}
+	return pieces
+}
+
+// descriptionPieces are pieces of every description and title of the log's tools and
+// response formats.
+func descriptionPieces(t *testing.T, truths []genlog.Truth) []string {
+	t.Helper()
+	var pieces []string
+	var walk func(n *jnode)
+	walk = func(n *jnode) {
+		for i, v := range n.vals {
+			if n.kind == 'o' && (n.keys[i] == "description" || n.keys[i] == "title") && v.kind == 's' {
+				pieces = addPieces(pieces, v.text)
+			}
+			walk(v)
+		}
+	}
+	for _, tr := range truths {
+		o := wantOptions(t, tr)
+		for _, raw := range [][]byte{o.Tools, o.ResponseFormat} {
+			if raw == nil {
+				continue
+			}
+			n, err := parseOrdered(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			walk(n)
+		}
+	}
+	return pieces
+}
+
+func addPieces(pieces []string, s string) []string {
+	if len(s) < 12 {
+		return pieces
+	}
+	for _, at := range []int{0, len(s)/2 - 6, len(s) - 12} {
+		pieces = append(pieces, s[at:at+12])
+	}
+	return pieces
+}
+
+// containsPieces counts the distinct pieces found in out, sliding a 12-byte window over it.
+func containsPieces(out []byte, set map[string]bool) (int, string) {
+	seen := map[string]bool{}
+	first := ""
+	for i := 0; i+12 <= len(out); i++ {
+		if w := string(out[i : i+12]); set[w] && !seen[w] {
+			seen[w] = true
+			if first == "" {
+				first = w
+			}
+		}
+	}
+	return len(seen), first
 }

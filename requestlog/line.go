@@ -11,6 +11,7 @@ import (
 
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/internal/jsonv"
+	"github.com/llm-replay/replay/trace"
 )
 
 // entry is one parsed log line: what the request asked and what the response said, still as
@@ -27,10 +28,21 @@ type entry struct {
 	// Usage as the server reported it (-1 when absent).
 	usagePrompt, usageCompletion int
 	// responseText is the generated text (choices[0]); hasResponse says it was in the log.
+	// moreText are the other choices' texts (n > 1), which count toward the output too.
 	responseText string
 	hasResponse  bool
+	moreText     []string
 
 	session, user string
+
+	// opts are the body's options and the logged outcome; its JSON options (tools,
+	// tool_choice, response_format) are filled by the reader from the body's text, which
+	// needRaw says the body has. unknown lists the body's fields the reader does not know.
+	opts    *trace.Options
+	needRaw bool
+	unknown []string
+	// tools are the body's tools as logged, for the chat template (nil when none).
+	tools json.RawMessage
 }
 
 // fieldError is a bad or missing field of a line; the reader adds the file and line.
@@ -106,11 +118,25 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 	if err != nil {
 		return e, err
 	}
+	if e.opts, e.unknown, err = parseOptions(req, l.m.name("request"), e.chat); err != nil {
+		return e, err
+	}
+	for _, k := range rawOptionFields {
+		e.needRaw = e.needRaw || req[k] != nil
+	}
 	if err := l.model(&e); err != nil {
 		return e, err
 	}
 	if err := l.response(&e); err != nil {
 		return e, err
+	}
+	if err := l.outcome(&e, unit); err != nil {
+		return e, err
+	}
+	// A request the client gave up on may have no usage and no text: its output is what was
+	// generated before, 0 when the log does not say.
+	if e.usageCompletion < 0 && !e.hasResponse && !e.opts.Cancelled {
+		return e, bad(l.m.name("response"), "neither usage.completion_tokens nor choices[0] text: the output length is unknown")
 	}
 	if err := l.ids(&e); err != nil {
 		return e, err
@@ -188,23 +214,17 @@ func (l line) model(e *entry) error {
 	return nil
 }
 
-// response reads the usage and/or the generated text; one of them must give the output length.
+// response reads the usage and/or the generated text, when the line has a response.
 func (l line) response(e *entry) error {
-	if v, ok, err := l.get("response"); err != nil {
+	v, ok, err := l.get("response")
+	if err != nil || !ok {
 		return err
-	} else if ok {
-		resp, isObj := object(v)
-		if !isObj {
-			return bad(l.m.name("response"), "not a JSON object (or a string holding one)")
-		}
-		if err := parseResponse(resp, l.m.name("response"), e); err != nil {
-			return err
-		}
 	}
-	if e.usageCompletion < 0 && !e.hasResponse {
-		return bad(l.m.name("response"), "neither usage.completion_tokens nor choices[0] text: the output length is unknown")
+	resp, isObj := object(v)
+	if !isObj {
+		return bad(l.m.name("response"), "not a JSON object (or a string holding one)")
 	}
-	return nil
+	return parseResponse(resp, l.m.name("response"), e)
 }
 
 // ids reads the logged session id and user, strings or numbers.
@@ -268,15 +288,11 @@ func parseMessages(msgs any, name string, e *entry) error {
 		if !ok {
 			return bad(f, "not an object")
 		}
-		role, ok := mo["role"].(string)
-		if !ok {
-			return bad(f+".role", "missing or not a string")
-		}
-		content, err := contentText(mo["content"])
+		m, err := parseMessage(mo, f)
 		if err != nil {
-			return &fieldError{field: f + ".content", err: err}
+			return err
 		}
-		e.messages[i] = chat.Message{Role: role, Content: content}
+		e.messages[i] = m
 	}
 	return nil
 }
@@ -364,22 +380,42 @@ func parseResponse(resp map[string]any, name string, e *entry) error {
 			*dst = int(x)
 		}
 	}
-	if ch, ok := resp["choices"].([]any); ok && len(ch) > 0 {
-		c, ok := ch[0].(map[string]any)
-		if !ok {
-			return bad(name+".choices[0]", "not an object")
+	ch, _ := resp["choices"].([]any)
+	for i, cv := range ch {
+		text, has, err := choiceText(cv, fmt.Sprintf("%s.choices[%d]", name, i))
+		if err != nil {
+			return err
 		}
-		if msg, ok := c["message"].(map[string]any); ok {
-			s, err := contentText(msg["content"])
-			if err != nil {
-				return &fieldError{field: name + ".choices[0].message.content", err: err}
-			}
-			e.responseText, e.hasResponse = s, true
-		} else if t, ok := c["text"].(string); ok {
-			e.responseText, e.hasResponse = t, true
+		if i > 0 {
+			e.moreText = append(e.moreText, text)
+			continue
+		}
+		e.responseText, e.hasResponse = text, has
+		if fr, ok := cv.(map[string]any)["finish_reason"].(string); ok {
+			e.opts.FinishReason = fr
 		}
 	}
 	return nil
+}
+
+// choiceText is one choice's generated text: a chat message's content (a call with no content
+// is "") or a completion's text; has is false when the choice holds neither.
+func choiceText(cv any, f string) (text string, has bool, err error) {
+	c, ok := cv.(map[string]any)
+	if !ok {
+		return "", false, bad(f, "not an object")
+	}
+	if msg, ok := c["message"].(map[string]any); ok {
+		s, err := contentText(msg["content"])
+		if err != nil {
+			return "", false, &fieldError{field: f + ".message.content", err: err}
+		}
+		return s, true, nil
+	}
+	if t, ok := c["text"].(string); ok {
+		return t, true, nil
+	}
+	return "", false, nil
 }
 
 // parseTime reads RFC3339 text, or epoch time as a number or numeric string in unit.

@@ -12,9 +12,10 @@ import (
 // evaluation sets), and rendering a chat template costs more than tokenizing its output, most
 // of it in the template interpreter. And a chat's next turn is its previous request's messages
 // and two more, so that request's entry is found by a prefix of the new key, and its hashes
-// serve the blocks the two prompts share. Exact: the key is every message's role and content,
-// which is all a render sees, and shared blocks are found by comparing ids. Bounded like tokenizer.Cached: two generations of up to half the byte limit each.
-// Safe for concurrent use; the ids it hands out are shared and must not be changed.
+// serve the blocks the two prompts share. Exact: the key is the tools and every message's
+// parts, which is all a render sees, and shared blocks are found by comparing ids. Bounded
+// like tokenizer.Cached: two generations of up to half the byte limit each. Safe for
+// concurrent use; the ids it hands out are shared and must not be changed.
 type promptCache struct {
 	mu       sync.Mutex
 	limit    int
@@ -35,17 +36,32 @@ func newPromptCache(limit int) *promptCache {
 	return &promptCache{limit: limit, cur: map[string]promptEntry{}}
 }
 
-// messagesKey appends msgs to buf unambiguously, each role and content length-prefixed, and
-// to ends the key's length after each message: buf[:ends[i]] is the key of msgs[:i+1].
-func messagesKey(buf []byte, ends []int, msgs []chat.Message) ([]byte, []int) {
+// messagesKey appends the request's tools and msgs to buf unambiguously, every part
+// length-prefixed, and to ends the key's length after each message: buf[:ends[i]] is the key
+// of msgs[:i+1] with the same tools. A message's part is everything a template renders of it:
+// role, content, name, tool_call_id and its tool calls.
+func messagesKey(buf []byte, ends []int, tools []byte, msgs []chat.Message) ([]byte, []int) {
+	buf = appendPart(buf, string(tools))
 	for _, m := range msgs {
-		buf = binary.AppendUvarint(buf, uint64(len(m.Role)))
-		buf = append(buf, m.Role...)
-		buf = binary.AppendUvarint(buf, uint64(len(m.Content)))
-		buf = append(buf, m.Content...)
+		buf = appendPart(buf, m.Role)
+		buf = appendPart(buf, m.Content)
+		buf = appendPart(buf, m.Name)
+		buf = appendPart(buf, m.ToolCallID)
+		buf = binary.AppendUvarint(buf, uint64(len(m.ToolCalls)))
+		for _, c := range m.ToolCalls {
+			buf = appendPart(buf, c.ID)
+			buf = appendPart(buf, c.Type)
+			buf = appendPart(buf, c.Function.Name)
+			buf = appendPart(buf, c.Function.Arguments)
+		}
 		ends = append(ends, len(buf))
 	}
 	return buf, ends
+}
+
+func appendPart(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
 }
 
 func (c *promptCache) get(key []byte) (promptEntry, bool) {

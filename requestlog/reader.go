@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -49,8 +50,10 @@ type Options struct {
 	// (the line goes to Quarantine and is counted).
 	OnError    string
 	Quarantine io.Writer
-	// KeepText keeps the rendered prompt and the response text in each Request. Without it no
-	// byte of either leaves the reader.
+	// KeepText keeps the rendered prompt and the response text in each Request, and the
+	// logged body and its tool and schema text in its Options. Without it no byte of the
+	// prompt, the response or those descriptions leaves the reader (they are replaced by
+	// synthetic text of the same token length); stop strings are kept either way.
 	KeepText bool
 }
 
@@ -75,6 +78,9 @@ type Counts struct {
 	UsageChecked int64 `json:"usage_checked,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
+	// UnknownFields counts, per name, the request body fields the reader does not carry
+	// (neither counted nor an option of trace.Options): a replay does not send them.
+	UnknownFields map[string]int64 `json:"unknown_request_fields,omitempty"`
 	// Errors holds the first rejection messages, for the user.
 	Errors []string `json:"-"`
 }
@@ -91,6 +97,7 @@ type Reader struct {
 	pool    []*blockHasher  // one per worker (block hashes)
 	scratch []workerScratch // one per worker
 	prompts *promptCache
+	red     *redactor
 	queue   []prepared // the current batch, prepared in parallel, handed out in order
 	ended   error      // why reading stopped after the current batch, if it did
 	ahead   chan batch // the next batch, being read and prepared; nil if none is
@@ -207,6 +214,7 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 	}
 	r.scratch = make([]workerScratch, len(r.pool))
 	r.prompts = newPromptCache(promptCacheBytes)
+	r.red = newRedactor(opts.Tokenizer)
 	return r, nil
 }
 
@@ -214,6 +222,9 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 func (r *Reader) Counts() Counts {
 	c := r.counts
 	c.Sessions = int64(r.sess.roots + len(r.turns))
+	if c.UnknownFields != nil {
+		c.UnknownFields = maps.Clone(c.UnknownFields)
+	}
 	return c
 }
 
@@ -371,6 +382,12 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
 		p.err = err
 		return
 	}
+	if e.needRaw || r.opts.KeepText {
+		if err := rawOptions(p.raw, r.m["request"], r.m.name("request"), &e, r.red, r.opts.KeepText); err != nil {
+			p.err = err
+			return
+		}
+	}
 	p.e = e
 	tok := r.opts.Tokenizer
 	switch {
@@ -380,12 +397,12 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
 			return
 		}
 		key := &sc.key
-		key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.messages)
+		key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.tools, e.messages)
 		if c, ok := r.prompts.get(key.buf); ok {
 			p.prompt, p.ids, p.hashes = c.prompt, c.ids, slices.Clone(c.hashes)
 			break
 		}
-		p.prompt, err = r.opts.Chat.Render(e.messages)
+		p.prompt, err = r.opts.Chat.RenderTools(e.messages, e.tools)
 		if err != nil {
 			p.err = &fieldError{field: r.m.name("request") + ".messages", err: err}
 			return
@@ -414,14 +431,27 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
 		p.ids = tok.Encode(p.prompt, true) // the server's post-processor adds BOS
 	}
 	p.out = e.usageCompletion
-	if p.out < 0 {
+	if p.out < 0 { // every choice's text (n > 1), as usage would count it
 		p.out = tok.Count(e.responseText)
+		for _, t := range e.moreText {
+			p.out += tok.Count(t)
+		}
 	}
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
 	}
 	if e.chat && e.session == "" {
 		p.digests = sc.dig.digest(e.user, e.messages, e.responseText, e.hasResponse)
+	}
+}
+
+// countUnknown adds a record's unknown body fields to the counts.
+func (r *Reader) countUnknown(names []string) {
+	if len(names) > 0 && r.counts.UnknownFields == nil {
+		r.counts.UnknownFields = map[string]int64{}
+	}
+	for _, n := range names {
+		r.counts.UnknownFields[n]++
 	}
 }
 
@@ -452,9 +482,11 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		BlockHashes:  p.hashes,
 		BlockSize:    r.opts.BlockSize,
 		Model:        e.model,
+		Options:      e.opts,
 		Source:       r.path,
 		Line:         p.line,
 	}
+	r.countUnknown(e.unknown)
 	switch {
 	case e.session != "":
 		rec.SessionID = r.hasher.pseudonym(e.session)

@@ -277,8 +277,8 @@ func TestRepeatedRequests(t *testing.T) {
 			t.Fatalf("record %d: %d tokens, hashes %x; want %d tokens, hashes %x", i, r.PromptTokens, r.BlockHashes, want, first.BlockHashes)
 		}
 	}
-	a, _ := messagesKey(nil, nil, []chat.Message{{Role: "user", Content: "ab"}, {Role: "user", Content: "c"}})
-	b, _ := messagesKey(nil, nil, []chat.Message{{Role: "user", Content: "a"}, {Role: "user", Content: "bc"}})
+	a, _ := messagesKey(nil, nil, nil, []chat.Message{{Role: "user", Content: "ab"}, {Role: "user", Content: "c"}})
+	b, _ := messagesKey(nil, nil, nil, []chat.Message{{Role: "user", Content: "a"}, {Role: "user", Content: "bc"}})
 	if bytes.Equal(a, b) {
 		t.Fatal("two message lists share a cache key")
 	}

@@ -26,6 +26,7 @@ var ArrowSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "model", Type: arrow.BinaryTypes.String},
 	{Name: "source", Type: arrow.BinaryTypes.String},
 	{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "options", Type: arrow.BinaryTypes.String, Nullable: true},
 }, &arrowMetadata)
 
 var arrowMetadata = arrow.NewMetadata([]string{SchemaVersionKey}, []string{SchemaVersion})
@@ -68,6 +69,10 @@ func CreateArrowFile(path string) (*ArrowWriter, error) {
 
 // Write appends one record.
 func (w *ArrowWriter) Write(r Record) error {
+	opts, err := EncodeOptions(r.Options)
+	if err != nil {
+		return fmt.Errorf("trace: record %s:%d: %w", r.Source, r.Line, err)
+	}
 	b := w.b
 	b.Field(0).(*array.Int64Builder).Append(int64(r.Timestamp))
 	b.Field(1).(*array.Int64Builder).Append(int64(r.PromptTokens))
@@ -81,6 +86,11 @@ func (w *ArrowWriter) Write(r Record) error {
 	b.Field(7).(*array.StringBuilder).Append(r.Model)
 	b.Field(8).(*array.StringBuilder).Append(r.Source)
 	b.Field(9).(*array.Int64Builder).Append(r.Line)
+	if opts == nil {
+		b.Field(10).(*array.StringBuilder).AppendNull()
+	} else {
+		b.Field(10).(*array.StringBuilder).Append(string(opts))
+	}
 	w.n++
 	if w.n == arrowBatch {
 		return w.flush()
@@ -147,6 +157,7 @@ func ReadArrowFile(path string) ([]Record, error) {
 		model := rec.Column(7).(*array.String)
 		src := rec.Column(8).(*array.String)
 		line := rec.Column(9).(*array.Int64)
+		opts := rec.Column(10).(*array.String)
 		for j := 0; j < int(rec.NumRows()); j++ {
 			r := Record{
 				Timestamp:    time.Duration(ts.Value(j)),
@@ -158,6 +169,11 @@ func ReadArrowFile(path string) ([]Record, error) {
 				Model:        model.Value(j),
 				Source:       src.Value(j),
 				Line:         line.Value(j),
+			}
+			if opts.IsValid(j) {
+				if r.Options, err = DecodeOptions([]byte(opts.Value(j))); err != nil {
+					return out, fmt.Errorf("%s: batch %d row %d: %w", path, i, j, err)
+				}
 			}
 			start, end := bh.ValueOffsets(j)
 			if end > start {

@@ -8,17 +8,20 @@ import "encoding/json"
 // when the client gave up). A nil *Options on a Record means the trace says nothing of them;
 // within Options a nil pointer or empty value means the field was absent from the body.
 //
-// Text stays out unless the trace was kept with text: tool and JSON-schema descriptions are
-// replaced by synthetic text of the same token length by the reader (names, types and
-// structure are kept); stop strings are kept, since they are configuration, not content.
-// The normalized trace stores Options as JSON in its `options` column (trace/SCHEMA.md).
+// Text stays out unless the trace was kept with text: tool and JSON-schema descriptions (and
+// titles, comments, enum, const, default and example values) are replaced by synthetic text
+// of the same token length by the reader (names, types, patterns and structure, key order
+// included, are kept); stop strings are kept, since they are configuration, not content.
+// The normalized trace stores Options as JSON in its `options` column (trace/SCHEMA.md;
+// EncodeOptions, DecodeOptions), the Mooncake export as an "options" object.
 type Options struct {
 	// API is "chat" or "completions": which endpoint the request was sent to.
 	API string `json:"api,omitempty"`
 	// Stream is the body's stream flag; IncludeUsage its stream_options.include_usage.
 	Stream       *bool `json:"stream,omitempty"`
 	IncludeUsage *bool `json:"include_usage,omitempty"`
-	// Sampling, as sent.
+	// Sampling, as sent. With N > 1 the record's OutputTokens counts every choice, as usage
+	// does. A completions request's logprobs: k is Logprobs true and TopLogprobs k.
 	Temperature      *float64 `json:"temperature,omitempty"`
 	TopP             *float64 `json:"top_p,omitempty"`
 	N                int      `json:"n,omitempty"`
@@ -31,8 +34,9 @@ type Options struct {
 	// MaxTokensField is the field that carried the output cap: "max_tokens" or
 	// "max_completion_tokens" ("" when the body had neither).
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
-	// Tools, ToolChoice and ResponseFormat are the body's JSON, descriptions replaced unless
-	// the trace keeps text; ParallelToolCalls its flag.
+	// Tools, ToolChoice and ResponseFormat are the body's JSON, compact, descriptions replaced
+	// unless the trace keeps text (tool_choice holds only names and is kept); ParallelToolCalls
+	// its flag.
 	Tools             json.RawMessage `json:"tools,omitempty"`
 	ToolChoice        json.RawMessage `json:"tool_choice,omitempty"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls,omitempty"`
@@ -45,8 +49,9 @@ type Options struct {
 	Cancelled     bool    `json:"cancelled,omitempty"`
 	CancelAfterMS float64 `json:"cancel_after_ms,omitempty"`
 
-	// Body is the logged request body verbatim, only in a trace kept with text (--keep-text),
-	// for --body verbatim.
+	// Body is the logged request body (compacted: insignificant white space dropped, so the
+	// trace stores and reads back the same bytes), only in a trace kept with text
+	// (--keep-text), for --body verbatim.
 	Body json.RawMessage `json:"body,omitempty"`
 }
 

@@ -12,7 +12,7 @@ import (
 // SchemaVersion is stored in the Parquet key/value metadata under SchemaVersionKey so that a
 // future change of the normalized schema can be detected when reading an older file.
 const (
-	SchemaVersion    = "1"
+	SchemaVersion    = "2"
 	SchemaVersionKey = "replay.trace.schema_version"
 )
 
@@ -31,9 +31,12 @@ const (
 //	  required binary model (STRING) (dictionary);           // Record.Model, "" = unknown
 //	  required binary source (STRING) (dictionary);          // Record.Source, the input file
 //	  required int64  line;                                  // Record.Line, 1-based line/row there
+//	  optional binary options (STRING);                      // Record.Options as JSON, null = nil
 //	}
 //
 // Integers are 64-bit so no Record value is ever truncated; the encodings keep them small.
+// options (version 2) is the one optional column: files of version 1 lack it, and read as
+// records without options.
 // Pages are Snappy-compressed: zstd made files 2x smaller than plain but decoding it was the
 // largest cost of reading a trace back.
 type parquetRow struct {
@@ -47,12 +50,14 @@ type parquetRow struct {
 	Model        string   `parquet:"model,dict"`
 	Source       string   `parquet:"source,dict"`
 	Line         int64    `parquet:"line,delta"`
+	Options      string   `parquet:"options,optional"` // "" (null) when Record.Options is nil
 }
 
 // schemaColumns are the leaf column indexes of the normalized schema in one file.
 type schemaColumns struct {
 	ts, prompt, output, hashes, blockSize, session, turn, model, source, line int
 	hashMaxDef                                                                int
+	options, optionsMaxDef                                                    int // options -1 when absent
 }
 
 // lookupColumns finds the normalized columns and checks their shapes, so decoding can rely on
@@ -90,6 +95,13 @@ func lookupColumns(s *parquet.Schema) (schemaColumns, error) {
 		return c, fmt.Errorf("not a normalized trace file: column %q missing or not a list of int64", "block_hashes")
 	}
 	c.hashes, c.hashMaxDef = leaf.ColumnIndex, leaf.MaxDefinitionLevel
+	c.options = -1
+	if leaf, ok := s.Lookup("options"); ok {
+		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.Node.Type().Kind() != parquet.ByteArray {
+			return c, fmt.Errorf("not a normalized trace file: column %q is not an optional string", "options")
+		}
+		c.options, c.optionsMaxDef = leaf.ColumnIndex, leaf.MaxDefinitionLevel
+	}
 	return c, nil
 }
 

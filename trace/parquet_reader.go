@@ -54,6 +54,8 @@ type groupColumns struct {
 	strs                                      []string
 	hashes                                    []hashRef // row i's hashes
 	slabs                                     [][]uint64
+	optBuf                                    []byte  // the options column's text (see readOptions)
+	optEnd                                    []int64 // empty when the file has no options column
 }
 
 // NewReader reads a normalized trace from r (size bytes long); name is used in errors.
@@ -129,6 +131,13 @@ func (r *Reader) Next() (Record, error) {
 	if h := g.hashes[i]; h.n > 0 {
 		end := h.off + h.n
 		rec.BlockHashes = g.slabs[h.slab][h.off:end:end]
+	}
+	if text, ok := g.options(i); ok && len(text) > 0 {
+		o, err := DecodeOptions(text)
+		if err != nil {
+			return Record{}, fmt.Errorf("%s: row %d: column options: %w", r.name, r.row, err)
+		}
+		rec.Options = o
 	}
 	return rec, nil
 }
@@ -208,6 +217,15 @@ func (r *Reader) load() (err error) {
 	}
 	if len(g.hashes) != n {
 		return fmt.Errorf("%s: row group %d: block_hashes has %d rows, the group %d", r.name, gi, len(g.hashes), n)
+	}
+	g.optBuf, g.optEnd = g.optBuf[:0], g.optEnd[:0]
+	if r.cols.options >= 0 {
+		if err := r.readOptions(chunks[r.cols.options]); err != nil {
+			return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
+		}
+		if len(g.optEnd) != n {
+			return fmt.Errorf("%s: row group %d: options has %d rows, the group %d", r.name, gi, len(g.optEnd), n)
+		}
 	}
 	g.n = n
 	return nil

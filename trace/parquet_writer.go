@@ -48,6 +48,10 @@ func CreateFile(path string) (*Writer, error) {
 
 // Write appends one record.
 func (w *Writer) Write(r Record) error {
+	opts, err := EncodeOptions(r.Options)
+	if err != nil {
+		return fmt.Errorf("trace: record %d (%s:%d): %w", w.n+1, r.Source, r.Line, err)
+	}
 	w.buf = append(w.buf, parquetRow{
 		TimestampNs:  int64(r.Timestamp),
 		PromptTokens: int64(r.PromptTokens),
@@ -59,6 +63,7 @@ func (w *Writer) Write(r Record) error {
 		Model:        r.Model,
 		Source:       r.Source,
 		Line:         r.Line,
+		Options:      string(opts),
 	})
 	w.n++
 	if len(w.buf) == cap(w.buf) {

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // sampleRecords covers the edges: nil and long hash lists, empty and non-ASCII strings,
@@ -28,6 +31,9 @@ func sampleRecords(n int) []Record {
 			Source:       "in.jsonl",
 			Line:         int64(i + 1),
 		}
+		if i%5 == 1 {
+			r.Options = sampleOptions(i)
+		}
 		if i%4 != 0 {
 			r.BlockHashes = make([]uint64, 1+rng.IntN(40))
 			for j := range r.BlockHashes {
@@ -39,6 +45,32 @@ func sampleRecords(n int) []Record {
 	out[0].BlockHashes = []uint64{0, math.MaxUint64, 1 << 63}
 	out[n-1].Timestamp = math.MaxInt64
 	return out
+}
+
+// sampleOptions varies every field of Options, with tools and a schema whose text holds
+// characters JSON escapes or HTML would (quotes, <, &, non-ASCII).
+func sampleOptions(i int) *Options {
+	f, b, n := float64(i%7)/10, i%3 == 0, int64(i)
+	k := i % 4
+	o := &Options{API: []string{"chat", "completions"}[i%2], Stream: &b, Temperature: &f, Seed: &n, N: 1 + i%3}
+	switch i % 3 {
+	case 0:
+		o.Stop = []string{"\n\n", "</s>", "Ünde"}
+		o.IncludeUsage, o.TopP, o.PresencePenalty, o.FrequencyPenalty = &b, &f, &f, &f
+		o.Logprobs, o.TopLogprobs = &b, &k
+		o.MaxTokensField = "max_completion_tokens"
+		o.Status, o.Cancelled, o.CancelAfterMS = 499, true, 1234.5
+	case 1:
+		o.Tools = json.RawMessage(`[{"type":"function","function":{"name":"f","description":"say \"hi\" <b> & go","parameters":{"type":"object","properties":{"x":{"type":"string","enum":["a","b"]}}}}}]`)
+		o.ToolChoice = json.RawMessage(`"auto"`)
+		o.ParallelToolCalls = &b
+		o.FinishReason, o.Status = "tool_calls", 200
+	default:
+		o.ResponseFormat = json.RawMessage(`{"type":"json_schema","json_schema":{"name":"r","schema":{"type":"object"},"strict":true}}`)
+		o.MaxTokensField, o.FinishReason = "max_tokens", "length"
+		o.Body = json.RawMessage(`{"model":"m","messages":[{"role":"user","content":"été"}]}`)
+	}
+	return o
 }
 
 func TestParquetRoundTrip(t *testing.T) {
@@ -124,5 +156,68 @@ func TestReaderRejects(t *testing.T) {
 	os.WriteFile(other, []byte("PAR1 not really"), 0o644)
 	if _, err := OpenFile(other); err == nil {
 		t.Error("garbage accepted")
+	}
+}
+
+// TestParquetVersion1 reads a file of the first layout, without the options column: its
+// records have no options, and all else reads as before.
+func TestParquetVersion1(t *testing.T) {
+	type v1Row struct {
+		TimestampNs  int64    `parquet:"timestamp_ns,delta"`
+		PromptTokens int64    `parquet:"prompt_tokens"`
+		OutputTokens int64    `parquet:"output_tokens"`
+		BlockHashes  []uint64 `parquet:"block_hashes,list" parquet-element:",delta"`
+		BlockSize    int64    `parquet:"block_size"`
+		SessionID    string   `parquet:"session_id,dict"`
+		Turn         int64    `parquet:"turn"`
+		Model        string   `parquet:"model,dict"`
+		Source       string   `parquet:"source,dict"`
+		Line         int64    `parquet:"line,delta"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[v1Row](&buf)
+	if _, err := w.Write([]v1Row{{TimestampNs: 5, PromptTokens: 7, OutputTokens: 2, BlockHashes: []uint64{9}, BlockSize: 16, Source: "a", Line: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "v1.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Next()
+	want := Record{Timestamp: 5, PromptTokens: 7, OutputTokens: 2, BlockHashes: []uint64{9}, BlockSize: 16, Source: "a", Line: 1}
+	if err != nil || !reflect.DeepEqual(rec, want) {
+		t.Fatalf("got %+v, %v; want %+v", rec, err, want)
+	}
+}
+
+// TestOptionsJSON: the JSON shape round-trips to the same bytes, nil is no text, and a field
+// this version does not know is an error rather than dropped.
+func TestOptionsJSON(t *testing.T) {
+	for i := range 3 {
+		o := sampleOptions(i)
+		text, err := EncodeOptions(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeOptions(text)
+		if err != nil || !reflect.DeepEqual(back, o) {
+			t.Fatalf("%s: decoded %+v, %v", text, back, err)
+		}
+		again, _ := EncodeOptions(back)
+		if !bytes.Equal(again, text) {
+			t.Fatalf("re-encoded %s, first %s", again, text)
+		}
+	}
+	if text, err := EncodeOptions(nil); text != nil || err != nil {
+		t.Errorf("nil options: %q, %v", text, err)
+	}
+	if o, err := DecodeOptions(nil); o != nil || err != nil {
+		t.Errorf("no text: %+v, %v", o, err)
+	}
+	if _, err := DecodeOptions([]byte(`{"api":"chat","frobnicate":1}`)); err == nil {
+		t.Error("an unknown field was accepted")
 	}
 }

@@ -144,17 +144,28 @@ func normalizeTrace(ctx context.Context, in ingestFlags, lf logFlags, o ingestOu
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(os.Stdout, c.Records, c.Rejected, shape, o.asJSON)
+	return writeIngestCounts(os.Stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected}, shape, o.asJSON)
+}
+
+// ingestCounts is the contract's one-line count, and under --stats what a request log's
+// reader did not carry.
+type ingestCounts struct {
+	Records  int64            `json:"records"`
+	Rejected int64            `json:"rejected"`
+	Stats    *tracestat.Shape `json:"stats,omitempty"`
+	// Unknown counts the request body fields, by name, a request log's reader does not
+	// replay (--stats only); UnknownText lists them for the text form.
+	Unknown     map[string]int64 `json:"unknown_request_fields,omitempty"`
+	UnknownText string           `json:"-"`
 }
 
 // writeIngestCounts prints the contract's one-line {"records":N,"rejected":M} (with the trace's
-// shape inside under --stats --json, or as text after it under --stats).
-func writeIngestCounts(stdout io.Writer, records, rejected int64, shape *tracestat.ShapeBuilder, asJSON bool) error {
-	counts := struct {
-		Records  int64            `json:"records"`
-		Rejected int64            `json:"rejected"`
-		Stats    *tracestat.Shape `json:"stats,omitempty"`
-	}{Records: records, Rejected: rejected}
+// shape and the unknown request fields inside under --stats --json, or as text after it under
+// --stats).
+func writeIngestCounts(stdout io.Writer, counts ingestCounts, shape *tracestat.ShapeBuilder, asJSON bool) error {
+	if shape == nil {
+		counts.Unknown = nil
+	}
 	var s tracestat.Shape
 	if shape != nil {
 		s = shape.Shape()
@@ -169,8 +180,14 @@ func writeIngestCounts(stdout io.Writer, records, rejected int64, shape *tracest
 	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
 		return err
 	}
-	if shape != nil && !asJSON {
-		return s.WriteText(stdout)
+	if shape == nil || asJSON {
+		return nil
 	}
-	return nil
+	if err := s.WriteText(stdout); err != nil {
+		return err
+	}
+	if counts.UnknownText != "" {
+		_, err = fmt.Fprintf(stdout, "unknown request fields: %s\n", counts.UnknownText)
+	}
+	return err
 }

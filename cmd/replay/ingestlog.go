@@ -20,9 +20,9 @@ type logFlags struct {
 
 func (f *logFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer.json or its folder; its tokenizer_config.json gives the chat template")
-	fs.StringVar(&f.export, "export", "", "request logs: write --out in this shape instead of the normalized trace (mooncake: JSONL with timestamp ms, input_length, output_length, hash_ids renumbered densely)")
+	fs.StringVar(&f.export, "export", "", "request logs: write --out in this shape instead of the normalized trace (mooncake: JSONL with timestamp ms, input_length, output_length, hash_ids renumbered densely, and each request's options: streaming, sampling, stop, tools, response_format, status, cancellation; the normalized trace has them in its options column)")
 	fs.StringVar(&f.hashKeyFile, "hash-key-file", "", "request logs: key for the prefix block hashes (raw bytes or hex); default a random key, shown nowhere, so hashes cannot be looked up in a dictionary")
-	fs.BoolVar(&f.keepText, "keep-text", false, "request logs: keep the prompt (template applied) and response text: in the Mooncake lines as prompt/response, beside a Parquet trace in OUT.text.jsonl (default: no text at all)")
+	fs.BoolVar(&f.keepText, "keep-text", false, "request logs: keep the text: the prompt (template applied) and response, in the Mooncake lines as prompt/response or beside a Parquet trace in OUT.text.jsonl; in the options, the logged body verbatim (for run --body verbatim) and the tools' and JSON schemas' descriptions, titles and enum values as written. Default: no text at all; those are replaced by synthetic text of the same token length. Tool and property names, types, patterns, tool_choice and stop strings are kept either way: they are configuration, not content")
 }
 
 // convertLog is `replay ingest` of a request log: the flags checked, requestlog converts.
@@ -64,5 +64,5 @@ func convertLog(ctx context.Context, in ingestFlags, lf logFlags, o ingestOutput
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(os.Stdout, c.Records, c.Rejected, shape, o.asJSON)
+	return writeIngestCounts(os.Stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Unknown: c.UnknownFields, UnknownText: c.UnknownFieldsText()}, shape, o.asJSON)
 }

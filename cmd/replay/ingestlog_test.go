@@ -157,3 +157,62 @@ func TestRequestLogCommands(t *testing.T) {
 		t.Fatalf("synth on the log: exit %d, %s", code, stderr)
 	}
 }
+
+// ingestLogOptions is a request log with options: tools and a tool turn, a JSON schema, a
+// cancelled request, fields the reader does not know.
+const ingestLogOptions = `{"timestamp":0,"request":{"model":"qwen3","stream":false,"temperature":0.3,"stop":["END"],"metadata":{"team":"a"},"tools":[{"type":"function","function":{"name":"get_weather","description":"Look up the Zorblax weather service","parameters":{"type":"object","properties":{"city":{"type":"string","description":"Secret city codename"}}}}}],"messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"sunny"}]},"response":{"usage":{"completion_tokens":3},"choices":[{"message":{"content":"Sunny."},"finish_reason":"stop"}]}}
+{"timestamp":1,"status":499,"duration_ms":2500,"request":{"model":"qwen3","messages":[{"role":"user","content":"Tell me a long story"}],"metadata":{"team":"b"},"logit_bias":{"1":2},"response_format":{"type":"json_schema","json_schema":{"name":"story","schema":{"type":"object","description":"A Hamletian tale","properties":{"text":{"type":"string"}}}}}}}
+`
+
+// TestIngestRequestLogOptions: the options travel through `replay ingest` of a request log
+// into the Mooncake export and the normalized trace, without their descriptions unless
+// --keep-text; a cancelled line is read; --stats lists the unknown request fields (and stderr
+// notes them without it).
+func TestIngestRequestLogOptions(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "gateway.jsonl")
+	if err := os.WriteFile(log, []byte(ingestLogOptions), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok := testenv.Tokenizer(t, "qwen3")
+	moon := filepath.Join(dir, "m.jsonl")
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", tok, "--export", "mooncake", "--out", moon)
+	if code != 0 || stdout != `{"records":2,"rejected":0}`+"\n" || !strings.Contains(stderr, "metadata 2, logit_bias 1") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	raw, _ := os.ReadFile(moon)
+	for _, secret := range []string{"Zorblax", "Secret city", "Hamletian", "Paris", "sunny"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("export holds %q:\n%s", secret, raw)
+		}
+	}
+	for _, kept := range []string{`"options":{"api":"chat","stream":false,"temperature":0.3,"stop":["END"]`, `"name":"get_weather"`, `"status":499,"cancelled":true,"cancel_after_ms":2500`} {
+		if !strings.Contains(string(raw), kept) {
+			t.Errorf("export lacks %s:\n%s", kept, raw)
+		}
+	}
+	pq := filepath.Join(dir, "t.parquet")
+	if code, _, stderr := runCLI(t, "ingest", "--trace", moon, "--block-size", "16", "--out", pq); code != 0 {
+		t.Fatalf("re-ingest: %s", stderr)
+	}
+	recs, err := trace.ReadAll(pq)
+	if err != nil || len(recs) != 2 || recs[0].Options == nil || recs[0].Options.Tools == nil || !recs[1].Options.Cancelled {
+		t.Fatalf("records %+v, %v", recs, err)
+	}
+
+	code, stdout, _ = runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--stats")
+	if code != 0 || !strings.Contains(stdout, "unknown request fields: metadata 2, logit_bias 1\n") {
+		t.Fatalf("--stats: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--stats", "--json")
+	if code != 0 || !strings.Contains(stdout, `"unknown_request_fields":{"logit_bias":1,"metadata":2}`) {
+		t.Fatalf("--stats --json: exit %d, %q", code, stdout)
+	}
+	kept := filepath.Join(dir, "k.jsonl")
+	if code, _, stderr := runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--keep-text", "--export", "mooncake", "--out", kept); code != 0 {
+		t.Fatalf("--keep-text: %s", stderr)
+	}
+	if b, _ := os.ReadFile(kept); !strings.Contains(string(b), "Zorblax weather") || !strings.Contains(string(b), `"body":{"model":"qwen3"`) {
+		t.Errorf("--keep-text export lacks the descriptions or the body: %s", b)
+	}
+}

@@ -22,8 +22,74 @@ type Truth struct {
 	Chat     bool
 	Messages []chat.Message
 	Prompt   string
-	// Response is the generated text logged in the response.
-	Response string
+	// Response is the generated text logged in the response (a tool call's content is "");
+	// ToolCalls the calls it made, MoreResponses the other choices' texts (n > 1).
+	Response      string
+	ToolCalls     []chat.ToolCall
+	MoreResponses []string
+
+	// The rest is set with Config.Options. Tools is the request's tools array as sent (nil
+	// when it offered none) and Body the whole body as logged.
+	Tools json.RawMessage
+	Body  json.RawMessage
+	// Options is the trace.Options JSON a reader keeping text must make of the line (Body
+	// aside): the body's options and the logged outcome.
+	Options json.RawMessage
+	// Unknown lists the body fields (and stream_options members, as stream_options.NAME) that
+	// are not options a reader knows.
+	Unknown []string
+	// Cancelled says the client gave up on the request (the line logs no usage).
+	Cancelled bool
+
+	// PromptTokens is the prompt's count as a server counts it (Config.Chat and Tokenizer;
+	// logged as usage.prompt_tokens unless cancelled), and OutputTokens the output length the
+	// line gives (usage.completion_tokens, else every choice's text encoded): -1 without a
+	// model.
+	PromptTokens, OutputTokens int
+}
+
+// Encoder encodes text as the served model's tokenizer does (synth/tokenizer's Tokenizer).
+type Encoder interface {
+	Encode(text string, addSpecial bool) []int
+}
+
+// Config says what to generate.
+type Config struct {
+	Seed uint64
+	// Options mixes per-request options, tools and outcomes into the log (see the package
+	// doc); without them the log is the plain one Generate writes.
+	Options bool
+	// Chat and Tokenizer, when both set, are the model the log's usage.prompt_tokens are
+	// counted with: each chat prompt rendered with Chat (its tools included) and encoded
+	// as is, each completion prompt encoded with special tokens.
+	Chat      *chat.Renderer
+	Tokenizer Encoder
+	// MaxParallelCalls bounds the tool calls of one assistant turn (0 means 2): 1 for
+	// templates that refuse more, such as Llama 3.1's.
+	MaxParallelCalls int
+}
+
+// Generate writes n requests of the plain log to w with the given seed and returns their
+// ground truth.
+func Generate(w io.Writer, n int, seed uint64) ([]Truth, error) {
+	return GenerateWith(w, n, Config{Seed: seed})
+}
+
+// GenerateWith writes n requests to w as cfg says and returns their ground truth.
+func GenerateWith(w io.Writer, n int, cfg Config) ([]Truth, error) {
+	g := newGen(cfg)
+	bw := bufio.NewWriter(w)
+	truths := make([]Truth, 0, n)
+	for i := range n {
+		t, raw, err := g.request()
+		if err != nil {
+			return nil, fmt.Errorf("genlog: request %d: %w", i, err)
+		}
+		bw.Write(raw)
+		bw.WriteByte('\n')
+		truths = append(truths, t)
+	}
+	return truths, bw.Flush()
 }
 
 // words is the vocabulary the text is drawn from: common English, some code and numbers, and
@@ -46,9 +112,39 @@ café naïve résumé Zürich 東京 北京 数据 Привет мир Ελλά�
 0 1 2 3 7 10 16 42 64 100 128 256 512 1024 2048 3.14 0.5 99% $20 #3 @home
 x_1 foo_bar getValue() arr[i] i++ a->b {} [] <div> </div> && || != == += :: ...`)
 
-// gen holds the generator's state.
+// gen holds the generator's state. r draws everything of the plain log, in the order the first
+// version of this generator drew it (so its logs, and the golden counts made from them, stay);
+// the options draw from o only, and their text from og.
 type gen struct {
-	r *rand.Rand
+	r      *rand.Rand
+	cfg    Config
+	opt    *optGen // nil for the plain log
+	clock  time.Time
+	convs  int
+	active []*conversation
+
+	systems, docs, popular []string
+}
+
+func newGen(cfg Config) *gen {
+	g := &gen{r: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5eed)), cfg: cfg}
+	g.systems = make([]string, 6)
+	for i := range g.systems {
+		g.systems[i] = "You are assistant #" + fmt.Sprint(i) + ". " + g.text(60+g.r.IntN(300))
+	}
+	g.docs = make([]string, 8)
+	for i := range g.docs {
+		g.docs[i] = "Document " + fmt.Sprint(i) + ":\n\n" + g.text(800+g.r.IntN(1700))
+	}
+	g.popular = make([]string, 15)
+	for i := range g.popular {
+		g.popular[i] = g.sentence(8 + g.r.IntN(20))
+	}
+	if cfg.Options {
+		g.opt = newOptGen(cfg)
+	}
+	g.clock = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	return g
 }
 
 func (g *gen) word() string { return words[g.r.IntN(len(words))] }
@@ -100,128 +196,8 @@ func (g *gen) text(n int) string {
 	return strings.TrimSpace(sb.String())
 }
 
-// conversation is one chat in progress.
-type conversation struct {
-	id       int
-	messages []chat.Message
-	turns    int // turns to go
-}
-
-// line is the JSON shape of one log line.
-type line struct {
-	Timestamp any            `json:"timestamp"`
-	Request   any            `json:"request"`
-	Response  map[string]any `json:"response"`
-}
-
-// Generate writes n requests to w with the given seed and returns their ground truth.
-func Generate(w io.Writer, n int, seed uint64) ([]Truth, error) {
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x5eed))}
-	systems := make([]string, 6)
-	for i := range systems {
-		systems[i] = "You are assistant #" + fmt.Sprint(i) + ". " + g.text(60+g.r.IntN(300))
-	}
-	docs := make([]string, 8)
-	for i := range docs {
-		docs[i] = "Document " + fmt.Sprint(i) + ":\n\n" + g.text(800+g.r.IntN(1700))
-	}
-	popular := make([]string, 15)
-	for i := range popular {
-		popular[i] = g.sentence(8 + g.r.IntN(20))
-	}
-	bw := bufio.NewWriter(w)
-	var active []*conversation
-	var truths []Truth
-	convs := 0
-	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	for i := range n {
-		clock = clock.Add(time.Duration(g.r.ExpFloat64() * float64(300*time.Millisecond)))
-		t := Truth{Chat: true}
-		var body map[string]any
-		switch k := g.r.IntN(100); {
-		case len(active) > 0 && k < 55: // the next turn of a chat in progress
-			j := g.r.IntN(len(active))
-			c := active[j]
-			c.messages = append(c.messages, chat.Message{Role: "user", Content: g.text(5 + g.r.IntN(60))})
-			t.Conversation, t.Turn = c.id, countTurns(c.messages)
-			t.Messages = append([]chat.Message(nil), c.messages...)
-			c.turns--
-			if c.turns == 0 {
-				active = append(active[:j], active[j+1:]...)
-			}
-			t.Response = g.text(10 + g.r.IntN(150))
-			c.messages = append(c.messages, chat.Message{Role: "assistant", Content: t.Response})
-		case k < 70: // a popular question, asked again and again (duplicate prompts)
-			t.Conversation = convs
-			convs++
-			t.Messages = []chat.Message{{Role: "system", Content: systems[0]}, {Role: "user", Content: popular[g.r.IntN(len(popular))]}}
-			t.Response = g.text(10 + g.r.IntN(100))
-		case k < 80: // a plain completion, often continuing a shared document
-			t.Conversation, t.Chat = convs, false
-			convs++
-			t.Prompt = g.text(20 + g.r.IntN(200))
-			if g.r.IntN(2) == 0 {
-				t.Prompt = docs[g.r.IntN(len(docs))] + "\n\n" + t.Prompt
-			}
-			t.Response = g.text(5 + g.r.IntN(80))
-		default: // a new chat: a shared system prompt (mostly), a question, sometimes a long document
-			c := &conversation{id: convs, turns: g.r.IntN(8)}
-			convs++
-			if g.r.IntN(6) > 0 {
-				c.messages = append(c.messages, chat.Message{Role: "system", Content: systems[g.r.IntN(len(systems))]})
-			}
-			q := g.text(5 + g.r.IntN(80))
-			if g.r.IntN(5) == 0 {
-				q = docs[g.r.IntN(len(docs))] + "\n\n" + q
-			}
-			c.messages = append(c.messages, chat.Message{Role: "user", Content: q})
-			t.Conversation = c.id
-			t.Messages = append([]chat.Message(nil), c.messages...)
-			t.Response = g.text(10 + g.r.IntN(150))
-			c.messages = append(c.messages, chat.Message{Role: "assistant", Content: t.Response})
-			if c.turns > 0 {
-				active = append(active, c)
-			}
-		}
-		if t.Chat {
-			body = map[string]any{"model": "qwen3-8b", "messages": t.Messages, "max_tokens": 512, "stream": g.r.IntN(2) == 0}
-		} else {
-			body = map[string]any{"model": "qwen3-8b", "prompt": t.Prompt, "max_tokens": 256}
-		}
-		l := line{Request: body, Response: map[string]any{}}
-		if g.r.IntN(5) == 0 { // epoch seconds instead of RFC3339
-			l.Timestamp = json.Number(fmt.Sprintf("%d.%09d", clock.Unix(), clock.Nanosecond()))
-		} else {
-			l.Timestamp = clock.Format(time.RFC3339Nano)
-		}
-		if g.r.IntN(10) == 0 { // a body logged as a JSON string
-			raw, err := json.Marshal(body)
-			if err != nil {
-				return nil, err
-			}
-			l.Request = string(raw)
-		}
-		if t.Chat {
-			l.Response["choices"] = []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": t.Response}, "finish_reason": "stop"}}
-		} else {
-			l.Response["choices"] = []any{map[string]any{"index": 0, "text": t.Response, "finish_reason": "length"}}
-		}
-		if g.r.IntN(2) == 0 {
-			l.Response["usage"] = map[string]any{"completion_tokens": 5 + g.r.IntN(300)}
-		}
-		raw, err := json.Marshal(l)
-		if err != nil {
-			return nil, fmt.Errorf("genlog: request %d: %w", i, err)
-		}
-		bw.Write(raw)
-		bw.WriteByte('\n')
-		truths = append(truths, t)
-	}
-	return truths, bw.Flush()
-}
-
-// countTurns is the turn number of a request whose last message is a new user message: the
-// number of assistant answers before it.
+// countTurns is the turn number of a request whose last message is a new user message (or
+// tool answers): the number of assistant messages before it.
 func countTurns(msgs []chat.Message) int {
 	n := 0
 	for _, m := range msgs {

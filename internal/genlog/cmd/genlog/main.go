@@ -1,6 +1,9 @@
 // Command genlog writes the seeded request log requestlog is checked on (see package genlog):
 //
 //	go run ./internal/genlog/cmd/genlog -n 10000 -seed 1 > log.jsonl
+//
+// -options mixes in per-request options, tools and outcomes (genlog.Config.Options; the log
+// then holds no usage.prompt_tokens, which only a model can count).
 package main
 
 import (
@@ -14,8 +17,9 @@ import (
 func main() {
 	n := flag.Int("n", 10000, "requests to write")
 	seed := flag.Uint64("seed", 1, "seed")
+	options := flag.Bool("options", false, "mix in per-request options, tools and outcomes")
 	flag.Parse()
-	truths, err := genlog.Generate(os.Stdout, *n, *seed)
+	truths, err := genlog.GenerateWith(os.Stdout, *n, genlog.Config{Seed: *seed, Options: *options})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genlog:", err)
 		os.Exit(1)
