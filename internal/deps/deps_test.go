@@ -51,12 +51,14 @@ var allowed = map[string][]string{
 	"scrape":   {"results"},
 	"analysis": {"results", "prefixcache"},
 	"live":     {"results"},
+	// Shards: one run's identity across machines and the exact merge of their folders.
+	"shard": {"analysis", "results", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
 	"runner": {"analysis", "chat", "client", "engine", "gen", "ingest", "live", "requestlog", "results", "samples", "scheduler",
-		"scrape", "sim", "synth", "synth/tokenizer", "trace"},
+		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
-		"sim", "synth", "synth/tokenizer", "trace", "tracestat"},
+		"shard", "sim", "synth", "synth/tokenizer", "trace", "tracestat"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }
 
