@@ -62,3 +62,27 @@ func TestClientLimitCanceledWhileHeld(t *testing.T) {
 		t.Fatalf("stop %s, sent %d, not sent %d of %d: want canceled, 2 and 8", st.Stop, st.Sent, st.NotSent, st.Selected)
 	}
 }
+
+// Under StartAt the schedule's origin is that instant: a run begun 200 ms after it sends the
+// items already due at once and records them late; items after it leave on time.
+func TestStartAtInThePast(t *testing.T) {
+	rec := &recorder{}
+	items := make([]Item, 10)
+	for i := range items {
+		items[i] = Item{Index: i, Timestamp: time.Duration(i) * 50 * time.Millisecond}
+	}
+	start := time.Now().Add(-200 * time.Millisecond)
+	if _, err := Run(context.Background(), items, Config{StartAt: start}, rec.send); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rec.byIndex() {
+		late := time.Duration(r.timing.SentNS - r.timing.ScheduledNS)
+		due := time.Duration(i) * 50 * time.Millisecond
+		switch {
+		case due < 150*time.Millisecond && late < 50*time.Millisecond:
+			t.Errorf("item %d was due before the start: lateness %v, want the ~%v it missed", i, late, 200*time.Millisecond-due)
+		case due > 250*time.Millisecond && late > 20*time.Millisecond:
+			t.Errorf("item %d was due after the start: lateness %v, want on time", i, late)
+		}
+	}
+}

@@ -30,6 +30,10 @@ type Config struct {
 	// keep the same time base (offsets from the window's first item), and a session stays on
 	// one shard so its turns can gate each other. Shards 0 or 1 means no split.
 	Shard, Shards int
+	// StartAt, when set, is the measured phase's origin instead of the moment it begins: every
+	// shard of a replay schedules from the same instant, and one started after it sends what
+	// is already due at once, its lateness recorded.
+	StartAt time.Time
 	// Duration stops dispatching after this much wall time of the measured phase; 0 means no
 	// limit. Items not sent by then are counted in Stats.NotSent, and in-flight requests are
 	// allowed to finish.

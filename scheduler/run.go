@@ -97,6 +97,7 @@ func Run(ctx context.Context, items []Item, cfg Config, send SendFunc) (Stats, e
 			return stats, nil
 		}
 	}
+	r.startAt = cfg.StartAt
 	stats.Stop, stats.Elapsed = r.phase(pacer, cfg.Duration, counters)
 	stats.Sent = int(counters.Sent())
 	stats.NotSent = int(counters.NotSent())
@@ -113,6 +114,8 @@ type runner struct {
 	ctx  context.Context
 	send SendFunc
 	tune tuning
+	// startAt is the next phase's origin when set (the measured phase under Config.StartAt).
+	startAt time.Time
 	// sem holds one token per request in flight under MaxConcurrency; nil without a cap.
 	sem chan struct{}
 	// clientSlots holds one token per request the client holds (ClientLimit); nil without.
@@ -182,6 +185,9 @@ func (r *runner) phase(p *tracePacer, limit time.Duration, counters *Counters) (
 		ph.done = make(chan completion, sessionItems)
 	}
 	ph.clock = NewClock()
+	if !r.startAt.IsZero() {
+		ph.clock = NewClockAt(r.startAt)
+	}
 	stop := r.dispatch(ph, limit)
 	counters.notSent.Add(int64(p.Remaining()))
 	r.inFlight.Wait()
