@@ -73,6 +73,7 @@ func runInfo(dir string, rec *results.Recovery) (RunInfo, error) {
 		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
 		info.ServerCache, info.IdealCache = prev.Cache.Server, prev.Cache.Ideal
 		info.ClientLimit, info.MaxInFlight = prev.Client.Limit, prev.Client.MaxInFlight
+		info.Partial, info.PartialRows = false, "" // a snapshot's: the rows are whole now
 	case err == nil, errors.Is(err, fs.ErrNotExist):
 	default:
 		return info, err

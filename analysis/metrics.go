@@ -47,7 +47,15 @@ type Metrics struct {
 	outputTokens       int64
 
 	usageRows, promptExact, outputExact int64
-	cachedTokens, reportedPrompt        int64
+	// unforcedUsage counts usage rows sent without output forcing (Row.Unforced): output
+	// exactness is over the others.
+	unforcedUsage                int64
+	cachedTokens, reportedPrompt int64
+
+	// cancelled counts requests cancelled as their log says (Row.CancelledAsLogged): not ok,
+	// not failed. pops aggregates each population (populations.go).
+	cancelled int64
+	pops      map[string]*popMetrics
 
 	// sloMet counts requests meeting each SLO limit, in sloKeys order; sloAll those meeting all.
 	sloMet [4]int64
@@ -90,6 +98,7 @@ func NewMetrics(o Options) *Metrics {
 		opts:        o,
 		errors:      map[string]int64{},
 		errorSample: map[string]string{},
+		pops:        map[string]*popMetrics{},
 		ttft:        newLatency(),
 		ttftSched:   newLatency(),
 		itl:         newLatency(),
@@ -176,48 +185,62 @@ func (m *Metrics) Add(r *results.Row) {
 	}
 	m.haveSpan = true
 	m.series.addSend(r.ScheduledNS, r.SentNS, done)
-
-	if !r.OK() {
-		m.failed++
-		if r.ErrorClass == results.ClassClient {
-			m.clientFailed++
-		}
-		m.errors[r.ErrorClass]++
-		if _, ok := m.errorSample[r.ErrorClass]; !ok {
-			msg := r.ErrorMessage
-			if len(msg) > maxErrorSample {
-				msg = msg[:maxErrorSample] + "..."
-			}
-			m.errorSample[r.ErrorClass] = msg
-		}
-		m.series.addError(done)
-		return
+	p := m.pop(r)
+	if p != nil {
+		p.requests++
 	}
-	m.ok++
+	switch {
+	case r.CancelledAsLogged:
+		// Cut where its client cut it: neither an answer to measure nor a failure.
+		m.cancelled++
+		if p != nil {
+			p.cancelled++
+		}
+	case !r.OK():
+		m.addFailed(r, done)
+		if p != nil {
+			p.failed++
+		}
+	default:
+		out := m.addOK(r, done)
+		if p != nil {
+			p.addOK(r, out)
+		}
+	}
+}
 
+// addFailed counts one failed request under its class.
+func (m *Metrics) addFailed(r *results.Row, done int64) {
+	m.failed++
+	if r.ErrorClass == results.ClassClient {
+		m.clientFailed++
+	}
+	m.errors[r.ErrorClass]++
+	if _, ok := m.errorSample[r.ErrorClass]; !ok {
+		msg := r.ErrorMessage
+		if len(msg) > maxErrorSample {
+			msg = msg[:maxErrorSample] + "..."
+		}
+		m.errorSample[r.ErrorClass] = msg
+	}
+	m.series.addError(done)
+}
+
+// addOK aggregates one successful request and returns its output tokens. A non-streamed one
+// is measured end to end only: it enters no TTFT, ITL or TPOT distribution.
+func (m *Metrics) addOK(r *results.Row, done int64) int64 {
+	m.ok++
 	out := outputTokens(r)
 	m.inputTokens += inputTokens(r)
 	m.outputTokens += out
 	m.series.addCompletion(done, r.ChunkNS, out)
+	m.addUsage(r)
 
-	if r.PromptTokens >= 0 {
-		m.usageRows++
-		m.reportedPrompt += int64(r.PromptTokens)
-		if r.CachedTokens > 0 {
-			m.cachedTokens += int64(r.CachedTokens)
-		}
-		if r.PromptTokens == r.TargetPromptTokens {
-			m.promptExact++
-		}
-		if r.CompletionTokens == r.TargetOutputTokens {
-			m.outputExact++
-		}
-	}
-
-	hasToken := r.FirstTokenNS > 0
-	var ttftNS, ttftSchedNS int64
+	streamed := r.Streamed()
+	hasToken := streamed && r.FirstTokenNS > 0
+	var ttftSchedNS int64
 	if hasToken {
-		ttftNS = r.FirstTokenNS - r.SentNS
+		ttftNS := r.FirstTokenNS - r.SentNS
 		ttftSchedNS = r.FirstTokenNS - r.ScheduledNS
 		m.ttft.recordNS(ttftNS)
 		m.ttftSched.recordNS(ttftSchedNS)
@@ -235,23 +258,51 @@ func (m *Metrics) Add(r *results.Row) {
 	m.e2eSched.recordNS(r.DoneNS - r.ScheduledNS)
 
 	var maxGap int64
-	for i := 1; i < len(r.ChunkNS); i++ {
-		g := r.ChunkNS[i] - r.ChunkNS[i-1]
+	chunks := r.ChunkNS
+	if !streamed {
+		chunks = nil
+	}
+	for i := 1; i < len(chunks); i++ {
+		g := chunks[i] - chunks[i-1]
 		m.itl.recordNS(g)
-		if g > maxGap {
-			maxGap = g
-		}
+		maxGap = max(maxGap, g)
 	}
 	tpotNS := int64(-1)
 	if hasToken && out >= 2 && r.LastTokenNS >= r.FirstTokenNS {
 		tpotNS = (r.LastTokenNS - r.FirstTokenNS) / (out - 1)
 		m.tpot.recordNS(tpotNS)
 	}
-
 	if !m.opts.SLO.IsZero() {
-		if m.judge(hasToken, ttftSchedNS, maxGap, len(r.ChunkNS) >= 2, tpotNS, r.DoneNS-r.ScheduledNS) {
+		if !streamed {
+			// The whole answer is its first token: the user sees nothing before it.
+			hasToken, ttftSchedNS = true, r.DoneNS-r.ScheduledNS
+		}
+		if m.judge(hasToken, ttftSchedNS, maxGap, len(chunks) >= 2, tpotNS, r.DoneNS-r.ScheduledNS) {
 			m.sloOutTokens += out
 		}
+	}
+	return out
+}
+
+// addUsage counts a successful request's server-reported usage for fidelity and the cache
+// hit rate. Output exactness leaves out requests sent unforced, whose length is the engine's.
+func (m *Metrics) addUsage(r *results.Row) {
+	if r.PromptTokens < 0 {
+		return
+	}
+	m.usageRows++
+	m.reportedPrompt += int64(r.PromptTokens)
+	if r.CachedTokens > 0 {
+		m.cachedTokens += int64(r.CachedTokens)
+	}
+	if r.PromptTokens == r.TargetPromptTokens {
+		m.promptExact++
+	}
+	switch {
+	case r.Unforced:
+		m.unforcedUsage++
+	case r.CompletionTokens == r.TargetOutputTokens:
+		m.outputExact++
 	}
 }
 

@@ -55,12 +55,27 @@ func embeddedFontCSS() (template.CSS, error) {
 }
 
 type reportPage struct {
-	S       *Summary
-	Dists   []distRow
-	SLORows []sloRow
-	Figures []figure
-	FontCSS template.CSS
-	Errors  []errorRow
+	S           *Summary
+	Populations []populationRow
+	Dists       []distRow
+	SLORows     []sloRow
+	Figures     []figure
+	FontCSS     template.CSS
+	Errors      []errorRow
+}
+
+// populationRow is one line of the populations table, in populationNames order.
+type populationRow struct {
+	Name string
+	P    Population
+}
+
+func populationRows(pops map[string]Population) []populationRow {
+	var rows []populationRow
+	for _, name := range populationNames(pops) {
+		rows = append(rows, populationRow{name, pops[name]})
+	}
+	return rows
 }
 
 type sloRow struct {
@@ -82,7 +97,7 @@ func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	page := reportPage{S: s, Dists: s.distRows(), Figures: figs}
+	page := reportPage{S: s, Dists: s.distRows(), Figures: figs, Populations: populationRows(s.Populations)}
 	if !o.NoEmbedFont {
 		if page.FontCSS, err = embeddedFontCSS(); err != nil {
 			return err
@@ -187,14 +202,16 @@ th{background:#f4f6f8;font-weight:bold}
 <tr><td>speed</td><td>{{.S.Run.Speed}}x</td></tr>
 {{with .S.Run.MaxConcurrency}}<tr><td>max concurrency</td><td>{{.}}</td></tr>{{end}}
 {{with .S.Run.SLO}}<tr><td>SLO</td><td>{{.}}</td></tr>{{end}}
-{{if not .S.Run.StartedAt.IsZero}}<tr><td>started</td><td>{{.S.Run.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}}</td></tr>{{end}}
+{{with .S.Run.Options}}<tr><td>options</td><td>{{if eq . "logged"}}each request with its logged options (sampling, stop, tools, response_format, n, stream){{else}}{{.}}{{end}}</td></tr>
+{{end}}{{if eq .S.Run.Body "verbatim"}}<tr><td>body</td><td class="bad">logged bodies sent verbatim (model replaced): prompt and output lengths are the engine's own, not the trace's</td></tr>
+{{end}}{{if not .S.Run.StartedAt.IsZero}}<tr><td>started</td><td>{{.S.Run.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}}</td></tr>{{end}}
 {{with .S.Run.Version}}<tr><td>replay version</td><td>{{.}}</td></tr>{{end}}
 </table>
 
 <h2>Summary</h2>
 <table>
-<tr><th>requests</th><th>total</th><th>ok</th><th>failed</th><th>warmup</th>{{if .S.Requests.NotSent}}<th>not sent</th>{{end}}</tr>
-<tr><td></td><td>{{.S.Requests.Total}}</td><td>{{.S.Requests.OK}}</td><td{{if .S.Requests.Failed}} class="bad"{{end}}>{{.S.Requests.Failed}}</td><td>{{.S.Requests.Warmup}}</td>{{if .S.Requests.NotSent}}<td class="bad">{{.S.Requests.NotSent}}</td>{{end}}</tr>
+<tr><th>requests</th><th>total</th><th>ok</th><th>failed</th>{{if .S.Requests.CancelledAsLogged}}<th>cancelled as logged</th>{{end}}<th>warmup</th>{{if .S.Requests.NotSent}}<th>not sent</th>{{end}}</tr>
+<tr><td></td><td>{{.S.Requests.Total}}</td><td>{{.S.Requests.OK}}</td><td{{if .S.Requests.Failed}} class="bad"{{end}}>{{.S.Requests.Failed}}</td>{{if .S.Requests.CancelledAsLogged}}<td>{{.S.Requests.CancelledAsLogged}}</td>{{end}}<td>{{.S.Requests.Warmup}}</td>{{if .S.Requests.NotSent}}<td class="bad">{{.S.Requests.NotSent}}</td>{{end}}</tr>
 </table>
 <table>
 <tr><th>throughput</th><th>requests/s</th><th>input tokens/s</th><th>output tokens/s</th><th>measured span</th></tr>
@@ -204,7 +221,13 @@ th{background:#f4f6f8;font-weight:bold}
 <tr><th>latency (ms)</th><th>n</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th></tr>
 {{range .Dists}}<tr><td>{{.Name}}</td><td>{{.D.Count}}</td><td>{{ms .D.P50}}</td><td>{{ms .D.P90}}</td><td>{{ms .D.P95}}</td><td>{{ms .D.P99}}</td><td>{{ms .D.P999}}</td><td>{{ms .D.Max}}</td><td>{{ms .D.Mean}}</td></tr>
 {{end}}</table>
-<p class="note">TTFT and e2e are measured from the moment a request left; "from scheduled" from the moment the trace said it should leave, so waiting behind a concurrency cap or a late timer counts (no coordinated omission). ITL: gaps between streamed chunks. TPOT: (last token - first token) / (output tokens - 1) per request, output tokens from server usage, else the chunks seen. Lateness: sent - scheduled - queue wait.</p>
+{{if .Populations}}<h2 id="populations">Populations</h2>
+<table>
+<tr><th>population</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>output tokens/s</th></tr>
+{{range .Populations}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
+{{end}}</table>
+<p class="note">Requests by how they were sent: streamed or not (nostream), and offered tools, asked for JSON (response_format) or plain. Latencies in ms over the successful requests; non-streamed requests are measured end to end only, so they have no TTFT and are in no TTFT, ITL or TPOT figure above. Output tokens/s is over the run's measured span, so the populations add up to the run's.</p>
+{{end}}<p class="note">TTFT and e2e are measured from the moment a request left; "from scheduled" from the moment the trace said it should leave, so waiting behind a concurrency cap or a late timer counts (no coordinated omission). ITL: gaps between streamed chunks. TPOT: (last token - first token) / (output tokens - 1) per request, output tokens from server usage, else the chunks seen. Lateness: sent - scheduled - queue wait.</p>
 
 {{with .S.Goodput}}<h2>Goodput at SLO</h2>
 <table>
@@ -219,7 +242,7 @@ th{background:#f4f6f8;font-weight:bold}
 <table>
 <tr><th>check</th><th>value</th></tr>
 <tr><td>prompt tokens exactly as targeted</td><td>{{pct .S.Fidelity.PromptTokensExactPct}}</td></tr>
-<tr><td>output tokens exactly as targeted</td><td>{{pct .S.Fidelity.OutputTokensExactPct}}</td></tr>
+<tr><td>output tokens exactly as targeted{{if .S.Fidelity.Unforced}}, of the requests forced to their length ({{.S.Fidelity.Unforced}} more sent unforced: their logged answers stopped on their own or were constrained){{end}}</td><td>{{pct .S.Fidelity.OutputTokensExactPct}}</td></tr>
 <tr><td>requests with server-reported usage</td><td>{{.S.Fidelity.UsageReported}}</td></tr>
 <tr><td>inter-arrival KS distance (trace vs achieved)</td><td>{{with .S.Fidelity.ArrivalKS}}{{f3 .}}{{else}}n/a{{end}}</td></tr>
 <tr><td>send lateness p99 / max{{with .S.Run.Limits}} (limit {{.MaxLatenessMS}} ms){{end}}</td><td>{{ms .S.Lateness.P99}} / {{ms .S.Lateness.Max}} ms</td></tr>

@@ -29,6 +29,15 @@ type RunInfo struct {
 	// were recovered from its journal; Recovery says how many and what was dropped.
 	Recovered bool              `json:"recovered,omitempty"`
 	Recovery  *results.Recovery `json:"recovery,omitempty"`
+	// Partial marks a summary refreshed while the run goes (--snapshot-every); PartialRows
+	// names the Parquet segments (a glob, from the run's folder) holding the rows it counts.
+	Partial     bool   `json:"partial,omitempty"`
+	PartialRows string `json:"partial_rows,omitempty"`
+	// Options says whether each request was sent with its logged options ("logged") or
+	// none ("none"); Body "verbatim" that logged bodies were sent as they were, so the
+	// prompt and output lengths are the engine's own, not the trace's.
+	Options string `json:"options,omitempty"`
+	Body    string `json:"body,omitempty"`
 	// Stop says why sending ended (completed, duration, canceled), for the verdict.
 	Stop string `json:"stop,omitempty"`
 	// Limits are the thresholds the run is judged by; nil means DefaultLimits.
@@ -46,13 +55,18 @@ type RunInfo struct {
 	IdealCache  *IdealCache  `json:"-"`
 }
 
-// Requests counts the run's requests. Total = OK + Failed and excludes warmup.
+// Requests counts the run's requests. Total = OK + Failed + CancelledAsLogged and excludes
+// warmup.
 type Requests struct {
-	Total   int64 `json:"total"`
-	OK      int64 `json:"ok"`
-	Failed  int64 `json:"failed"`
-	Warmup  int64 `json:"warmup"`
-	NotSent int64 `json:"not_sent,omitempty"`
+	Total  int64 `json:"total"`
+	OK     int64 `json:"ok"`
+	Failed int64 `json:"failed"`
+	// CancelledAsLogged counts requests cancelled as their client cancelled them in the log
+	// (--options logged): not failures, so never against --max-error-rate, and not answers,
+	// so not in the latency figures.
+	CancelledAsLogged int64 `json:"cancelled_as_logged,omitempty"`
+	Warmup            int64 `json:"warmup"`
+	NotSent           int64 `json:"not_sent,omitempty"`
 	// Retried counts attempts tried again under --retries; each has its row, not counted here.
 	Retried int64 `json:"retried,omitempty"`
 }
@@ -86,10 +100,16 @@ type Goodput struct {
 // successful requests whose server reported usage (UsageReported of them); they are null when
 // none did. ArrivalKS is the KS distance between the trace's inter-arrival gaps (scaled by the
 // speed) and the achieved ones; null under three requests.
+//
+// Output exactness is over the requests whose length was forced: Unforced counts those with
+// usage that were sent without --extra-body's forcing fields because their logged answer
+// stopped on its own or was constrained (tools, response_format); their output length is the
+// engine's. OutputTokensExactPct is null when every request was unforced.
 type Fidelity struct {
 	UsageReported        int64    `json:"usage_reported"`
 	PromptTokensExactPct *float64 `json:"prompt_tokens_exact_pct"`
 	OutputTokensExactPct *float64 `json:"output_tokens_exact_pct"`
+	Unforced             int64    `json:"unforced,omitempty"`
 	ArrivalKS            *float64 `json:"arrival_ks"`
 }
 
@@ -122,6 +142,10 @@ type Summary struct {
 	Cache        Cache             `json:"cache"`
 	Sessions     *Sessions         `json:"sessions,omitempty"`
 	Cost         *Cost             `json:"cost,omitempty"`
+	// Populations are the figures of each population (results.Population: stream or
+	// nostream, crossed with tools, json or plain) side by side; omitted for rows that name
+	// none (files of older runs).
+	Populations map[string]Population `json:"populations,omitempty"`
 }
 
 // Sessions counts the run's multi-turn traffic: requests that carry a session, the sessions
@@ -194,7 +218,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		Run: info,
 		Requests: Requests{
 			Total: m.total, OK: m.ok, Failed: m.failed, Warmup: m.warmup, NotSent: info.NotSent,
-			Retried: m.retried,
+			Retried: m.retried, CancelledAsLogged: m.cancelled,
 		},
 		Client: ClientSide{Limit: info.ClientLimit, MaxInFlight: info.MaxInFlight, Held: m.held,
 			Backlog: m.backlog.dist(), Errors: m.clientFailed},
@@ -218,9 +242,11 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		Fidelity: Fidelity{
 			UsageReported:        m.usageRows,
 			PromptTokensExactPct: pctPtr(m.promptExact, m.usageRows),
-			OutputTokensExactPct: pctPtr(m.outputExact, m.usageRows),
+			OutputTokensExactPct: pctPtr(m.outputExact, m.usageRows-m.unforcedUsage),
+			Unforced:             m.unforcedUsage,
 		},
-		Errors: map[string]int64{},
+		Populations: m.populations(dur),
+		Errors:      map[string]int64{},
 		Cache: Cache{
 			CachedTokens: m.cachedTokens,
 			PromptTokens: m.reportedPrompt,

@@ -71,10 +71,14 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	r := s.Requests
 	fmt.Fprintf(&b, "requests    total %d  ok %d  failed %d  warmup %d", r.Total, r.OK, r.Failed, r.Warmup)
+	if r.CancelledAsLogged > 0 {
+		fmt.Fprintf(&b, "  cancelled as logged %d", r.CancelledAsLogged)
+	}
 	if r.NotSent > 0 {
 		fmt.Fprintf(&b, "  not sent %d", r.NotSent)
 	}
 	b.WriteString("\n")
+	b.WriteString(sentLine(s.Run))
 	t := s.Throughput
 	fmt.Fprintf(&b, "throughput  %.2f req/s  input %.1f tok/s  output %.1f tok/s  over %.1f s\n\n",
 		t.ReqS, t.InputTokS, t.OutputTokS, t.DurationS)
@@ -86,6 +90,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 			fmtMS(d.P50), fmtMS(d.P90), fmtMS(d.P95), fmtMS(d.P99), fmtMS(d.P999), fmtMS(d.Max), fmtMS(d.Mean))
 	}
 	b.WriteString("\n")
+	b.WriteString(populationTable(s.Populations))
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
 		for _, k := range sloKeys {
@@ -96,8 +101,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "  all %.1f%% (%.2f req/s)\n", g.AllPct, g.ReqS)
 	}
 	f := s.Fidelity
-	fmt.Fprintf(&b, "fidelity    prompt tokens exact %s  output tokens exact %s  (%d requests reported usage)",
-		fmtPct(f.PromptTokensExactPct), fmtPct(f.OutputTokensExactPct), f.UsageReported)
+	fmt.Fprintf(&b, "fidelity    prompt tokens exact %s  output tokens exact %s", fmtPct(f.PromptTokensExactPct), fmtPct(f.OutputTokensExactPct))
+	if f.Unforced > 0 {
+		fmt.Fprintf(&b, " of forced requests (%d unforced)", f.Unforced)
+	}
+	fmt.Fprintf(&b, "  (%d requests reported usage)", f.UsageReported)
 	if f.ArrivalKS != nil {
 		fmt.Fprintf(&b, "  arrival KS %.3f", *f.ArrivalKS)
 	}
@@ -158,6 +166,40 @@ func cacheLine(c Cache) string {
 			bs = fmt.Sprintf("%d-token", c.Ideal.BlockSize)
 		}
 		fmt.Fprintf(&b, "  ideal %s (infinite cache, %s blocks)", fmtPct(c.IdealHitPct), bs)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// sentLine says how the requests were sent when the run says so: with their logged options
+// or none, and when their logged bodies went verbatim (lengths then the engine's own).
+func sentLine(r RunInfo) string {
+	switch {
+	case r.Body == "verbatim":
+		return "sent        logged bodies verbatim (model replaced): prompt and output lengths are the engine's own, not the trace's\n"
+	case r.Options == "logged":
+		return "sent        each request with its logged options (sampling, stop, tools, response_format, n, stream)\n"
+	}
+	return ""
+}
+
+// populationTable sets the populations side by side: TTFT for streamed ones only, since a
+// non-streamed answer is measured end to end.
+func populationTable(pops map[string]Population) string {
+	if len(pops) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-16s %8s %8s %8s %9s %10s %10s %10s %10s %12s\n", "population", "requests", "ok", "failed",
+		"cancelled", "ttft p50", "ttft p95", "e2e p50", "e2e p95", "output tok/s")
+	for _, name := range populationNames(pops) {
+		p := pops[name]
+		t50, t95 := "-", "-"
+		if p.TTFT != nil {
+			t50, t95 = fmtMS(p.TTFT.P50), fmtMS(p.TTFT.P95)
+		}
+		fmt.Fprintf(&b, "%-16s %8d %8d %8d %9d %10s %10s %10s %10s %12.1f\n", name, p.Requests, p.OK, p.Failed,
+			p.CancelledAsLogged, t50, t95, fmtMS(p.E2E.P50), fmtMS(p.E2E.P95), p.OutputTokS)
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -15,6 +15,7 @@ const (
 	VerdictClientBound = "client-bound"
 	VerdictInterrupted = "interrupted"
 	VerdictCut         = "cut"
+	VerdictPartial     = "partial"
 )
 
 // clientBoundLine is the sentence a client-bound run must carry, word for word: whoever reads
@@ -63,6 +64,11 @@ func (s *Summary) judge(stop string) {
 	if s.Run.Limits != nil {
 		lim = *s.Run.Limits
 	}
+	defer func() {
+		if s.Run.Partial {
+			s.Verdict = VerdictPartial + ": the run is still going; so far " + s.Verdict
+		}
+	}()
 	switch {
 	case s.Run.Recovered:
 		s.Verdict = fmt.Sprintf("%s: the run ended before it closed; %d requests recovered from its journal", VerdictCut, s.Requests.Total)

@@ -1,14 +1,12 @@
 package client
 
 import (
-	"bytes"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +41,9 @@ type Config struct {
 	// before it).
 	MaxConns int
 	// ExtraBody holds fields merged into every request body, e.g. {"ignore_eos": true,
-	// "min_tokens": 128}. A key the request already has (max_tokens, model, stream_options)
-	// is replaced by the extra value; "stream" cannot be overridden.
+	// "min_tokens": 128}. A key the request already has (max_tokens, model, stream_options,
+	// an option's) is replaced by the extra value; "stream" cannot be overridden. Requests
+	// marked Unforced go without its ForcingKeys; verbatim bodies without any of it.
 	ExtraBody map[string]any
 	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
 	// (the default) unless the server rejects the option: usage is how served token counts
@@ -77,21 +76,14 @@ type Client struct {
 	// oa holds the go-openai configuration (base URL and HTTP client); requests are sent
 	// through oa.HTTPClient.
 	oa openai.ClientConfig
-	// extraSuffix is `,"k":v,...}` spliced over the closing brace of go-openai's body when no
-	// extra key collides with a key go-openai emits; extraRaw is used otherwise.
-	extraSuffix []byte
-	extraRaw    map[string]json.RawMessage
-	extraMerge  bool
+	// extra is ExtraBody as sent; unforced the same without its ForcingKeys, for requests
+	// marked Unforced.
+	extra, unforced extraBody
+	// urls are the endpoint's two API paths, for requests that name their own API.
+	urls map[string]string
 	// maxOverride is the max_tokens ExtraBody sends instead of the request's (see
 	// sentMaxTokens): -1 when ExtraBody leaves it alone, -2 when its value is not an integer.
 	maxOverride int
-}
-
-// keys go-openai may emit for the requests we build; an extra key among them needs a merge
-// instead of a splice (a duplicate key would be ambiguous to the server).
-var emittedKeys = map[string]bool{
-	"model": true, "messages": true, "prompt": true, "max_tokens": true,
-	"stream": true, "stream_options": true,
 }
 
 // New checks cfg and builds a client with a connection pool sized for thousands of streams.
@@ -107,12 +99,8 @@ func New(cfg Config) (*Client, error) {
 		stall:   cfg.StallTimeout,
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	switch cfg.API {
-	case APIChat:
-		c.url = base + "/chat/completions"
-	case APICompletions:
-		c.url = base + "/completions"
-	default:
+	c.urls = map[string]string{APIChat: base + "/chat/completions", APICompletions: base + "/completions"}
+	if c.url = c.urls[cfg.API]; c.url == "" {
 		return nil, fmt.Errorf("client: API %q: want %q or %q", cfg.API, APIChat, APICompletions)
 	}
 	if cfg.Model == "" {
@@ -152,42 +140,6 @@ func New(cfg Config) (*Client, error) {
 // OpenAIConfig returns the go-openai configuration this client uses (base URL, key, pooled
 // HTTP client), for callers that want go-openai's own calls against the same endpoint.
 func (c *Client) OpenAIConfig() openai.ClientConfig { return c.oa }
-
-func (c *Client) setExtra(extra map[string]any) error {
-	c.maxOverride = -1
-	if len(extra) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		if k == "stream" {
-			return fmt.Errorf("client: extra body field %q cannot be overridden", k)
-		}
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	c.extraRaw = make(map[string]json.RawMessage, len(keys))
-	var suffix bytes.Buffer
-	for _, k := range keys {
-		v, err := marshal(extra[k])
-		if err != nil {
-			return fmt.Errorf("client: extra body field %q: %w", k, err)
-		}
-		kb, _ := marshal(k)
-		c.extraRaw[k] = v
-		suffix.WriteByte(',')
-		suffix.Write(kb)
-		suffix.WriteByte(':')
-		suffix.Write(v)
-		if emittedKeys[k] {
-			c.extraMerge = true
-		}
-	}
-	suffix.WriteByte('}')
-	c.extraSuffix = suffix.Bytes()
-	c.maxOverride = overrideMax(c.extraRaw)
-	return nil
-}
 
 // overrideMax is the output cap ExtraBody sends: max_completion_tokens when present (servers
 // that read both take it over max_tokens), else max_tokens; -1 when neither is there, -2

@@ -43,9 +43,12 @@ type call struct {
 	clock  func() int64
 	stall  *stallWatch // nil without Config.StallTimeout
 	// maxTokens is the max_tokens the server was sent (ExtraBody may override the request's),
-	// 0 when none and -1 when unknown; wantUsage is whether include_usage was sent.
+	// 0 when none and -1 when unknown; wantUsage is whether usage must be in the answer
+	// (include_usage was sent, or a non-streamed answer, which always has it, unless
+	// Config.OmitUsage); streamed whether the answer is an SSE stream.
 	maxTokens int
 	wantUsage bool
+	streamed  bool
 }
 
 // Do sends one streaming request and reads its stream to the end. clock returns the caller's
@@ -66,10 +69,7 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 
 func (c *Client) do(ctx context.Context, req Request, clock func() int64) Response {
 	r := Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
-	if req.MaxTokens > 0 {
-		r.ChunkNS = make([]int64, 0, min(req.MaxTokens, chunkPrealloc))
-	}
-	k := call{ctx: ctx, clock: clock, maxTokens: c.sentMaxTokens(req.MaxTokens), wantUsage: c.usage != nil}
+	k := call{ctx: ctx, clock: clock}
 	hreq, err := c.newRequest(&k, req)
 	if err != nil {
 		r.SentNS = clock()
@@ -78,9 +78,14 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) Respon
 		return r
 	}
 	defer k.cancel(nil)
+	if req.MaxTokens > 0 && k.streamed {
+		r.ChunkNS = make([]int64, 0, min(req.MaxTokens, chunkPrealloc))
+	}
 
 	r.SentNS = clock()
-	if c.stall > 0 {
+	// A non-streamed answer is silent until it is whole, so the stall watch, which would
+	// take that for a stall, is for streams only (Config.Timeout bounds both).
+	if c.stall > 0 && k.streamed {
 		k.stall = startStall(c.stall, clock, r.SentNS, k.cancel)
 		defer k.stall.stop()
 	}
@@ -96,6 +101,10 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) Respon
 		errorAnswer(hresp, clock, &r)
 		return r
 	}
+	if !k.streamed {
+		answer(&k, hresp, &r)
+		return r
+	}
 	if k.stall != nil {
 		k.stall.touch(clock()) // the headers arrived
 	}
@@ -107,9 +116,15 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) Respon
 // timeout (its cause tells a timeout from the caller's cancellation) and lets the drain after
 // [DONE] and the stall watch cut the request short. Every error is this machine's.
 func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
-	body, err := c.body(req)
+	body, err := c.prepare(k, req)
 	if err != nil {
 		return nil, err
+	}
+	url := c.url
+	if req.API != "" {
+		if url = c.urls[req.API]; url == "" {
+			return nil, fmt.Errorf("client: request API %q: want %q or %q", req.API, APIChat, APICompletions)
+		}
 	}
 	if !validHeaderValue(req.ID) {
 		return nil, fmt.Errorf("client: request id %q is not a valid header value", req.ID)
@@ -122,14 +137,18 @@ func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
 	} else {
 		k.rctx, k.cancel = context.WithCancelCause(k.ctx)
 	}
-	hreq, err := http.NewRequestWithContext(k.rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(k.rctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		k.cancel(nil)
 		return nil, fmt.Errorf("client: building request: %w", err)
 	}
+	accept := "application/json"
+	if k.streamed {
+		accept = "text/event-stream"
+	}
 	hreq.Header = http.Header{
 		"Content-Type": {"application/json"},
-		"Accept":       {"text/event-stream"},
+		"Accept":       {accept},
 	}
 	if c.auth != "" {
 		hreq.Header["Authorization"] = []string{c.auth}
@@ -138,6 +157,25 @@ func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
 		hreq.Header["X-Request-Id"] = []string{req.ID}
 	}
 	return hreq, nil
+}
+
+// prepare builds req's body and sets what k judges the answer by: the output cap sent,
+// whether usage must come and whether the answer streams. A verbatim body says the last two
+// itself and its cap is not judged (the lengths are the engine's own).
+func (c *Client) prepare(k *call, req Request) ([]byte, error) {
+	if req.Body != nil {
+		v, err := verbatimBody(req.Body, c.model)
+		if err != nil {
+			return nil, err
+		}
+		k.maxTokens, k.streamed = -1, v.streamed
+		k.wantUsage = v.includeUsage || (!v.streamed && c.usage != nil)
+		return v.body, nil
+	}
+	k.maxTokens = c.sentMaxTokens(req.MaxTokens)
+	k.streamed = req.Options.streamed()
+	k.wantUsage = c.usage != nil
+	return c.body(req)
 }
 
 // validHeaderValue reports whether s can be sent as a header value: no control bytes but tab

@@ -1,7 +1,13 @@
-// Package client sends one streaming request (chat or completions) to an OpenAI-compatible
-// endpoint and times it: the send, every content chunk's arrival, the end, the server's usage
-// and a fixed set of error classes. It never decides when to send (the scheduler does) and
-// never writes results; it takes a request from the caller and returns a Response.
+// Package client sends one request (chat or completions) to an OpenAI-compatible endpoint
+// and times it: the send, every content chunk's arrival, the end, the server's usage and a
+// fixed set of error classes. It never decides when to send (the scheduler does) and never
+// writes results; it takes a request from the caller and returns a Response.
+//
+// A request streams unless its Options say stream false; it carries its own Options (the
+// logged sampling, stop, tools, response_format, n) exactly as given, or, as Request.Body,
+// a logged body verbatim with only its model replaced. A non-streamed answer is one JSON
+// object (answer.go): it has usage and choices but no chunk times, so it is measured end to
+// end only; n > 1 counts every choice.
 //
 // Request bodies are built from go-openai's request types; the stream is read from the raw
 // HTTP body with a small SSE line splitter and a field walker on internal/jsoncur (frame.go),
@@ -31,7 +37,11 @@
 //     at all, frames that are not JSON (the first quoted, bounded), no content, no usage, a
 //     finish_reason without [DONE]; then short (finish_reason "length" under max_tokens).
 //
-// The order is the judge function's (judge.go); the classes are the Err* constants.
+// The order is the judge function's (judge.go); the classes are the Err* constants. A
+// non-streamed answer is judged in the same order (judgeAnswer): a cut, an error object, then
+// bad_stream for a body that is not a JSON completion, no choices, no content when max_tokens
+// was sent or no usage, then short when the choices that hit "length" hold fewer completion
+// tokens than max_tokens each.
 //
 // TLS certificates are verified against the system roots plus Config.CAFile; Config.Insecure
 // skips verification only when asked for. Request.ID travels as X-Request-Id.

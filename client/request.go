@@ -17,12 +17,25 @@ type Request struct {
 	Prompt    string
 	PromptIDs []int
 	Messages  []chat.Message
-	// MaxTokens is sent as max_tokens; 0 leaves it to the server. When it is above 0 the
-	// answer must hold a content chunk, and a finish_reason "length" short of it is ErrShort.
+	// MaxTokens is sent as max_tokens (or the field Options names); 0 leaves it to the
+	// server. When it is above 0 the answer must hold content, and a finish_reason "length"
+	// short of it is ErrShort.
 	MaxTokens int
 	// ID, when non-empty, is sent as the X-Request-Id header: servers and gateways log it, so
 	// their logs join the result rows. A value with control bytes fails as ErrClient.
 	ID string
+	// Options are the request's own body fields (sampling, stop, tools, structured output,
+	// n, non-streaming); nil sends none of them, streamed.
+	Options *Options
+	// Unforced leaves Config.ExtraBody's ForcingKeys out of this request.
+	Unforced bool
+	// Body, when set, is sent as it is but for its "model", replaced by Config.Model
+	// (--body verbatim); the other fields above but ID are then unused, and whether the
+	// answer streams and carries usage is the body's own say.
+	Body []byte
+	// API, when set, is the endpoint this request goes to ("chat" or "completions"), for
+	// verbatim bodies of either kind; "" is the client's.
+	API string
 }
 
 // chatRequest is go-openai's request with the messages encoded by a plain struct: go-openai's
@@ -36,40 +49,75 @@ type chatRequest struct {
 }
 
 // body builds the JSON body with go-openai's request types (go-openai's own stream calls
-// are not used to send: they reject token-id prompts and some model names on completions).
+// are not used to send: they reject token-id prompts and some model names on completions),
+// then the request's raw option fields and ExtraBody.
 func (c *Client) body(r Request) ([]byte, error) {
+	streamed := r.Options.streamed()
+	var usage *openai.StreamOptions
+	if streamed {
+		usage = c.usage // stream_options is only valid with stream
+	}
 	var v any
 	if c.api == APIChat {
-		msgs := r.Messages
-		if len(msgs) == 0 {
-			msgs = []chat.Message{{Role: openai.ChatMessageRoleUser, Content: r.Prompt}}
-		}
-		v = chatRequest{
-			ChatCompletionRequest: openai.ChatCompletionRequest{
-				Model: c.model,
-				//lint:ignore SA1019 vLLM, SGLang and Ollama read max_tokens; max_completion_tokens is not universal.
-				MaxTokens:     r.MaxTokens,
-				Stream:        true,
-				StreamOptions: c.usage,
-			},
-			Messages: msgs,
-		}
+		v = c.chatBody(r, streamed, usage)
 	} else {
-		var prompt any = r.Prompt
-		if r.PromptIDs != nil {
-			prompt = r.PromptIDs
-		}
-		v = openai.CompletionRequest{
-			Model:         c.model,
-			Prompt:        prompt,
-			MaxTokens:     r.MaxTokens,
-			Stream:        true,
-			StreamOptions: c.usage,
-		}
+		v = c.completionsBody(r, streamed, usage)
 	}
-	// Size the buffer once: the prompt dominates the body and regrowing it cost ~15% of a
-	// request's CPU. Token ids take up to 7 bytes each.
-	size := 256 + len(c.extraSuffix)
+	raw, err := r.Options.rawFields(c.api == APIChat, r.MaxTokens)
+	if err != nil {
+		return nil, err
+	}
+	b, err := marshalSized(v, c.bodySize(r)+len(raw))
+	if err != nil {
+		return nil, fmt.Errorf("client: encoding request: %w", err)
+	}
+	if b, err = spliceFields(b, raw); err != nil {
+		return nil, err
+	}
+	return c.addExtra(b, r.Unforced)
+}
+
+// chatBody is the chat request for r.
+func (c *Client) chatBody(r Request, streamed bool, usage *openai.StreamOptions) chatRequest {
+	msgs := r.Messages
+	if len(msgs) == 0 {
+		msgs = []chat.Message{{Role: openai.ChatMessageRoleUser, Content: r.Prompt}}
+	}
+	req := chatRequest{
+		ChatCompletionRequest: openai.ChatCompletionRequest{
+			Model: c.model,
+			//lint:ignore SA1019 vLLM, SGLang and Ollama read max_tokens; max_completion_tokens is not universal.
+			MaxTokens:     r.MaxTokens,
+			Stream:        streamed,
+			StreamOptions: usage,
+		},
+		Messages: msgs,
+	}
+	r.Options.applyChat(&req.ChatCompletionRequest)
+	return req
+}
+
+// completionsBody is the completions request for r.
+func (c *Client) completionsBody(r Request, streamed bool, usage *openai.StreamOptions) openai.CompletionRequest {
+	var prompt any = r.Prompt
+	if r.PromptIDs != nil {
+		prompt = r.PromptIDs
+	}
+	req := openai.CompletionRequest{
+		Model:         c.model,
+		Prompt:        prompt,
+		MaxTokens:     r.MaxTokens,
+		Stream:        streamed,
+		StreamOptions: usage,
+	}
+	r.Options.applyCompletions(&req)
+	return req
+}
+
+// bodySize estimates the body's bytes, so its buffer is sized once: the prompt dominates the
+// body and regrowing it cost ~15% of a request's CPU. Token ids take up to 7 bytes each.
+func (c *Client) bodySize(r Request) int {
+	size := 256 + len(c.extra.suffix)
 	switch {
 	case c.api == APIChat && len(r.Messages) > 0:
 		for _, m := range r.Messages {
@@ -80,35 +128,15 @@ func (c *Client) body(r Request) ([]byte, error) {
 	default:
 		size += len(r.Prompt)
 	}
-	b, err := marshalSized(v, size)
-	if err != nil {
-		return nil, fmt.Errorf("client: encoding request: %w", err)
-	}
-	return c.addExtra(b)
+	return size
 }
 
-// addExtra merges Config.ExtraBody into a body object.
-func (c *Client) addExtra(b []byte) ([]byte, error) {
-	if len(c.extraRaw) == 0 {
-		return b, nil
+// addExtra merges Config.ExtraBody into a body object: without its ForcingKeys when unforced.
+func (c *Client) addExtra(b []byte, unforced bool) ([]byte, error) {
+	if unforced {
+		return c.unforced.add(b)
 	}
-	if !c.extraMerge {
-		if len(b) < 2 || b[len(b)-1] != '}' {
-			return nil, fmt.Errorf("client: encoding request: body is not an object")
-		}
-		if len(b) == 2 { // "{}": no comma before the first extra field
-			return append([]byte{'{'}, c.extraSuffix[1:]...), nil
-		}
-		return append(b[:len(b)-1], c.extraSuffix...), nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("client: encoding request: %w", err)
-	}
-	for k, v := range c.extraRaw {
-		m[k] = v
-	}
-	return marshal(m)
+	return c.extra.add(b)
 }
 
 // marshal encodes v without HTML escaping (prompts are full of < and &; escaping them would

@@ -99,9 +99,10 @@ func TestRowCodecEveryField(t *testing.T) {
 func TestRowCodecReadsLayout1(t *testing.T) {
 	want := makeRow(22) // warmup false, with a chunk list and an error
 	want.ClientBacklogNS, want.RetryAfterNS, want.Attempt, want.Retried = 0, 0, 0, false
+	want.Line, want.Population, want.CancelledAsLogged, want.Unforced = 0, "", false, false
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-3] // the three trailing zero varints of layout 2
+	b = b[:len(b)-5] // the three trailing zero varints of layout 2, the two of layout 3
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -109,6 +110,27 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 	b[1] = flagRetried
 	if _, err := decodeRow(b); err == nil {
 		t.Fatal("layout 1 with the retried flag decoded")
+	}
+}
+
+// A row record of the second layout (no source line, population or cancelled and unforced
+// flags) still decodes, and carries none of the third layout's flags.
+func TestRowCodecReadsLayout2(t *testing.T) {
+	want := makeRow(23)
+	want.Attempt, want.Retried, want.RetryAfterNS = 2, true, 1500
+	want.Line, want.Population, want.CancelledAsLogged, want.Unforced = 0, "", false, false
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV2
+	b = b[:len(b)-2] // the line's zero varint and the empty population of layout 3
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
+	}
+	for _, f := range []byte{flagCancelled, flagUnforced} {
+		b[1] = f
+		if _, err := decodeRow(b); err == nil {
+			t.Fatalf("layout 2 with flag %#x decoded", f)
+		}
 	}
 }
 

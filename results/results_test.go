@@ -61,6 +61,10 @@ func makeRow(i int) Row {
 	if i%13 == 0 {
 		r.Prompt = strings.Repeat("tok ", i%50)
 	}
+	r.Line = int64(i) + 1
+	r.Population = Population(i%4 != 0, [...]string{KindPlain, KindTools, KindJSON}[i%3])
+	r.CancelledAsLogged = i%19 == 0
+	r.Unforced = i%5 == 0
 	return r
 }
 

@@ -1,5 +1,7 @@
 package results
 
+import "strings"
+
 // Row is one request as sent and answered: exactly one per request, written when it completes.
 // Offsets are nanoseconds from the run's start on a monotonic clock; a zero offset for first or
 // last token means the request produced none.
@@ -50,7 +52,44 @@ type Row struct {
 	Retried bool  `parquet:"retried"`
 	// Prompt is the text sent, only when the user asked for it (--keep-prompts).
 	Prompt string `parquet:"prompt,optional"`
+	// CancelledAsLogged marks a request the replay cancelled on purpose, as its client did in
+	// the log (after the logged duration from its send): not a failure, so ErrorClass is
+	// empty, and the summary counts it apart from ok and failed.
+	CancelledAsLogged bool `parquet:"cancelled_as_logged"`
+	// Unforced marks a request sent without the output-forcing fields of --extra-body
+	// (ignore_eos, min_tokens) because its logged answer did not run to its length or was
+	// constrained (tools, response_format): its output length is the engine's, and fidelity
+	// leaves it out of output-token exactness.
+	Unforced bool `parquet:"unforced"`
+	// Line is the request's line (or row) in the source trace or request log, 0 when unknown,
+	// so a row joins the log it came from.
+	Line int64 `parquet:"line"`
+	// Population is how the request was sent: PopulationStream or PopulationNoStream, a slash,
+	// then KindTools, KindJSON or KindPlain (e.g. "stream/plain"); empty in older files.
+	Population string `parquet:"population,optional"`
 }
+
+// Population parts: whether the answer was streamed, and what constrained it.
+const (
+	PopulationStream   = "stream"
+	PopulationNoStream = "nostream"
+	KindTools          = "tools"
+	KindJSON           = "json"
+	KindPlain          = "plain"
+)
+
+// Population names the population of a request sent streamed or not, of kind KindTools,
+// KindJSON or KindPlain.
+func Population(streamed bool, kind string) string {
+	if streamed {
+		return PopulationStream + "/" + kind
+	}
+	return PopulationNoStream + "/" + kind
+}
+
+// Streamed reports whether the answer was streamed: every row but a "nostream" population's
+// (rows of older files, without a population, were all streamed).
+func (r *Row) Streamed() bool { return !strings.HasPrefix(r.Population, PopulationNoStream+"/") }
 
 // ClassClient is the error class of a request that failed on the client machine's own limits
 // (file descriptors, ports, memory): not the endpoint's failure.

@@ -11,24 +11,36 @@ import (
 // rowcodec.go is the journal's binary form of one Row: a type byte, a flags byte, the six
 // strings (uvarint length, bytes), the seven int64 offsets and seven int32 counts (zigzag
 // varints), the chunk offsets (uvarint count, then zigzag varint deltas), then client backlog,
-// Retry-After and the attempt number (zigzag varints): about half the
-// bytes of the row in requests.parquet. The decoder checks every length against the bytes
-// left, so a payload that is not exactly one row is an error, never a wrong row.
+// Retry-After and the attempt number (zigzag varints), then the source line (zigzag varint)
+// and the population (a string): about half the bytes of the row in requests.parquet. The
+// decoder checks every length against the bytes left, so a payload that is not exactly one
+// row is an error, never a wrong row.
 
-// rowRecord is the payload type of a record holding one Row in this layout; rowRecordV1 is
-// the layout before client backlog, Retry-After and attempts, still read so that a journal
-// left by an older build recovers. A future layout takes a new type byte; the journal's magic
-// carries the version of the framing.
+// rowRecord is the payload type of a record holding one Row in this layout. rowRecordV1 is
+// the layout before client backlog, Retry-After and attempts, rowRecordV2 the one before the
+// source line, the population and the cancelled/unforced flags; both are still read so that
+// a journal left by an older build recovers. A future layout takes a new type byte; the
+// journal's magic carries the version of the framing.
 const (
 	rowRecordV1 byte = 1
-	rowRecord   byte = 2
+	rowRecordV2 byte = 2
+	rowRecord   byte = 3
 )
 
-// Row flags, the second byte of a row record.
+// Row flags, the second byte of a row record. Each layout allows the flags it knew.
 const (
-	flagWarmup  byte = 1
-	flagRetried byte = 2
+	flagWarmup    byte = 1
+	flagRetried   byte = 2
+	flagCancelled byte = 4
+	flagUnforced  byte = 8
 )
+
+// layoutFlags are the flags each layout's records may carry.
+var layoutFlags = map[byte]byte{
+	rowRecordV1: flagWarmup,
+	rowRecordV2: flagWarmup | flagRetried,
+	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
+}
 
 // errRowTrailing and errRowShort are what a payload that is not exactly one row gives.
 var (
@@ -38,14 +50,7 @@ var (
 
 // appendRow appends r's payload to b.
 func appendRow(b []byte, r *Row) []byte {
-	var flags byte
-	if r.Warmup {
-		flags |= flagWarmup
-	}
-	if r.Retried {
-		flags |= flagRetried
-	}
-	b = append(b, rowRecord, flags)
+	b = append(b, rowRecord, rowFlags(r))
 	for _, s := range [...]string{r.RequestID, r.SessionID, r.ErrorClass, r.ErrorMessage, r.Endpoint, r.Prompt} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -62,7 +67,24 @@ func appendRow(b []byte, r *Row) []byte {
 	b = appendDeltas(b, r.ChunkNS)
 	b = binary.AppendVarint(b, r.ClientBacklogNS)
 	b = binary.AppendVarint(b, r.RetryAfterNS)
-	return binary.AppendVarint(b, int64(r.Attempt))
+	b = binary.AppendVarint(b, int64(r.Attempt))
+	b = binary.AppendVarint(b, r.Line)
+	b = binary.AppendUvarint(b, uint64(len(r.Population)))
+	return append(b, r.Population...)
+}
+
+// rowFlags packs r's booleans into a row record's flags byte.
+func rowFlags(r *Row) byte {
+	var flags byte
+	for _, f := range [...]struct {
+		set  bool
+		flag byte
+	}{{r.Warmup, flagWarmup}, {r.Retried, flagRetried}, {r.CancelledAsLogged, flagCancelled}, {r.Unforced, flagUnforced}} {
+		if f.set {
+			flags |= f.flag
+		}
+	}
+	return flags
 }
 
 // appendDeltas appends each offset's difference from the one before as a zigzag varint
@@ -146,13 +168,16 @@ func decodeRow(b []byte) (Row, error) {
 	if len(b) < 2 {
 		return Row{}, errRowShort
 	}
-	v1 := b[0] == rowRecordV1
-	if (b[0] != rowRecord && !v1) || b[1]&^(flagWarmup|flagRetried) != 0 || (v1 && b[1]&flagRetried != 0) {
+	layout := b[0]
+	allowed, known := layoutFlags[layout]
+	if !known || b[1]&^allowed != 0 {
 		return Row{}, fmt.Errorf("unknown record type %d or flags %#x", b[0], b[1])
 	}
 	var r Row
 	r.Warmup = b[1]&flagWarmup != 0
 	r.Retried = b[1]&flagRetried != 0
+	r.CancelledAsLogged = b[1]&flagCancelled != 0
+	r.Unforced = b[1]&flagUnforced != 0
 	d := rowDecoder{b: b[2:]}
 	for _, s := range [...]*string{&r.RequestID, &r.SessionID, &r.ErrorClass, &r.ErrorMessage, &r.Endpoint, &r.Prompt} {
 		*s = d.str()
@@ -166,10 +191,14 @@ func decodeRow(b []byte) (Row, error) {
 		*v = d.int32()
 	}
 	r.ChunkNS = d.chunks()
-	if !v1 {
+	if layout >= rowRecordV2 {
 		r.ClientBacklogNS = d.varint()
 		r.RetryAfterNS = d.varint()
 		r.Attempt = d.int32()
+	}
+	if layout >= rowRecord {
+		r.Line = d.varint()
+		r.Population = d.str()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -43,31 +44,42 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	if err != nil {
 		return nil, err
 	}
-	o := &outcome{speed: speedOf(cfg.Schedule)}
+	// Started after the journal was created: a summary older than the journal is another run's.
+	o := &outcome{speed: speedOf(cfg.Schedule), started: time.Now()}
 	o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs})
-	sk := newSink(w, o.metrics)
 	items, span := scheduleItems(p.reqs, false)
+	sched, why := o.schedule(cfg, tg)
+	sk, stopWatch, err := o.openSink(ctx, cfg, p, tg, w, sched.Counters, len(items))
+	if err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters, cfg.Progress)
+	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
+		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog, retries: cfg.Retries,
+		logged: p.logged, verbatim: p.verbatim}
+
+	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(items), len(p.warm), o.speed, p.trace)
+	if o.clientLimit > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", o.clientLimit, why)
+	}
+	prog.run(cfg.Stderr)
+	runErr := o.run(ctx, cfg, p, tg, sched, s, items)
+	prog.finish()
+	runErr = errors.Join(runErr, sk.close(), stopWatch())
+	return o, runErr
+}
+
+// schedule is the scheduler's configuration for the measured phase: live counters, the
+// client's in-flight limit, the window already applied when reading.
+func (o *outcome) schedule(cfg Config, tg *target) (scheduler.Config, string) {
 	sched := cfg.Schedule
 	sched.Counters = &scheduler.Counters{}
 	var why string
 	sched.ClientLimit, why = holdLimit(cfg, tg)
-	sched.From, sched.To = 0, 0 // the window was applied when reading; the scheduler re-bases to the first record
-	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters, cfg.Progress)
-	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
-		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog, retries: cfg.Retries}
-
-	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(items), len(p.warm), o.speed, p.trace)
-	if o.clientLimit = sched.ClientLimit; o.clientLimit > 0 {
-		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", o.clientLimit, why)
-	}
-	o.started = time.Now()
-	prog.run(cfg.Stderr)
-	runErr := o.run(ctx, cfg, p, tg, sched, s, items)
-	prog.finish()
-	if cerr := sk.close(); cerr != nil && runErr == nil {
-		runErr = cerr
-	}
-	return o, runErr
+	o.clientLimit = sched.ClientLimit
+	sched.From, sched.To = 0, 0 // the scheduler re-bases to the first record
+	return sched, why
 }
 
 // run is the timed part: warmup on its own, before the server's counters are first read (so

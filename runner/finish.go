@@ -12,12 +12,7 @@ import (
 // prints the table and turns the run's end into its error: interrupted, nothing sent, or more
 // failures than cfg.MaxErrorRate allows.
 func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, error) {
-	info := analysis.RunInfo{Endpoint: tg.label, Model: tg.model, API: cfg.API, Trace: p.trace, Speed: o.speed,
-		MaxConcurrency: cfg.Schedule.MaxConcurrency, Seed: int64(p.synth.Seed), SLO: cfg.SLO, Simulated: tg.simulated,
-		StartedAt: o.started.UTC(), Version: cfg.Version, NotSent: int64(o.stats.NotSent),
-		IdealCache: p.ideal, ServerCache: o.server, Stop: string(o.stats.Stop),
-		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
-		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight}
+	info := runInfo(cfg, p, tg, o)
 	sum, err := analysis.WriteRunFiles(cfg.Out, o.metrics, info)
 	if err != nil {
 		return nil, err
@@ -31,6 +26,25 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s (stopped: %s)\n", cfg.Out, wrote, o.stats.Stop)
 	return sum, verdict(sum, o.stats)
+}
+
+// runInfo is the run block of the summary from what the run knows (at its end, or so far).
+func runInfo(cfg Config, p *plan, tg *target, o *outcome) analysis.RunInfo {
+	return analysis.RunInfo{Endpoint: tg.label, Model: tg.model, API: cfg.API, Trace: p.trace, Speed: o.speed,
+		MaxConcurrency: cfg.Schedule.MaxConcurrency, Seed: int64(p.synth.Seed), SLO: cfg.SLO, Simulated: tg.simulated,
+		StartedAt: o.started.UTC(), Version: cfg.Version, NotSent: int64(o.stats.NotSent),
+		IdealCache: p.ideal, ServerCache: o.server, Stop: string(o.stats.Stop),
+		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
+		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight,
+		Options: optionsName(p.logged), Body: cfg.Body}
+}
+
+// optionsName is the summary's word for whether the logged options were sent.
+func optionsName(logged bool) string {
+	if logged {
+		return OptionsLogged
+	}
+	return OptionsNone
 }
 
 // verdict is the run's error for how it ended, from the summary's verdict: nil when ok.

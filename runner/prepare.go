@@ -28,6 +28,9 @@ type plan struct {
 	reqs    []synth.Request
 	warm    []synth.Request
 	ideal   *analysis.IdealCache
+	// logged: each request is sent with its logged options (--options); verbatim: with its
+	// logged body (--body verbatim), so its prompt is not synthesized.
+	logged, verbatim bool
 }
 
 // prepare reads the trace window and builds every prompt, so that the send path does no
@@ -55,14 +58,20 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if cfg.UniquePrefixes {
 		makeUnique(recs)
 	}
+	if p.logged, err = resolveOptions(cfg, recs); err != nil {
+		return nil, err
+	}
+	p.verbatim = cfg.Body == BodyVerbatim
+	if p.logged && !p.verbatim {
+		warnAPI(cfg.Stderr, recs, cfg.API)
+	}
 	p.synth = cfg.Synth
 	p.synth.API = synth.API(cfg.API)
+	p.synth.Tools = p.logged // the logged tools are sent, so the template renders them
 	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)
-	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
-	if p.reqs, err = build(ctx, p.tok, p.synth, recs, cfg.SendIDs, skip, cfg.Stderr); err != nil {
+	if p.reqs, err = p.requests(ctx, cfg, recs); err != nil {
 		return nil, err
 	}
 	p.ideal = idealCache(p.reqs, p.synth.BlockSize)
@@ -70,6 +79,29 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		return nil, fmt.Errorf("warmup: %w", err)
 	}
 	return p, nil
+}
+
+// requests builds the window's requests: prompts synthesized to the records' lengths, or
+// under --body verbatim the records alone, whose logged bodies are sent.
+func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record) ([]synth.Request, error) {
+	if p.verbatim {
+		fmt.Fprintf(cfg.Stderr, "replay: --body verbatim: sending %d logged bodies as they were (model replaced); lengths are the engine's own\n", len(recs))
+		return verbatimRequests(recs), nil
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)
+	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
+	return build(ctx, p.tok, p.synth, recs, cfg.SendIDs, skip, cfg.Stderr)
+}
+
+// verbatimRequests are the records as requests without prompts: their bodies are sent as
+// logged, and their targets are the logged counts, for fidelity to compare the engine's with.
+func verbatimRequests(recs []trace.Record) []synth.Request {
+	out := make([]synth.Request, len(recs))
+	for i, r := range recs {
+		out[i] = synth.Request{Index: i, Record: r, TargetPromptTokens: r.PromptTokens, MaxTokens: max(1, r.OutputTokens),
+			BlockHashes: r.BlockHashes}
+	}
+	return out
 }
 
 // resolveTrace names the trace and reads its window: the --trace file, or without one the
@@ -112,6 +144,12 @@ func (p *plan) warmup(ctx context.Context, cfg Config, recs []trace.Record) ([]s
 	for i := 0; i < cfg.Warmup && i < len(recs); i++ {
 		r := recs[i]
 		r.SessionID, r.Turn = "", 0
+		if r.Options != nil {
+			// A logged body would send the measured requests' own text ahead of them.
+			o := *r.Options
+			o.Body = nil
+			r.Options = &o
+		}
 		wrecs = append(wrecs, r)
 	}
 	makeUnique(wrecs)
@@ -164,24 +202,27 @@ func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs
 // fitChat handles records too short for the chat API: a chat template adds a fixed number of
 // tokens, so a record with fewer prompt tokens than that cannot be replayed as chat. With skip
 // they are left out and counted; otherwise the first one is an error that says what to do.
+// A record whose request carries tools pays what the template renders for them too.
 func fitChat(b *synth.Builder, recs []trace.Record, skip bool, stderr io.Writer) ([]trace.Record, error) {
-	ov, err := b.ChatOverhead()
-	if err != nil {
-		return nil, err
-	}
 	kept := recs[:0:0]
+	most := 0
 	for _, r := range recs {
+		ov, err := b.RecordOverhead(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", r.Source, r.Line, err)
+		}
 		if r.PromptTokens > ov {
 			kept = append(kept, r)
 			continue
 		}
 		if !skip {
-			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d: replay it with --api completions, or leave such requests out with --on-error skip",
+			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions, or leave such requests out with --on-error skip",
 				r.Source, r.Line, r.PromptTokens, ov)
 		}
+		most = max(most, ov)
 	}
 	if n := len(recs) - len(kept); n > 0 {
-		fmt.Fprintf(stderr, "replay: left out %d requests with at most %d prompt tokens, the chat template's own size (--on-error skip)\n", n, ov)
+		fmt.Fprintf(stderr, "replay: left out %d requests with at most %d prompt tokens, the chat template's own size with their tools (--on-error skip)\n", n, most)
 	}
 	return kept, nil
 }

@@ -49,6 +49,14 @@ type Config struct {
 	Retries int
 	// SendIDs sends completions prompts as token ids (vLLM accepts them) instead of text.
 	SendIDs bool
+	// Options is OptionsLogged (each request with its own logged options: sampling, stop,
+	// tools, response_format, n, stream; forced to its length only where it ran to it;
+	// cancelled where its client cancelled it) or OptionsNone; "" is logged when the trace's
+	// records carry options, else none.
+	Options string
+	// Body BodyVerbatim sends each record's logged body byte for byte, "model" replaced
+	// (traces kept with --keep-text); the lengths are then the engine's own.
+	Body string
 
 	Schedule scheduler.Config
 	// Limit keeps the first Limit records of the window (applied before synthesis, so a short
@@ -71,8 +79,8 @@ type Config struct {
 
 	SLO          string
 	MaxErrorRate float64
-	// MaxLateness is the send lateness p99 above which the run is client-bound: 0 means
-	// analysis.DefaultMaxLateness, negative turns the check off.
+	// MaxLateness is the send lateness p99 above which the run is client-bound; 0 or negative
+	// turns the check off (replay run's --max-lateness gives analysis.DefaultMaxLateness).
 	MaxLateness time.Duration
 	// ClientLimit caps requests in flight at what this machine can hold; 0 means derived from
 	// its open-file limit and ephemeral ports (clientLimit), negative means none.
@@ -80,6 +88,15 @@ type Config struct {
 	KeepPrompts bool
 	CostPerHour float64
 	GPUs        int
+
+	// MetricsListen, when set, serves replay's own Prometheus metrics there during the run;
+	// at its end the page stays up until a scrape has read the final figures, at most
+	// MetricsLinger.
+	MetricsListen string
+	MetricsLinger time.Duration
+	// SnapshotEvery refreshes summary.json and report.html, marked partial, this often while
+	// the run goes: 0 means every 5 minutes, negative never.
+	SnapshotEvery time.Duration
 
 	// Progress is how progress is shown on Stderr: ProgressAuto (""), ProgressPlain or
 	// ProgressJSON (one JSON object a line, for CI logs and other tools).
@@ -92,6 +109,9 @@ type Config struct {
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate
 // of its requests failed.
 var ErrTooManyFailures = errors.New("too many failed requests")
+
+// DefaultSnapshotEvery is how often a running replay refreshes its partial summary.
+const DefaultSnapshotEvery = 5 * time.Minute
 
 // ErrClientBound is returned (wrapped) when the run completed but its figures measure the
 // load generator: its send lateness p99 exceeded MaxLateness, or requests failed on the
@@ -145,8 +165,8 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Out == "" {
 		return cfg, errors.New("--out is required")
 	}
-	if cfg.MaxLateness == 0 {
-		cfg.MaxLateness = analysis.DefaultMaxLateness
+	if cfg.SnapshotEvery == 0 {
+		cfg.SnapshotEvery = DefaultSnapshotEvery
 	}
 	switch cfg.Progress {
 	case "":

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"time"
 
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/results"
@@ -22,7 +24,16 @@ type sender struct {
 	sink        *sink
 	progress    *progress
 	retries     int
+	// logged sends each request with its own logged options, forced only where they say so,
+	// and cancelled where its client cancelled it (--options logged); verbatim sends each
+	// record's logged body instead of a synthesized one (--body verbatim).
+	logged   bool
+	verbatim bool
 }
+
+// errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
+// the run's own.
+var errCancelAsLogged = errors.New("cancelled as the log says its client did")
 
 // send is the scheduler's SendFunc: one attempt, or under --retries as many as it takes, each
 // written as its own row; the scheduler's next turn of the session waits for the last.
@@ -31,10 +42,11 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 	req := s.request(r)
 	req.ID = requestID(r, it.Warmup)
 	for attempt := 0; ; attempt++ {
-		resp := s.client.Do(ctx, req, t.Clock.Now)
-		again := attempt < s.retries && retryable(&resp) && ctx.Err() == nil
+		resp, cancelled := s.do(ctx, req, r, t.Clock.Now)
+		again := !cancelled && attempt < s.retries && retryable(&resp) && ctx.Err() == nil
 		row := rowFor(r, it.Warmup, t, &resp, s.label, s.keepPrompts)
-		row.Attempt, row.Retried = int32(attempt), again
+		s.sentAs(&row, r)
+		row.Attempt, row.Retried, row.CancelledAsLogged = int32(attempt), again, cancelled
 		s.sink.put(row)
 		if !again {
 			if !it.Warmup && !resp.OK() {
@@ -49,8 +61,34 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 	}
 }
 
-// request is the body the client sends for r.
+// do sends req once. A request whose client cancelled it in the log is cancelled the logged
+// time after its send; when that is what ended it, cancelled is true and the response carries
+// no error: the replay did what the log says.
+func (s *sender) do(ctx context.Context, req client.Request, r *synth.Request, clock func() int64) (resp client.Response, cancelled bool) {
+	var after time.Duration
+	if s.logged {
+		after = cancelAfter(r.Record.Options)
+	}
+	if after == 0 {
+		return s.client.Do(ctx, req, clock), false
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, after, errCancelAsLogged)
+	defer cancel()
+	resp = s.client.Do(cctx, req, clock)
+	if resp.ErrorClass == client.ErrCanceled && ctx.Err() == nil && errors.Is(context.Cause(cctx), errCancelAsLogged) {
+		resp.ErrorClass, resp.ErrorMessage = "", ""
+		return resp, true
+	}
+	return resp, false
+}
+
+// request is the body the client sends for r: the synthesized prompt, with the record's
+// logged options under --options logged, or its logged body under --body verbatim.
 func (s *sender) request(r *synth.Request) client.Request {
+	o := r.Record.Options
+	if s.verbatim && o != nil && len(o.Body) > 0 {
+		return client.Request{Body: o.Body, API: o.API}
+	}
 	creq := client.Request{Prompt: r.Prompt, MaxTokens: r.MaxTokens}
 	switch {
 	case s.chat:
@@ -58,7 +96,27 @@ func (s *sender) request(r *synth.Request) client.Request {
 	case s.sendIDs:
 		creq.PromptIDs = r.PromptIDs
 	}
+	if s.logged {
+		creq.Options = clientOptions(o)
+		creq.Unforced = !forced(o)
+		creq.MaxTokens = perChoice(r.MaxTokens, o)
+	}
 	return creq
+}
+
+// sentAs fills what the row says of how r was sent: its population, whether it went without
+// output forcing, and the output it asked for (every choice's under n > 1; a verbatim body
+// asks for what the log says it produced).
+func (s *sender) sentAs(row *results.Row, r *synth.Request) {
+	o := r.Record.Options
+	row.Population = sentPopulation(o, s.logged)
+	switch {
+	case s.verbatim:
+		row.TargetOutputTokens = int32(r.Record.OutputTokens)
+	case s.logged:
+		row.Unforced = !forced(o)
+		row.TargetOutputTokens = int32(perChoice(r.MaxTokens, o) * choices(o))
+	}
 }
 
 // requestID names a request in its row and, as X-Request-Id, to the server, so the server's
@@ -97,6 +155,7 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		ErrorMessage:        resp.ErrorMessage,
 		Endpoint:            label,
 		RetryAfterNS:        resp.RetryAfterNS,
+		Line:                r.Record.Line,
 	}
 	if keepPrompt {
 		row.Prompt = r.Prompt

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -29,6 +30,9 @@ type Builder struct {
 	overhead    map[int]int
 	override    int
 	overrideSet bool
+
+	// toolCost caches toolsOverhead by tool set (the tools JSON as sent).
+	toolCost map[string]int
 
 	sessions map[string]*session
 	next     int
@@ -63,6 +67,7 @@ func New(tok tokenizer.Tokenizer, cfg Config) (*Builder, error) {
 		v:        v,
 		blocks:   newBlockSet(cfg.Seed, len(v.word)),
 		overhead: map[int]int{},
+		toolCost: map[string]int{},
 		sessions: map[string]*session{},
 	}
 	if cfg.API == APIChat {
@@ -118,6 +123,7 @@ type job struct {
 	req   Request
 	segs  [][]int32 // completions: one; chat: one per message
 	roles []string
+	tools json.RawMessage // chat: the tools the template renders, nil for none
 }
 
 func where(rec trace.Record, index int) string {
@@ -146,13 +152,13 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		TargetPromptTokens: target,
 		MaxTokens:          max(1, rec.OutputTokens),
 		Capped:             capped,
-	}}
+	}, tools: b.recordTools(rec)}
 	cont, restarted, err := b.continueSession(j, rec, target)
 	if err != nil {
 		return nil, err
 	}
 	if !cont {
-		fixed, err := b.fixedOverhead(1)
+		fixed, err := b.RecordOverhead(rec)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}
@@ -225,20 +231,28 @@ func (b *Builder) renderedOverhead(msgs int) (int, error) {
 	if o, ok := b.overhead[msgs]; ok {
 		return o, nil
 	}
-	const probeWords = 8
-	var conv []chat.Message
-	for i := range msgs {
-		words := appendWords(nil, b.cfg.Seed, domainRepair, i, probeWords, len(b.v.word))
-		_, text := b.v.render(words)
-		conv = append(conv, chat.Message{Role: roleAt(i, msgs), Content: text})
-	}
-	rendered, err := b.tpl.Render(conv)
+	rendered, err := b.tpl.Render(b.probe(msgs))
 	if err != nil {
 		return 0, err
 	}
 	o := len(b.tok.Encode(rendered, false)) - probeWords*msgs
 	b.overhead[msgs] = o
 	return o, nil
+}
+
+// probeWords is the length of each probe message's content.
+const probeWords = 8
+
+// probe is a conversation of msgs short messages of pool words, ending with the user's, for
+// measuring what a template adds around content.
+func (b *Builder) probe(msgs int) []chat.Message {
+	var conv []chat.Message
+	for i := range msgs {
+		words := appendWords(nil, b.cfg.Seed, domainRepair, i, probeWords, len(b.v.word))
+		_, text := b.v.render(words)
+		conv = append(conv, chat.Message{Role: roleAt(i, msgs), Content: text})
+	}
+	return conv
 }
 
 // roleAt alternates user and assistant so that the last of n messages is the user's.
@@ -355,7 +369,7 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 			segIDs[i] = ids
 			msgs[i] = chat.Message{Role: j.roles[i], Content: text}
 		}
-		rendered, err := b.tpl.Render(msgs)
+		rendered, err := b.render(msgs, j.tools)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", where(r.Record, r.Index), err)
 		}

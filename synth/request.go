@@ -28,6 +28,10 @@ type Config struct {
 	// Chat is the chat template the chat API's prompts are rendered with (chat.LoadTemplate
 	// reads the model's); its zero value means chat.DefaultTemplate.
 	Chat chat.Template
+	// Tools sizes chat prompts for the tools each record's request is sent with (its
+	// Options.Tools, replayed with --options logged): the template renders them into the
+	// prompt, so the messages are shortened by exactly that much.
+	Tools bool
 }
 
 // Request is one synthesized request, ready for the client.

@@ -41,7 +41,11 @@ func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, r
 		if err != nil {
 			return false, false, err
 		}
-		n := target - fixed - len(answer)
+		tools, err := b.toolsOverhead(j.tools)
+		if err != nil {
+			return false, false, err
+		}
+		n := target - fixed - tools - len(answer)
 		for _, seg := range s.segs {
 			n -= len(seg)
 		}

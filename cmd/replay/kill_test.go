@@ -101,7 +101,7 @@ func killPlans(rng *rand.Rand) []killPlan {
 
 // startRun starts `replay run` of trace into dir and waits until it starts sending.
 func startRun(t *testing.T, bin, trace, dir string) (*exec.Cmd, *syncBuffer, error) {
-	cmd := exec.Command(bin, "run", "--trace", trace, "--speed", "1", "--out", dir)
+	cmd := exec.Command(bin, "run", "--trace", trace, "--speed", "1", "--max-lateness", "0", "--out", dir)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {

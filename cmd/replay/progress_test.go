@@ -11,7 +11,7 @@ import (
 func TestProgressJSON(t *testing.T) {
 	bin := replayBin(t)
 	out := t.TempDir()
-	cmd := exec.Command(bin, "run", "--trace", writeRateTrace(t, 120, 40, 4), "--progress", "json",
+	cmd := exec.Command(bin, "run", "--trace", writeRateTrace(t, 120, 40, 4), "--progress", "json", "--max-lateness", "0",
 		"--sim-fault-error-rate", "0.2", "--max-error-rate", "1", "--out", out)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr

@@ -107,7 +107,9 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	fs.IntVar(&cfg.Retries, "retries", 0, "try a request that got 429, 5xx or no connection again, up to N times, after the server's Retry-After or a backoff from 250ms; every attempt is a row (0: open loop, no retries)")
 	fs.StringVar(&cfg.CAFile, "ca-file", "", "PEM file of a private CA to trust beside the system's, for https endpoints")
 	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the endpoint's TLS certificate (only for a test server you control)")
-	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'`)
+	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'; with --options logged its forcing fields (ignore_eos, min_tokens) go only to requests whose logged answer ran to its length without tools or response_format`)
+	fs.StringVar(&cfg.Options, "options", "", "logged: send each request with its own logged options (stream, temperature, top_p, n, seed, stop, penalties, logprobs, tools, tool_choice, response_format, max_tokens or max_completion_tokens as logged) and cancel it where its client did; none: send none of them, every request streamed (default: logged when the trace's records carry options, else none)")
+	fs.StringVar(&cfg.Body, "body", "", "verbatim: send each record's logged body byte for byte, model replaced with --model, at its logged time (traces ingested with --keep-text); prompt and output lengths are then the engine's own, not the trace's")
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
 	fs.DurationVar(&f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (0: don't judge)")
@@ -120,6 +122,9 @@ func (f *runFlags) addMeasures(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "the endpoint's Prometheus page, scraped during the run for vLLM's prefix-cache and queue metrics (default: the endpoint's scheme://host/metrics; none: don't scrape)")
 	fs.DurationVar(&cfg.MetricsInterval, "metrics-interval", time.Second, "time between scrapes of --metrics-url")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "", "serve replay's own Prometheus metrics at ADDR/metrics during the run, e.g. 127.0.0.1:9464 (requests, in flight, backlog, TTFT/ITL/e2e/lateness histograms, the verdict so far)")
+	fs.DurationVar(&cfg.MetricsLinger, "metrics-linger", 15*time.Second, "with --metrics-listen: at the end, keep serving until one scrape reads the final figures, at most this long")
+	fs.DurationVar(&cfg.SnapshotEvery, "snapshot-every", runner.DefaultSnapshotEvery, "refresh summary.json and report.html, marked partial, this often while the run goes (rows so far in partial/rows-*.parquet); 0: never")
 	fs.StringVar(&cfg.Progress, "progress", runner.ProgressAuto, "progress on stderr: auto (a bar on a terminal, plain lines otherwise), plain, or json (one object a line: sent, in_flight, done, errors, lateness_p99_ms, ...)")
 	fs.Float64Var(&cfg.CostPerHour, "cost-per-hour", 0, "cost of one GPU-hour, for $/M output tokens in the summary")
 	fs.IntVar(&cfg.GPUs, "gpus", 1, "GPUs behind the endpoint, with --cost-per-hour")
@@ -180,10 +185,11 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	switch {
 	case f.maxLateness < 0:
 		return cfg, fmt.Errorf("--max-lateness %v: want 0 (don't judge) or a positive duration", f.maxLateness)
-	case f.maxLateness == 0:
-		cfg.MaxLateness = -1
-	default:
+	default: // 0 turns the check off, in the flag as in the runner
 		cfg.MaxLateness = f.maxLateness
+	}
+	if cfg.SnapshotEvery == 0 {
+		cfg.SnapshotEvery = -1 // the flag's 0 is never; the runner's 0 is its default
 	}
 	if cfg.StallTimeout < 0 || cfg.Timeout < 0 {
 		return cfg, errors.New("--timeout and --stall-timeout: want 0 (none) or a positive duration")

@@ -57,7 +57,7 @@ func exitCode(err error) int {
 // prompt and output tokens.
 func TestRunDefault(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(replayBin(t), "run", "--speed", "8", "--out", out)
+	cmd := exec.Command(replayBin(t), "run", "--speed", "8", "--max-lateness", "0", "--out", out)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -114,7 +114,7 @@ func TestRunDefault(t *testing.T) {
 // requests.parquet validly with every finished request, and still write the summary.
 func TestRunInterrupted(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(replayBin(t), "run", "--speed", "1", "--out", out)
+	cmd := exec.Command(replayBin(t), "run", "--speed", "1", "--max-lateness", "0", "--out", out)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -166,7 +166,7 @@ func TestRunInterrupted(t *testing.T) {
 // TestRunFailuresExitNonZero: a run whose every request failed must not exit 0.
 func TestRunFailuresExitNonZero(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(replayBin(t), "run", "--speed", "16", "--limit", "40", "--sim-fault-error-rate", "1", "--out", out)
+	cmd := exec.Command(replayBin(t), "run", "--speed", "16", "--limit", "40", "--sim-fault-error-rate", "1", "--max-lateness", "0", "--out", out)
 	b, err := cmd.CombinedOutput()
 	if code := exitCode(err); code != 3 {
 		t.Fatalf("exit %d, want 3 when every request failed:\n%s", code, b)

@@ -47,9 +47,9 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	trace := writeRateTrace(t, 200, 50, 8)
 	runs := map[string][]string{
-		"env, simulator": {"run", "--trace", trace, "--api-key-env", "REPLAY_SENTINEL_KEY", "--speed", "1"},
+		"env, simulator": {"run", "--trace", trace, "--api-key-env", "REPLAY_SENTINEL_KEY", "--speed", "1", "--max-lateness", "0"},
 		"file, echoing endpoint": {"run", "--trace", trace, "--api-key-file", keyFile, "--endpoint", srv.URL + "/v1",
-			"--model", "m", "--tokenizer", testenv.SampleTokenizer(), "--max-error-rate", "1", "--speed", "4"},
+			"--model", "m", "--tokenizer", testenv.SampleTokenizer(), "--max-error-rate", "1", "--speed", "4", "--max-lateness", "0"},
 	}
 	for name, args := range runs {
 		t.Run(name, func(t *testing.T) {

@@ -35,7 +35,7 @@ func TestSimServesExactCounts(t *testing.T) {
 			for _, api := range []string{"completions", "chat"} {
 				out := t.TempDir()
 				cmd := exec.Command(bin, "run", "--endpoint", url, "--model", "replay-sim", "--tokenizer", tok,
-					"--api", api, "--trace", tracePath, "--speed", "8", "--out", out)
+					"--api", api, "--max-lateness", "0", "--trace", tracePath, "--speed", "8", "--out", out)
 				if b, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%s: replay run: %v\n%s", api, err, b)
 				}

@@ -35,7 +35,7 @@ func TestTLSSelfSigned(t *testing.T) {
 	bin := replayBin(t)
 	trace := writeRateTrace(t, 10, 50, 4)
 
-	code, out, stderr, _ := runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none")
+	code, out, stderr, _ := runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none", "--max-lateness", "0")
 	if code != 3 {
 		t.Fatalf("self-signed, no --ca-file: exit %d, want 3:\n%s", code, stderr)
 	}
@@ -45,7 +45,7 @@ func TestTLSSelfSigned(t *testing.T) {
 		t.Fatalf("errors %v, message %q: want every request refused on its certificate, pointing at --ca-file", s.Errors, msg)
 	}
 
-	code, out, stderr, _ = runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none", "--ca-file", ca)
+	code, out, stderr, _ = runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none", "--ca-file", ca, "--max-lateness", "0")
 	if code != 0 {
 		t.Fatalf("with --ca-file: exit %d, want 0:\n%s", code, stderr)
 	}

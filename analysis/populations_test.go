@@ -1,0 +1,129 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/results"
+)
+
+// mixedRows are one run's rows in three populations: streamed plain, non-streamed JSON (no
+// chunk times: measured end to end), streamed tools sent unforced, and a request cancelled as
+// its log says.
+func mixedRows() []results.Row {
+	plain := func(r results.Row) results.Row { r.Population = "stream/plain"; return r }
+	a := plain(okRow("a", 0, 100, 10, 10))
+	b := plain(okRow("b", 10, 300, 10))
+	ns := results.Row{RequestID: "n", SentNS: 20 * ms, ScheduledNS: 20 * ms, DoneNS: 20*ms + 2000*ms,
+		TargetPromptTokens: 100, TargetOutputTokens: 40, PromptTokens: 100, CompletionTokens: 40,
+		HTTPStatus: 200, Population: "nostream/json"}
+	tools := okRow("t", 30, 50, 10)
+	tools.Population, tools.Unforced, tools.CompletionTokens = "stream/tools", true, 1 // stopped early
+	cut := okRow("c", 40, 80, 10)
+	cut.Population, cut.CancelledAsLogged, cut.DoneNS = "stream/plain", true, 40*ms+500*ms
+	return []results.Row{a, b, ns, tools, cut}
+}
+
+// Populations are reported side by side; a non-streamed request is in no TTFT, ITL or TPOT
+// figure; a request cancelled as logged is neither ok nor failed and never fails the run; output
+// exactness is over forced requests, the unforced counted beside it.
+func TestPopulations(t *testing.T) {
+	s := summarize(t, Options{}, mixedRows()...)
+	if s.Requests.Total != 5 || s.Requests.OK != 4 || s.Requests.Failed != 0 || s.Requests.CancelledAsLogged != 1 {
+		t.Fatalf("requests %+v", s.Requests)
+	}
+	if s.Verdict != VerdictOK {
+		t.Fatalf("verdict %q", s.Verdict)
+	}
+	if s.TTFT.Count != 3 || s.ITL.Count != 4 || s.E2E.Count != 4 {
+		t.Fatalf("ttft n %d itl n %d e2e n %d: the non-streamed request is e2e only, the cancelled one in none", s.TTFT.Count, s.ITL.Count, s.E2E.Count)
+	}
+	if f := s.Fidelity; f.Unforced != 1 || f.OutputTokensExactPct == nil || *f.OutputTokensExactPct != 100 {
+		t.Fatalf("fidelity %+v (output exact %v)", f, fmtPct(f.OutputTokensExactPct))
+	}
+	p := s.Populations
+	if len(p) != 3 {
+		t.Fatalf("populations %v", p)
+	}
+	sp, nj := p["stream/plain"], p["nostream/json"]
+	if sp.Requests != 3 || sp.OK != 2 || sp.CancelledAsLogged != 1 || sp.TTFT == nil || sp.TTFT.Count != 2 {
+		t.Fatalf("stream/plain %+v", sp)
+	}
+	near(t, "stream/plain ttft p95", sp.TTFT.P95, 300)
+	if nj.Requests != 1 || nj.OK != 1 || nj.TTFT != nil || nj.E2E.Count != 1 || nj.OutputTokens != 40 {
+		t.Fatalf("nostream/json %+v", nj)
+	}
+	near(t, "nostream/json e2e p50", nj.E2E.P50, 2000)
+	var sum float64
+	for _, x := range p {
+		sum += x.OutputTokS
+	}
+	if d := sum - s.Throughput.OutputTokS; d > 0.01 || d < -0.01 {
+		t.Fatalf("populations' output %.3f tok/s, the run's %.3f", sum, s.Throughput.OutputTokS)
+	}
+}
+
+// The populations reach summary.json, the terminal table and report.html, streamed first.
+func TestPopulationsWritten(t *testing.T) {
+	m := NewMetrics(Options{})
+	rows := mixedRows()
+	for i := range rows {
+		m.Add(&rows[i])
+	}
+	s := m.Summary(RunInfo{Options: "logged"})
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Populations map[string]map[string]json.RawMessage `json:"populations"`
+	}
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := back.Populations["nostream/json"]["ttft_ms"]; ok || back.Populations["stream/tools"]["ttft_ms"] == nil {
+		t.Fatalf("populations in summary.json %s", raw)
+	}
+	var table bytes.Buffer
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	tt := table.String()
+	if i, j := strings.Index(tt, "stream/tools"), strings.Index(tt, "nostream/json"); i < 0 || j < i ||
+		!strings.Contains(tt, "cancelled as logged 1") || !strings.Contains(tt, "(1 unforced)") {
+		t.Fatalf("table:\n%s", tt)
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+		t.Fatal(err)
+	}
+	if h := page.String(); !strings.Contains(h, `<h2 id="populations">`) || !strings.Contains(h, "<td>nostream/json</td>") {
+		t.Fatal("report.html has no populations table")
+	}
+}
+
+// A summary of rows naming no population (an older run's) has none, and the golden outputs
+// do not change.
+func TestNoPopulations(t *testing.T) {
+	if s := summarize(t, Options{}, okRow("a", 0, 100, 10)); s.Populations != nil {
+		t.Fatalf("populations %v", s.Populations)
+	}
+}
+
+// A non-streamed request's whole answer is its first token: it meets a TTFT limit when the
+// answer came in time, and misses it otherwise (not for want of a token).
+func TestNonStreamedSLO(t *testing.T) {
+	slo, err := ParseSLO("ttft=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := results.Row{RequestID: "f", SentNS: 0, DoneNS: 300 * ms, PromptTokens: 1, TargetPromptTokens: 1, Population: "nostream/plain"}
+	slow := fast
+	slow.RequestID, slow.DoneNS = "s", 900*ms
+	s := summarize(t, Options{SLO: slo}, fast, slow)
+	if s.Goodput == nil || s.Goodput.MetPct["ttft"] != 50 {
+		t.Fatalf("goodput %+v", s.Goodput)
+	}
+}

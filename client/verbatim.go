@@ -1,0 +1,108 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/llm-replay/replay/internal/jsoncur"
+)
+
+// verbatim is a logged body as it will be sent (--body verbatim) and what it asks for.
+type verbatim struct {
+	body []byte
+	// streamed is the body's "stream" (false when absent, as the API defaults it);
+	// includeUsage its stream_options.include_usage.
+	streamed, includeUsage bool
+}
+
+// verbatimBody is logged with its top-level "model" value replaced by model (inserted first
+// when there is none), every other byte kept: the replay sends what the client sent, to the
+// model under test. It also reads the body's stream flags, which decide how the answer is
+// read and judged. A body that is not one JSON object is an error.
+func verbatimBody(logged []byte, model string) (verbatim, error) {
+	var v verbatim
+	name, err := marshal(model)
+	if err != nil {
+		return v, fmt.Errorf("client: encoding the model name: %w", err)
+	}
+	c := jsoncur.New(logged)
+	if c.Peek() != '{' {
+		return v, errors.New("client: the logged body is not a JSON object")
+	}
+	start, end := -1, -1
+	for more := c.Object(); more; more = c.NextMember() {
+		switch string(key(&c)) {
+		case "model":
+			c.Peek() // to the value
+			start = c.Offset()
+			c.Skip()
+			end = c.Offset()
+		case "stream":
+			v.streamed = boolOrSkip(&c)
+		case "stream_options":
+			v.includeUsage = includeUsage(&c)
+		default:
+			c.Skip()
+		}
+	}
+	if err := c.End(); err != nil {
+		return v, fmt.Errorf("client: the logged body is not JSON: %w", err)
+	}
+	v.body = spliceModel(logged, name, start, end)
+	return v, nil
+}
+
+// spliceModel replaces body[start:end] with name, or inserts "model":name first when start
+// is -1.
+func spliceModel(body, name []byte, start, end int) []byte {
+	out := make([]byte, 0, len(body)+len(name)+10)
+	if start < 0 {
+		open := 0
+		for body[open] != '{' {
+			open++
+		}
+		out = append(out, body[:open+1]...)
+		out = append(out, `"model":`...)
+		out = append(out, name...)
+		rest := body[open+1:]
+		if !onlyClose(rest) {
+			out = append(out, ',')
+		}
+		return append(out, rest...)
+	}
+	out = append(out, body[:start]...)
+	out = append(out, name...)
+	return append(out, body[end:]...)
+}
+
+// onlyClose reports whether b is whitespace and the closing brace of an empty object.
+func onlyClose(b []byte) bool {
+	c := jsoncur.New(b)
+	return c.Peek() == '}'
+}
+
+// boolOrSkip reads a value and reports whether it is true.
+func boolOrSkip(c *jsoncur.Cursor) bool {
+	if p := c.Peek(); p == 't' || p == 'f' {
+		return c.Bool()
+	}
+	c.Skip()
+	return false
+}
+
+// includeUsage reads stream_options and reports its include_usage.
+func includeUsage(c *jsoncur.Cursor) bool {
+	if c.Peek() != '{' {
+		c.Skip()
+		return false
+	}
+	on := false
+	for more := c.Object(); more; more = c.NextMember() {
+		if string(key(c)) == "include_usage" {
+			on = boolOrSkip(c)
+		} else {
+			c.Skip()
+		}
+	}
+	return on
+}

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/trace"
+)
+
+// options.go decides how each request is sent under --options and --body: with its logged
+// options or none, forced to its length or not, cancelled as its client cancelled it, and
+// in which population its row is counted.
+
+// The values of Config.Options and Config.Body.
+const (
+	// OptionsLogged sends each request with its own logged options (the default when the
+	// trace's records carry them); OptionsNone sends none of them, every request streamed
+	// with the server's default sampling (the default otherwise).
+	OptionsLogged = "logged"
+	OptionsNone   = "none"
+	// BodyVerbatim sends each record's logged body byte for byte, its model replaced.
+	BodyVerbatim = "verbatim"
+)
+
+// resolveOptions turns Config.Options and Config.Body into whether the logged options are
+// sent: "" means logged when any record carries options. --body verbatim sends the logged
+// body, options and all, so it needs every record's body and cannot go with --options none.
+func resolveOptions(cfg Config, recs []trace.Record) (bool, error) {
+	logged := cfg.Options == OptionsLogged
+	switch cfg.Options {
+	case "":
+		for i := range recs {
+			if recs[i].Options != nil {
+				logged = true
+				break
+			}
+		}
+	case OptionsLogged, OptionsNone:
+	default:
+		return false, fmt.Errorf("--options %q: want logged or none", cfg.Options)
+	}
+	switch cfg.Body {
+	case "":
+		return logged, nil
+	case BodyVerbatim:
+	default:
+		return false, fmt.Errorf("--body %q: want verbatim (or leave it out)", cfg.Body)
+	}
+	if cfg.Options == OptionsNone {
+		return false, errors.New("--body verbatim sends the logged body, options and all: it cannot go with --options none")
+	}
+	for i := range recs {
+		if o := recs[i].Options; o == nil || len(o.Body) == 0 {
+			return false, fmt.Errorf("%s: --body verbatim: the record has no logged body (ingest the request log with --keep-text to keep bodies)", recordAt(recs[i], i))
+		}
+	}
+	return true, nil
+}
+
+// recordAt names a record for a message: its file and line, or its place in the window.
+func recordAt(r trace.Record, i int) string {
+	if r.Source != "" {
+		return fmt.Sprintf("%s:%d", r.Source, r.Line)
+	}
+	return fmt.Sprintf("record %d of the window", i+1)
+}
+
+// clientOptions are the body fields of a logged request, for the client.
+func clientOptions(o *trace.Options) *client.Options {
+	if o == nil {
+		return nil
+	}
+	return &client.Options{
+		Stream: o.Stream, Temperature: o.Temperature, TopP: o.TopP, N: o.N, Seed: o.Seed, Stop: o.Stop,
+		PresencePenalty: o.PresencePenalty, FrequencyPenalty: o.FrequencyPenalty,
+		Logprobs: o.Logprobs, TopLogprobs: o.TopLogprobs, MaxTokensField: o.MaxTokensField,
+		Tools: o.Tools, ToolChoice: o.ToolChoice, ResponseFormat: o.ResponseFormat,
+		ParallelToolCalls: o.ParallelToolCalls,
+	}
+}
+
+// forced reports whether a logged request gets --extra-body's output-forcing fields: only one
+// that ran to its length and was not constrained (tools, a response_format), since forcing one
+// that stopped on its own would run it past where it ended. A record without options is
+// forced as every request is under --options none.
+func forced(o *trace.Options) bool { return o == nil || (o.RanToLength() && !o.Structured()) }
+
+// perChoice is the output cap each of a request's n choices is sent with: the logged output
+// tokens are usage's, which count every choice, so they are shared among them (rounded up,
+// at least 1).
+func perChoice(maxTokens int, o *trace.Options) int {
+	if o == nil || o.N <= 1 {
+		return maxTokens
+	}
+	return max(1, (maxTokens+o.N-1)/o.N)
+}
+
+// choices is how many answers the request asks for.
+func choices(o *trace.Options) int {
+	if o == nil || o.N <= 1 {
+		return 1
+	}
+	return o.N
+}
+
+// cancelAfter is when, after its send, a logged request is cancelled as its client cancelled
+// it; 0 when it was not (or the log does not say when).
+func cancelAfter(o *trace.Options) time.Duration {
+	if o == nil || !o.Cancelled || !(o.CancelAfterMS > 0) {
+		return 0
+	}
+	return time.Duration(o.CancelAfterMS * float64(time.Millisecond))
+}
+
+// sentPopulation names how a request was sent, for its row: streamed or not, and constrained by
+// tools, by a JSON response_format, or plain. Without logged options every request is sent
+// streamed and plain.
+func sentPopulation(o *trace.Options, logged bool) string {
+	if !logged || o == nil {
+		return results.Population(true, results.KindPlain)
+	}
+	kind := results.KindPlain
+	switch {
+	case len(o.Tools) > 0:
+		kind = results.KindTools
+	case o.Structured():
+		kind = results.KindJSON
+	}
+	return results.Population(o.Streamed(), kind)
+}
+
+// warnAPI says on stderr how many logged requests went to the other API than the run's
+// --api: their options are sent as logged, but a chat request's tools and messages mean
+// little to completions (and the reverse), so the run's --api should match the log's.
+func warnAPI(w io.Writer, recs []trace.Record, api string) {
+	n, other := 0, ""
+	for i := range recs {
+		if o := recs[i].Options; o != nil && o.API != "" && o.API != api {
+			n, other = n+1, o.API
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "replay: %d requests were logged against the %s API but are sent to --api %s (give --api %s to replay them as logged)\n", n, other, api, other)
+	}
+}
