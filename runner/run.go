@@ -139,6 +139,9 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeShardInfo(cfg); err != nil {
+		return nil, err
+	}
 	tg, err := startTarget(ctx, cfg, p)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -14,6 +15,13 @@ import (
 // (http://host:port, without /v1). stop shuts it down; it is also called when ctx is done, and
 // calling it again is harmless.
 func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func() error, err error) {
+	return ListenLogging(ctx, addr, cfg, nil)
+}
+
+// ListenLogging is Listen that also writes every completion request's arrival to arrivals
+// when it is not nil (replay sim --arrival-log): "<unix ns>\t<X-Request-Id>" a line, flushed
+// when the server stops.
+func ListenLogging(ctx context.Context, addr string, cfg Config, arrivals io.Writer) (url string, stop func() error, err error) {
 	s := New(cfg)
 	if err := s.Start(ctx); err != nil {
 		return "", nil, err
@@ -23,7 +31,13 @@ func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func
 		s.Close()
 		return "", nil, fmt.Errorf("sim: listening on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = s
+	var alog *arrivalLog
+	if arrivals != nil {
+		alog = newArrivalLog(arrivals)
+		handler = alog.wrap(s)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	var once sync.Once
@@ -41,6 +55,11 @@ func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func
 			}
 			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 				stopErr = fmt.Errorf("sim: serving: %w", err)
+			}
+			if alog != nil {
+				if err := alog.flush(); err != nil && stopErr == nil {
+					stopErr = fmt.Errorf("sim: arrival log: %w", err)
+				}
 			}
 		})
 		return stopErr

@@ -50,6 +50,7 @@ type runFlags struct {
 	apiKeyEnv, apiKeyFile string
 	extra                 string
 	maxLateness           time.Duration
+	shards                shardFlags
 }
 
 // addRunFlags defines the flags of a replay run and returns the function that turns them into
@@ -60,6 +61,7 @@ func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 	fs.Lookup("trace").Usage = "trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)"
 	f.addTarget(fs)
 	f.addSchedule(fs)
+	f.shards.add(fs)
 	f.addPrompts(fs)
 	f.addRequests(fs)
 	f.addMeasures(fs)
@@ -193,6 +195,9 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	}
 	if cfg.StallTimeout < 0 || cfg.Timeout < 0 {
 		return cfg, errors.New("--timeout and --stall-timeout: want 0 (none) or a positive duration")
+	}
+	if err := f.shards.apply(&cfg); err != nil {
+		return cfg, err
 	}
 	cfg.Sim = f.sc
 	cfg.Version = version

@@ -29,6 +29,7 @@ func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 	cfg := sim.DefaultConfig()
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
 	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, chat template); without it prompt counts are approximate (about 4 bytes a token)")
+	arrivalLog := fs.String("arrival-log", "", "write each completion request's arrival to FILE as it comes: '<unix ns>\\t<X-Request-Id>' a line, on the server's clock")
 	addSimFlags(fs, &cfg)
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
@@ -43,7 +44,16 @@ func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 				return err
 			}
 		}
-		url, stop, err := sim.Listen(ctx, *listen, cfg)
+		var arrivals *os.File
+		if *arrivalLog != "" {
+			f, err := os.Create(*arrivalLog)
+			if err != nil {
+				return fmt.Errorf("--arrival-log: %w", err)
+			}
+			defer f.Close()
+			arrivals = f
+		}
+		url, stop, err := listenSim(ctx, *listen, cfg, arrivals)
 		if err != nil {
 			return err
 		}
@@ -55,6 +65,14 @@ func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 		<-ctx.Done()
 		return stop()
 	}
+}
+
+// listenSim starts the simulator, logging arrivals when a file is given.
+func listenSim(ctx context.Context, addr string, cfg sim.Config, arrivals *os.File) (string, func() error, error) {
+	if arrivals == nil {
+		return sim.Listen(ctx, addr, cfg)
+	}
+	return sim.ListenLogging(ctx, addr, cfg, arrivals)
 }
 
 // addSimFlags defines the simulated engine's model: its cost model, its limits and its faults.

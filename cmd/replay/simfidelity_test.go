@@ -89,6 +89,13 @@ var simListening = regexp.MustCompile(`listening on (http://\S+/v1)`)
 // startSim starts `replay sim` on a free port and returns its base URL; cleanup stops it.
 func startSim(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	url, _ := startSimCmd(t, bin, args...)
+	return url
+}
+
+// startSimCmd is startSim that also returns the process, for a test that stops it early.
+func startSimCmd(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"sim", "--listen", "127.0.0.1:0"}, args...)...)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -98,11 +105,11 @@ func startSim(t *testing.T, bin string, args ...string) string {
 	t.Cleanup(func() { stopProcess(t, cmd) })
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := simListening.FindStringSubmatch(stderr.String()); m != nil {
-			return m[1]
+			return m[1], cmd
 		}
 	}
 	t.Fatalf("replay sim did not say where it listens within 20 s:\n%s", stderr.String())
-	return ""
+	return "", nil
 }
 
 // syncBuffer is a bytes.Buffer the process writes while the test reads it.

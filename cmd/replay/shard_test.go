@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/results"
+)
+
+// shardRun starts one `replay run` shard against url; it returns the command and its stderr.
+func shardRun(t *testing.T, bin, url, trace, out string, k, n int, startAt time.Time, flags ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	args := append([]string{"run", "--endpoint", url, "--model", "replay-sim", "--tokenizer", testenv.SampleTokenizer(),
+		"--trace", trace, "--metrics-url", "none", "--out", out,
+		"--shard", fmt.Sprintf("%d/%d", k, n), "--start-at", fmt.Sprintf("%.6f", float64(startAt.UnixNano())/1e9)}, flags...)
+	cmd := exec.Command(bin, args...)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// readArrivals reads replay sim's --arrival-log: request id -> arrival (Unix ns).
+func readArrivals(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		ns, id, ok := strings.Cut(sc.Text(), "\t")
+		v, err := strconv.ParseInt(ns, 10, 64)
+		if !ok || err != nil {
+			t.Fatalf("%s: bad line %q", path, sc.Text())
+		}
+		out[id] = v
+	}
+	return out
+}
+
+func rowIDs(t *testing.T, path string) []string {
+	t.Helper()
+	rows, err := results.ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows {
+		ids = append(ids, r.RequestID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// A trace replayed as 4 shards in 4 processes against one server, then merged, has exactly the
+// rows of one process's replay, and the server's arrival log, against the unsharded schedule,
+// shows lateness p99 within 2 ms. A shard started 2 s after the shared instant records its
+// late sends as lateness, and the merged verdict says so.
+func TestShardsMergeExactly(t *testing.T) {
+	bin := replayBin(t)
+	const n, rate = 400, 100.0
+	trace := writeRateTrace(t, n, rate, 4)
+
+	code, refDir, stderr, _ := runAgainst(t, bin, startSim(t, bin, "--tokenizer", testenv.SampleTokenizer(), "--zero-cost"),
+		trace, 0, "--metrics-url", "none", "--max-lateness", "0")
+	if code != 0 {
+		t.Fatalf("single-process reference: exit %d\n%s", code, stderr)
+	}
+	want := rowIDs(t, filepath.Join(refDir, "requests.parquet"))
+
+	arrivals := filepath.Join(t.TempDir(), "arrivals.tsv")
+	url, sim := startSimCmd(t, bin, "--tokenizer", testenv.SampleTokenizer(), "--zero-cost", "--arrival-log", arrivals)
+	startAt := time.Now().Add(4 * time.Second) // time for four processes to build their prompts
+	dirs := make([]string, 4)
+	cmds := make([]*exec.Cmd, 4)
+	errs := make([]*syncBuffer, 4)
+	for k := range dirs {
+		dirs[k] = t.TempDir()
+		cmds[k], errs[k] = shardRun(t, bin, url, trace, dirs[k], k, 4, startAt, "--max-lateness", "0")
+	}
+	for k, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("shard %d: %v\n%s", k, err, errs[k].String())
+		}
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if out, err := exec.Command(bin, append([]string{"merge", "--out", merged}, dirs...)...).CombinedOutput(); err != nil {
+		t.Fatalf("merge: %v\n%s", err, out)
+	}
+	if got := rowIDs(t, filepath.Join(merged, "requests.parquet")); !slices.Equal(got, want) {
+		t.Fatalf("merged rows: %d ids, the single process's %d; first differences: %v", len(got), len(want), firstDiff(got, want))
+	}
+	stopProcess(t, sim) // the log is flushed when the server stops
+	checkServerLateness(t, readArrivals(t, arrivals), startAt, n, rate)
+}
+
+// checkServerLateness holds the server's view of the combined schedule: arrival minus the
+// unsharded schedule's instant, p99 within 2 ms.
+func checkServerLateness(t *testing.T, arr map[string]int64, startAt time.Time, n int, rate float64) {
+	t.Helper()
+	if len(arr) != n {
+		t.Fatalf("the server logged %d arrivals, want %d", len(arr), n)
+	}
+	late := make([]float64, 0, n)
+	for i := range n {
+		at, ok := arr[strconv.Itoa(i)]
+		if !ok {
+			t.Fatalf("request %d never reached the server", i)
+		}
+		due := startAt.UnixNano() + int64(float64(i)*1e9/rate)
+		late = append(late, float64(at-due)/1e6)
+	}
+	slices.Sort(late)
+	p50, p99, worst := late[n/2], late[(n*99-1)/100], late[n-1]
+	t.Logf("server-clock lateness of the merged schedule: p50 %.3f ms, p99 %.3f ms, max %.3f ms", p50, p99, worst)
+	if p99 > 2 || late[0] < -1 {
+		t.Fatalf("server-clock lateness p99 %.3f ms (min %.3f): want within 2 ms of the unsharded schedule", p99, late[0])
+	}
+}
+
+func firstDiff(a, b []string) []string {
+	var d []string
+	for _, id := range a {
+		if !slices.Contains(b, id) && len(d) < 5 {
+			d = append(d, "+"+id)
+		}
+	}
+	for _, id := range b {
+		if !slices.Contains(a, id) && len(d) < 10 {
+			d = append(d, "-"+id)
+		}
+	}
+	return d
+}
+
+// A shard started 2 s after the shared instant sends what is already due at once: its rows
+// record the lateness, its verdict is client-bound (exit 5), and the merged verdict says so.
+func TestShardStartedLate(t *testing.T) {
+	bin := replayBin(t)
+	trace := writeRateTrace(t, 200, 50, 4) // 4 s
+	url := startSim(t, bin, "--tokenizer", testenv.SampleTokenizer(), "--zero-cost")
+	startAt := time.Now().Add(3 * time.Second)
+	dirs := []string{t.TempDir(), t.TempDir()}
+	onTime, onTimeErr := shardRun(t, bin, url, trace, dirs[0], 0, 2, startAt, "--max-lateness", "0")
+	time.Sleep(time.Until(startAt.Add(2 * time.Second)))
+	late, lateErr := shardRun(t, bin, url, trace, dirs[1], 1, 2, startAt)
+	if err := onTime.Wait(); err != nil {
+		t.Fatalf("shard 0: %v\n%s", err, onTimeErr.String())
+	}
+	if code := exitCode(late.Wait()); code != 5 {
+		t.Fatalf("late shard: exit %d, want 5 (client-bound)\n%s", code, lateErr.String())
+	}
+	rows, err := results.ReadAll(filepath.Join(dirs[1], "requests.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst time.Duration
+	for _, r := range rows {
+		worst = max(worst, time.Duration(r.SentNS-r.ScheduledNS))
+	}
+	if worst < 1500*time.Millisecond {
+		t.Fatalf("the late shard's worst lateness is %v: want its ~2 s start delay recorded", worst)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if out, err := exec.Command(bin, append([]string{"merge", "--out", merged}, dirs...)...).CombinedOutput(); err != nil {
+		t.Fatalf("merge: %v\n%s", err, out)
+	}
+	s := readRunSummary(t, merged)
+	if !strings.HasPrefix(s.Verdict, "client-bound") || !strings.Contains(s.Verdict, "shard 1") {
+		t.Fatalf("merged verdict %q: want client-bound, naming shard 1", s.Verdict)
+	}
+	t.Logf("late shard's worst lateness %v; merged verdict %q", worst.Round(time.Millisecond), s.Verdict)
+}

@@ -1,0 +1,63 @@
+package sim
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// arrivalLog writes one line per completion request as it arrives: the server's clock (Unix
+// nanoseconds, read before anything else of the request is looked at) and its X-Request-Id,
+// tab-separated. It measures lateness from the side that matters, the server's: a client's
+// own figure cannot see the time its request spent in its kernel, the network and the server's
+// accept queue.
+type arrivalLog struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error
+}
+
+// wrap logs the arrivals of h's completion requests.
+func (l *arrivalLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now().UnixNano()
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "completions") {
+			l.add(now, r.Header.Get("X-Request-Id"))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *arrivalLog) add(ns int64, id string) {
+	var b [96]byte
+	line := strconv.AppendInt(b[:0], ns, 10)
+	line = append(line, '\t')
+	line = append(line, strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, id)...)
+	line = append(line, '\n')
+	l.mu.Lock()
+	if _, err := l.w.Write(line); err != nil && l.err == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+}
+
+// flush writes out what is buffered; the log is flushed when the server stops.
+func (l *arrivalLog) flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.w.Flush(); err != nil && l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
+
+func newArrivalLog(w io.Writer) *arrivalLog { return &arrivalLog{w: bufio.NewWriterSize(w, 64<<10)} }
