@@ -24,7 +24,7 @@ func writeShardInfo(cfg Config) error {
 	host, _ := os.Hostname()
 	return shard.WriteInfo(cfg.Out, shard.Info{Shard: sc.Shard, Shards: sc.Shards, StartAt: sc.StartAt, Trace: id,
 		Schedule: fmt.Sprintf("speed=%g from=%v to=%v limit=%d", speedOf(sc), sc.From, sc.To, cfg.Limit),
-		Version: cfg.Version, Host: host})
+		Version:  cfg.Version, Host: host})
 }
 
 // traceIdentity is the trace file's size and hash, or the default workload's, from its bytes.
