@@ -6,17 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/results"
 )
 
 func init() {
 	register(&command{
 		name:    "compare",
 		summary: "compare two runs of the same trace: percentiles side by side, bootstrap CIs, verdict",
-		usage:   "DIR_A DIR_B [--html FILE] [--slo S] [--fail-if-slower]",
+		usage:   "DIR_A DIR_B [--html FILE] [--slo S] [--fail-if-slower] [--require LIMITS]",
 		example: "  replay compare out/current out/candidate --html compare.html --slo ttft=500ms,itl=60ms",
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 			html := fs.String("html", "", "also write the comparison as a self-contained HTML page to this file")
@@ -24,7 +26,12 @@ func init() {
 			resamples := fs.Int("resamples", 2000, "bootstrap resamples")
 			seed := fs.Uint64("seed", 1, "bootstrap seed")
 			failIfSlower := fs.Bool("fail-if-slower", false, "exit 3 when B is significantly slower (or mixed), for migration gates")
+			var req requireFlag
+			req.add(fs)
 			return func(ctx context.Context, args []string) error {
+				if err := req.parse(); err != nil {
+					return err
+				}
 				if len(args) != 2 {
 					return fmt.Errorf("want two run directories (A and B), got %d arguments", len(args))
 				}
@@ -50,9 +57,13 @@ func init() {
 					return err
 				}
 				noteRecovery("compare", args[1], ib)
-				c := analysis.Compare(ma, mb, ma.Summary(ia), mb.Summary(ib), analysis.CompareOptions{
+				sa, sb := ma.Summary(ia), mb.Summary(ib)
+				c := analysis.Compare(ma, mb, sa, sb, analysis.CompareOptions{
 					LabelA: args[0], LabelB: args[1], Resamples: *resamples, Seed: *seed})
 				if err := analysis.WriteCompareTable(os.Stdout, c); err != nil {
+					return err
+				}
+				if err := pairedCompare(args[0], args[1], *resamples, *seed); err != nil {
 					return err
 				}
 				if *html != "" {
@@ -64,11 +75,40 @@ func init() {
 						return err
 					}
 				}
+				var slower error
 				if *failIfSlower && (c.Slower == "B" || c.Slower == "mixed") {
-					return &exitError{code: 3, err: errors.New(c.Verdict)}
+					slower = &exitError{code: 3, err: errors.New(c.Verdict)}
 				}
-				return nil
+				return req.gate(slower, sb, sa)
 			}
 		},
 	})
+}
+
+// pairedCompare prints the per-request paired tests when the two runs share request ids (the
+// same trace replayed against both): far more sensitive than comparing the two distributions,
+// since each request's own size and prefix cancel out.
+func pairedCompare(dirA, dirB string, resamples int, seed uint64) error {
+	va, vb := analysis.NewRequestValues(), analysis.NewRequestValues()
+	for _, d := range []struct {
+		dir string
+		v   *analysis.RequestValues
+	}{{dirA, va}, {dirB, vb}} {
+		if err := results.Read(filepath.Join(d.dir, analysis.RequestsFile), func(r results.Row) error {
+			d.v.Add(&r)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	tests := analysis.PairedTests(va, vb, analysis.PairedOptions{Resamples: resamples, Seed: seed})
+	if len(tests) == 0 || tests[0].N == 0 {
+		fmt.Fprintln(os.Stdout, "paired: no request id is ok in both runs; only the unpaired comparison above applies")
+		return nil
+	}
+	fmt.Fprintf(os.Stdout, "\npaired per request (%d requests ok in both):\n", tests[0].N)
+	for _, t := range tests {
+		fmt.Fprintf(os.Stdout, "  %s\n", t.Verdict)
+	}
+	return nil
 }

@@ -14,15 +14,20 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "summarize a run directory: summary.json, report.html and a terminal table (a cut run's rows recovered first)",
-		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N]",
-		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8",
+		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N] [--require LIMITS]",
+		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8\n  replay report out/run1 --require 'ttft.p95<=500ms,errors<=1%'   # gate a stored run again: exit 4 if a limit fails",
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 			slo := fs.String("slo", "", "SLO for goodput, e.g. ttft=500ms,itl=60ms,tpot=50ms,e2e=20s (default: the run's own)")
 			speed := fs.Float64("speed", 0, "the run's speed factor (default: from DIR/summary.json, else 1)")
 			cost := fs.Float64("cost-per-hour", 0, "price of one GPU-hour, to report the cost per million output tokens")
 			gpus := fs.Int("gpus", 1, "GPUs behind the endpoint, for --cost-per-hour")
 			quiet := fs.Bool("quiet", false, "write the files without printing the table")
+			var req requireFlag
+			req.add(fs)
 			return func(ctx context.Context, args []string) error {
+				if err := req.parse(); err != nil {
+					return err
+				}
 				if len(args) != 1 {
 					return fmt.Errorf("want exactly one run directory, got %d arguments", len(args))
 				}
@@ -49,7 +54,7 @@ func init() {
 					}
 				}
 				fmt.Fprintf(os.Stderr, "wrote %s/%s and %s/%s\n", args[0], analysis.SummaryFile, args[0], analysis.ReportFile)
-				return nil
+				return req.check(s, nil)
 			}
 		},
 	})

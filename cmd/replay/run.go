@@ -219,13 +219,18 @@ func (f *runFlags) apiKey() (string, error) {
 
 func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 	config := addRunFlags(fs)
+	var req requireFlag
+	req.add(fs)
 	return func(ctx context.Context, args []string) error {
 		cfg, err := config(args)
 		if err != nil {
 			return err
 		}
-		_, err = runner.Run(ctx, cfg)
-		return runExit(err)
+		if err := req.parse(); err != nil {
+			return err
+		}
+		sum, err := runner.Run(ctx, cfg)
+		return req.gate(runExit(err), sum, nil)
 	}
 }
 
@@ -233,6 +238,7 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 const runExitCodes = `  0    ok: the run completed and its verdict is ok
   1    bad input or setup (the message names the file, line and field)
   3    the endpoint failed more than --max-error-rate of the requests
+  4    a --require limit failed (each term is listed with its value)
   5    client-bound: send lateness p99 over --max-lateness, or requests failed on this
        machine's own limits; the figures measure the load generator, not the endpoint
   130  interrupted (SIGINT, SIGTERM); what finished is written

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llm-replay/replay/analysis"
+)
+
+// requireFlag is --require on run, report and compare: limits over the summary that turn a
+// run into a CI gate (exit 4 when one fails, after every file is written).
+type requireFlag struct {
+	expr string
+	reqs []analysis.Requirement
+}
+
+func (r *requireFlag) add(fs *pflag.FlagSet) {
+	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (compare: 'delta.ttft.p95<=+10%' too)")
+}
+
+// parse checks the expression before anything runs; the error names the term.
+func (r *requireFlag) parse() error {
+	var err error
+	r.reqs, err = analysis.ParseRequire(r.expr)
+	return err
+}
+
+// check judges s (against base, run A, for delta terms), prints one line a term on stderr and
+// returns an exit-4 error when any failed.
+func (r *requireFlag) check(s, base *analysis.Summary) error {
+	if len(r.reqs) == 0 || s == nil {
+		return nil
+	}
+	outs, ok := analysis.CheckAll(r.reqs, s, base)
+	fmt.Fprintln(os.Stderr, "requirements (--require):")
+	if err := analysis.WriteOutcomes(os.Stderr, outs); err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	failed := 0
+	for _, o := range outs {
+		if !o.Pass {
+			failed++
+		}
+	}
+	return &exitError{code: 4, err: fmt.Errorf("%d of %d --require limits failed", failed, len(outs))}
+}
+
+// gate combines a command's own outcome with its requirements: a failed run keeps its exit
+// code (the requirements are still printed); an ok one gets 4 when a limit failed.
+func (r *requireFlag) gate(runErr error, s, base *analysis.Summary) error {
+	reqErr := r.check(s, base)
+	if runErr != nil {
+		return runErr
+	}
+	return reqErr
+}
