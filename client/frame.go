@@ -126,13 +126,15 @@ func finishReason(c *jsoncur.Cursor) (finished, length bool) {
 	return true, string(c.Unquote(raw, escaped)) == "length"
 }
 
-// deltaContent reads a chat choice's "delta" and reports whether it carries content.
+// deltaContent reads a chat choice's "delta" and reports whether it carries content: text,
+// reasoning, or a piece of a tool call (servers stream a call's name and arguments as
+// tool_calls deltas, each one generated tokens like text).
 func deltaContent(c *jsoncur.Cursor) bool {
 	if c.Peek() != '{' {
 		c.Skip()
 		return false
 	}
-	var content, reasoningContent, reasoning bool
+	var content, reasoningContent, reasoning, toolCalls bool
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(c)) {
 		case "content":
@@ -141,11 +143,27 @@ func deltaContent(c *jsoncur.Cursor) bool {
 			reasoningContent = nonEmptyString(c)
 		case "reasoning":
 			reasoning = nonEmptyString(c)
+		case "tool_calls":
+			toolCalls = nonEmptyArray(c)
 		default:
 			c.Skip()
 		}
 	}
-	return content || reasoningContent || reasoning
+	return content || reasoningContent || reasoning || toolCalls
+}
+
+// nonEmptyArray reports whether the value is an array with at least one element.
+func nonEmptyArray(c *jsoncur.Cursor) bool {
+	if c.Peek() != '[' {
+		c.Skip()
+		return false
+	}
+	n := 0
+	for more := c.Array(); more; more = c.NextElem() {
+		c.Skip()
+		n++
+	}
+	return n > 0
 }
 
 // usage reads the "usage" value; null or anything but an object means no usage.

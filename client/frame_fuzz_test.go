@@ -41,6 +41,8 @@ var frameSeeds = []string{
 	`{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}`,
 	`{"error":"bad key"}`,
 	`{"choices":[{"delta":{"reasoning_content":"hm"}},{"delta":{"content":""},"finish_reason":"stop"}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[],"content":null}}]}`,
 	`{"cho\u0069ces":[{"text":"\u00e9"}],"usage":{"prompt_tokens":-0,"completion_tokens":1.5}}`,
 	`{"choices":[{"text":"a","finish_reason":"l\u0065ngth"},{"finish_reason":"stop"}]}`,
 	`{"choices":[{"finish_reason":"length","finish_reason":"stop"},{"finish_reason":"lengthy"}]}`,
@@ -67,7 +69,8 @@ func oracleFrame(b []byte) (frame, bool) {
 				f.content = true
 			}
 			if d, ok := m["delta"].(map[string]any); ok {
-				if nonEmpty(d["content"]) || nonEmpty(d["reasoning_content"]) || nonEmpty(d["reasoning"]) {
+				calls, _ := d["tool_calls"].([]any)
+				if nonEmpty(d["content"]) || nonEmpty(d["reasoning_content"]) || nonEmpty(d["reasoning"]) || len(calls) > 0 {
 					f.content = true
 				}
 			}

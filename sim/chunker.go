@@ -17,7 +17,7 @@ type chunker struct {
 	a       *answer
 	per     int // tokens per chunk
 	choices int // n
-	total   int // max_tokens: the length of each choice
+	total   int // the length of each choice (max_tokens for the filler)
 	written int // tokens of each choice already appended
 	// pause is the token count (of each choice) after which the answer stops for its fault:
 	// half-way for a break, after the first chunk for a first-token stall, noPause otherwise.
@@ -44,7 +44,7 @@ func (c *chunker) appendReady(b []byte, ready, byteLimit int) []byte {
 		m := min(c.per, ready-c.written)
 		first, last := c.written == 0, c.written+m == c.total
 		for i := range c.choices {
-			b = c.a.appendChunk(b, i, m, first, last)
+			b = c.a.appendChunk(b, i, c.written, m, first, last)
 		}
 		c.written += m
 	}

@@ -3,8 +3,8 @@
 // cost model of continuous batching with chunked prefill, a block KV cache and an LRU prefix cache,
 // on a virtual clock that is deterministic under a seed.
 // It must never pretend to be a real model: every answer is the synthetic filler " tok" repeated
-// exactly max_tokens times (in each choice), and the model it lists is owned by
-// "replay-simulator".
+// exactly max_tokens times (in each choice), except where a chat request asks for JSON (below),
+// and the model it lists is owned by "replay-simulator".
 // Requests come from the replay client (or any OpenAI client); token counts come from the Counter
 // and Tokenize hooks the caller supplies, with a documented approximation when they are absent.
 //
@@ -12,16 +12,24 @@
 // content. n > 1 gives n choices, each with its own index (in every streamed chunk too) and
 // max_tokens long, usage and vllm:generation_tokens_total counting them all; in the cost model
 // they share the prompt's prefill and then decode together, each choice a batch slot, a budget
-// token a step and its own KV blocks. stream false gives one body once the answer is complete.
-// A constrained request (response_format json_object, json_schema or structural_tag; a non-empty
+// token a step and its own KV blocks. stream false gives one body once the answer is complete. A
+// constrained request (response_format json_object, json_schema or structural_tag; a non-empty
 // tools list unless tool_choice is "none"; vLLM's guided_* and structured_outputs) decodes
-// Config.StructuredDecodeFactor times slower per token, and still answers with the filler: no
-// JSON, no tool calls. stop is accepted and never matched, since the filler stands for text of
-// the replayed length, so an answer runs to max_tokens with or without it. temperature, top_p,
-// seed, presence_penalty, frequency_penalty, logprobs and top_logprobs are checked against vLLM's
-// ranges (HTTP 400 naming the field) and change nothing else; logprobs are not produced.
-// max_completion_tokens is max_tokens when that is absent. Unknown fields are ignored. Zero-cost
-// mode honours n and stream alike (it has no decode to slow).
+// Config.StructuredDecodeFactor times slower per token. A chat request that asks for JSON gets
+// JSON, so that a client's parsers and schema checks have something true to check: with tools and
+// tool_choice "required" or naming a function, a call of it (streamed as tool_calls deltas, or as
+// message.tool_calls, finish_reason "tool_calls") whose arguments are a minimal valid instance of
+// its parameters; with response_format json_schema, such an instance of the schema as the content,
+// with json_object "{}" (finish_reason "stop"). Such an answer is as many tokens as the Counter
+// makes of its JSON, at most max_tokens (cut there, finish_reason "length"), padded with " "
+// tokens to min_tokens (max_tokens under ignore_eos); usage counts those tokens (output.go says
+// how). Every other constrained request (structural_tag, the guided fields, tools the model may
+// leave uncalled) answers with the filler. stop is accepted and never matched, since the filler
+// stands for text of the replayed length, so an answer runs to max_tokens with or without it.
+// temperature, top_p, seed, presence_penalty, frequency_penalty, logprobs and top_logprobs are
+// checked against vLLM's ranges (HTTP 400 naming the field) and change nothing else; logprobs are
+// not produced. max_completion_tokens is max_tokens when that is absent. Unknown fields are
+// ignored. Zero-cost mode honours n and stream alike (it has no decode to slow).
 //
 // Faults (Config.Faults) give each request at most one failure, so that each has exactly one
 // expected outcome: HTTP 500, HTTP 429, a connection cut half-way through the answer, a stall

@@ -16,7 +16,9 @@ import (
 // numbers or null for the sampling fields, the usual shapes of stop, tools, tool_choice and
 // response_format). Anything else returns ok=false for slowParse, which also words every
 // syntax error and every option of the wrong kind. It keeps no text of the options, so they
-// cost it no allocation.
+// cost it no allocation; and so a chat request whose answer is built from a schema (a forced
+// tool call, response_format json_schema) goes to slowParse too, which keeps what the answer
+// needs.
 func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err error, ok bool) {
 	c := jsoncur.New(body)
 	if c.Peek() != '{' {
@@ -29,7 +31,7 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 			return Request{}, nil, false
 		}
 	}
-	if c.End() != nil {
+	if c.End() != nil || chat && f.needsSchema() {
 		return Request{}, nil, false
 	}
 	if err := f.apply(defaultMaxTokens, &r); err != nil {
@@ -38,6 +40,9 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 	if chat {
 		if !f.messagesSet || len(r.Messages) == 0 {
 			return Request{}, errNoMessages, true
+		}
+		if f.format == formatJSONObject {
+			r.Content = jsonObjectContent
 		}
 		return r, nil, true
 	}
@@ -50,6 +55,12 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 		}
 	}
 	return r, nil, true
+}
+
+// needsSchema reports a chat request whose answer is built from a schema it carries: a forced
+// call of one of its tools, or response_format json_schema.
+func (f *topFields) needsSchema() bool {
+	return f.tools && f.toolChoice == toolChoiceForced || f.format == formatJSONSchema
 }
 
 // topFields is what the top-level walk has seen so far.
@@ -133,7 +144,7 @@ func (f *topFields) option(c *jsoncur.Cursor, key string) (ok bool) {
 	case "tools":
 		f.tools, ok = nonEmptyList(c)
 	case "tool_choice":
-		f.toolChoiceNone, ok = isNone(c), true
+		f.toolChoice, ok = toolChoice(c), true
 	case "response_format":
 		f.format, ok = responseFormat(c)
 	default: // the guided-decoding fields
@@ -270,13 +281,23 @@ func nonEmptyList(c *jsoncur.Cursor) (nonEmpty, ok bool) {
 	return nonEmpty, true
 }
 
-// isNone reads any value and reports whether it is the string "none".
-func isNone(c *jsoncur.Cursor) bool {
-	if c.Peek() != '"' {
+// toolChoice reads any value as tool_choice, as toolChoiceOf does.
+func toolChoice(c *jsoncur.Cursor) toolChoiceKind {
+	switch c.Peek() {
+	case '"':
+		switch string(c.Text()) {
+		case "none":
+			return toolChoiceNone
+		case "required":
+			return toolChoiceForced
+		}
+		return toolChoiceAuto
+	case '{':
 		c.Skip()
-		return false
+		return toolChoiceForced
 	}
-	return string(c.Text()) == "none"
+	c.Skip()
+	return toolChoiceAuto
 }
 
 // responseFormat reads {"type": ...} (other members skipped) or null. A type other than the

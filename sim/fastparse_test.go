@@ -78,6 +78,12 @@ func TestFastParseAgreesWithSlow(t *testing.T) {
 		{`{"prompt":"a","response_format":"json"}`, false, false},
 		{`{"prompt":"a","Temperature":1}`, false, false},
 		{`{"prompt":"a","stop":"x","stop":"y"}`, false, false},
+		// chat requests answered from a schema they carry go to encoding/json, which keeps it
+		{`{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"s","schema":{"type":"object"}}}}`, true, false},
+		{`{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"required"}`, true, false},
+		{`{"messages":[{"role":"user","content":"x"}],"tools":[{}],"tool_choice":{"type":"function","function":{"name":"f"}}}`, true, false},
+		{`{"messages":[{"role":"user","content":"x"}],"tools":[{}],"tool_choice":"auto","response_format":{"type":"json_object"}}`, true, true},
+		{`{"messages":[{"role":"user","content":"x"}],"tools":[],"tool_choice":"required"}`, true, true},
 	}
 	for _, tc := range cases {
 		fast, ferr, ok := fastParse([]byte(tc.body), tc.chat, 16)
@@ -97,12 +103,14 @@ func TestFastParseAgreesWithSlow(t *testing.T) {
 	}
 }
 
-// optionsBody is a chat body with every option the simulator reads, none of them escaped.
+// optionsBody is a chat body with every option the simulator reads, none of them escaped. Its
+// response_format is json_object, whose answer is a constant: a json_schema (or a forced tool
+// call) has its answer built from the schema, which only slowParse keeps.
 const optionsBody = `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9,"n":3,` +
 	`"temperature":0,"top_p":0.9,"seed":42,"presence_penalty":-2,"frequency_penalty":2,"logprobs":true,"top_logprobs":5,` +
 	`"stop":["\n\n","END"],"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}],` +
 	`"tool_choice":"auto","parallel_tool_calls":false,` +
-	`"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"}}},"stream":true}`
+	`"response_format":{"type":"json_object"},"stream":true}`
 
 // TestParseOptions checks what each option sets, through ParseRequest.
 func TestParseOptions(t *testing.T) {

@@ -311,35 +311,42 @@ func stepsOf(t *testing.T, s *Server, url string, body map[string]any) uint64 {
 
 // TestStructuredOverHTTP: the server marks response_format JSON and tool requests as
 // constrained, and the engine gives them StructuredDecodeFactor steps per decoded token
-// (counted in the engine's steps, not measured in time); their content is the filler all the
-// same, and stop strings change nothing.
+// (counted in the engine's steps, not measured in time). Their content is the filler, except
+// that a JSON response_format answers with JSON (a minimal instance of its schema, as many
+// tokens as the Counter makes of it, finish_reason "stop"); stop strings change nothing.
 func TestStructuredOverHTTP(t *testing.T) {
 	const maxTokens = 11
 	cfg := fastConfig()
 	cfg.StructuredDecodeFactor = 3
 	s, url := startServer(t, cfg)
 	tools := []map[string]any{{"type": "function", "function": map[string]any{"name": "f", "parameters": map[string]any{"type": "object"}}}}
+	schema := map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string", "minLength": 8}}, "required": []string{"name"}}
 	cases := []struct {
-		name  string
-		extra map[string]any
-		slow  bool
+		name    string
+		extra   map[string]any
+		slow    bool
+		content string // "" for the filler
 	}{
-		{"plain", nil, false},
-		{"json_object", map[string]any{"response_format": map[string]string{"type": "json_object"}}, true},
-		{"json_schema", map[string]any{"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "s", "schema": map[string]any{"type": "object"}}}}, true},
-		{"text format", map[string]any{"response_format": map[string]string{"type": "text"}}, false},
-		{"tools", map[string]any{"tools": tools}, true},
-		{"tools, tool_choice none", map[string]any{"tools": tools, "tool_choice": "none"}, false},
-		{"stop", map[string]any{"stop": []string{" tok", "t"}}, false},
+		{"plain", nil, false, ""},
+		{"json_object", map[string]any{"response_format": map[string]string{"type": "json_object"}}, true, `{}`},
+		{"json_schema", map[string]any{"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "s", "schema": schema}}}, true, `{"name":"aaaaaaaa"}`},
+		{"text format", map[string]any{"response_format": map[string]string{"type": "text"}}, false, ""},
+		{"tools", map[string]any{"tools": tools}, true, ""},
+		{"tools, tool_choice none", map[string]any{"tools": tools, "tool_choice": "none"}, false, ""},
+		{"stop", map[string]any{"stop": []string{" tok", "t"}}, false, ""},
 	}
 	for _, tc := range cases {
 		body := tinyRequest(true, false, maxTokens)
 		for k, v := range tc.extra {
 			body[k] = v
 		}
-		want := uint64(1 + (maxTokens - 1)) // one prefill step, then a token a step
+		content, finish, tokens := strings.Repeat(fillerToken, maxTokens), "length", maxTokens
+		if tc.content != "" {
+			content, finish, tokens = tc.content, "stop", ApproxCounter{}.Count(tc.content)
+		}
+		want := uint64(1 + (tokens - 1)) // one prefill step, then a token a step
 		if tc.slow {
-			want = 1 + 3*(maxTokens-1)
+			want = uint64(1 + 3*(tokens-1))
 		}
 		if got := stepsOf(t, s, url, body); got != want {
 			t.Errorf("%s: %d steps, want %d", tc.name, got, want)
@@ -349,8 +356,8 @@ func TestStructuredOverHTTP(t *testing.T) {
 		if err := json.Unmarshal(o.body, &a); err != nil || len(a.Choices) != 1 || a.Choices[0].Message == nil {
 			t.Fatalf("%s: %v %s", tc.name, err, o.body)
 		}
-		if c := a.Choices[0]; c.Message.Content != strings.Repeat(fillerToken, maxTokens) || *c.FinishReason != "length" {
-			t.Errorf("%s: answer %s, want the filler to max_tokens (the simulator models cost, not content)", tc.name, o.body)
+		if c := a.Choices[0]; c.Message.Content != content || *c.FinishReason != finish || a.Usage.CompletionTokens != tokens {
+			t.Errorf("%s: answer %s, want %q (%d tokens), finish_reason %q", tc.name, o.body, content, tokens, finish)
 		}
 	}
 }

@@ -32,10 +32,12 @@ type Request struct {
 	// Structured is true when decoding is constrained, which is what makes it slower per token
 	// (Config.StructuredDecodeFactor): a response_format of json_object, json_schema or
 	// structural_tag, a non-empty tools list (unless tool_choice is "none"), or one of vLLM's
-	// own guided_json, guided_regex, guided_choice, guided_grammar or structured_outputs. The
-	// answer is the same filler all the same: the simulator models cost, not content, so it
-	// invents no tool calls and no JSON.
+	// own guided_json, guided_regex, guided_choice, guided_grammar or structured_outputs.
 	Structured bool
+	// Content is what a chat request answers with when it asks for JSON (a tool call forced by
+	// tool_choice, or response_format json_object or json_schema); nil means the filler, as for
+	// every other request, structural_tag and vLLM's guided fields included.
+	Content *Content
 	// Stops is the number of stop strings given (stop). They are accepted and never matched:
 	// the filler stands for text of the replayed length, so an answer ends at MaxTokens whether
 	// or not a stop string could be found in " tok tok ...".
@@ -84,10 +86,11 @@ type wireRequest struct {
 	StructuredOutputs json.RawMessage `json:"structured_outputs"`
 }
 
-// wireResponseFormat is response_format; only its type matters (a json_schema's schema shapes
-// the content, which the simulator does not produce).
+// wireResponseFormat is response_format: its type, and for json_schema the schema the content
+// must fit (kept raw, and read only when the type asks for it).
 type wireResponseFormat struct {
-	Type *string `json:"type"`
+	Type       *string         `json:"type"`
+	JSONSchema json.RawMessage `json:"json_schema"`
 }
 
 type wireMessage struct {
@@ -137,16 +140,23 @@ func optOf[T any](p *T) opt[T] {
 type formatKind uint8
 
 const (
-	formatNone       formatKind = iota // absent or null
-	formatText                         // {"type":"text"}: unconstrained
-	formatStructured                   // json_object, json_schema, structural_tag
-	formatNoType                       // an object without a type
+	formatNone          formatKind = iota // absent or null
+	formatText                            // {"type":"text"}: unconstrained
+	formatJSONObject                      // any JSON object
+	formatJSONSchema                      // JSON that fits json_schema.schema
+	formatStructuralTag                   // vLLM's tagged structures: constrained, answered with the filler
+	formatNoType                          // an object without a type
 )
 
 // formatKinds maps response_format types (vLLM's set) to kinds.
 var formatKinds = map[string]formatKind{
-	"text": formatText, "json_object": formatStructured, "json_schema": formatStructured,
-	"structural_tag": formatStructured,
+	"text": formatText, "json_object": formatJSONObject, "json_schema": formatJSONSchema,
+	"structural_tag": formatStructuralTag,
+}
+
+// constrains reports whether a format constrains decoding.
+func (k formatKind) constrains() bool {
+	return k == formatJSONObject || k == formatJSONSchema || k == formatStructuralTag
 }
 
 // scalars are the fields both parsers extract before one shared check (apply), so that they
@@ -158,9 +168,10 @@ type scalars struct {
 	// logprobs is logprobs given as a count (completions); true or false leave it unset.
 	logprobs, topLogprobs opt[int]
 
-	// tools is a non-empty tools list; toolChoiceNone is tool_choice "none", which lets the
-	// model answer freely even with tools offered.
-	tools, toolChoiceNone bool
+	// tools is a non-empty tools list; toolChoice says whether tool_choice lets the model
+	// answer freely even with tools offered ("none") or forces a call.
+	tools      bool
+	toolChoice toolChoiceKind
 	// guided is a non-null vLLM guided-decoding field.
 	guided bool
 	format formatKind
@@ -178,7 +189,7 @@ func (f *scalars) apply(defaultMaxTokens int, r *Request) error {
 	if f.format == formatNoType {
 		return errors.New("request body: field \"response_format.type\": missing")
 	}
-	r.Structured = f.format == formatStructured || f.tools && !f.toolChoiceNone || f.guided
+	r.Structured = f.format.constrains() || f.tools && f.toolChoice != toolChoiceNone || f.guided
 	r.Stops = f.stops
 	return nil
 }
@@ -269,6 +280,9 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 			}
 			r.Messages[i] = Message{Role: m.Role, Name: m.Name, Content: text}
 		}
+		if r.Content, err = w.contentOf(f.format, f.tools); err != nil {
+			return Request{}, err
+		}
 		return r, nil
 	}
 	if err := parsePrompt(w.Prompt, &r); err != nil {
@@ -297,7 +311,7 @@ func (w *wireRequest) scalars() (scalars, error) {
 	if f.tools, err = toolsGiven(w.Tools); err != nil {
 		return f, err
 	}
-	f.toolChoiceNone = isString(w.ToolChoice, "none")
+	f.toolChoice = toolChoiceOf(w.ToolChoice)
 	if f.format, err = w.ResponseFormat.kind(); err != nil {
 		return f, err
 	}

@@ -18,6 +18,8 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`), true)
 	f.Add([]byte(optionsBody), true)
 	f.Add([]byte(`{"prompt":"a","n":4,"stop":"x","response_format":{"type":"json_object"},"max_completion_tokens":3}`), false)
+	f.Add([]byte(`{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f\"","parameters":{"type":"object","properties":{"a":{"enum":["é\n"]}},"required":["a"]}}}],"tool_choice":"required","n":2}`), true)
+	f.Add([]byte(`{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"schema":{"$ref":"#/$defs/a","$defs":{"a":{"type":"array","minItems":3}}}}},"min_tokens":9}`), true)
 	cfg := DefaultConfig()
 	cfg.Counter = ApproxCounter{}
 	cfg.BlockSize = 4
@@ -43,7 +45,11 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("prompt of %d tokens with %d cacheable blocks", p.tokens, len(p.hashes))
 		}
 		a := newAnswer(chat, 1, 0, r.Model)
-		out := a.appendChunk(nil, r.N-1, 2, true, true)
+		a.out = newOutput(cfg.Counter, &r)
+		if r.Content != nil && (a.out.tokens < 1 || a.out.tokens > r.MaxTokens) {
+			t.Fatalf("a content answer of %d tokens, max_tokens %d", a.out.tokens, r.MaxTokens)
+		}
+		out := a.appendChunk(nil, r.N-1, 0, min(2, a.out.tokens), true, true)
 		var v struct {
 			Model string `json:"model"`
 		}
@@ -53,9 +59,12 @@ func FuzzParseRequest(f *testing.F) {
 		if utf8.ValidString(r.Model) && v.Model != r.Model {
 			t.Fatalf("model %q echoed as %q", r.Model, v.Model)
 		}
-		full := a.appendFull(nil, r.N, 2, usage{prompt: p.tokens, completion: 2 * r.N})
+		full := a.appendFull(nil, r.N, a.out.tokens, usage{prompt: p.tokens, completion: a.out.tokens * r.N})
 		if !json.Valid(full) {
 			t.Fatalf("invalid body %q", full)
+		}
+		if r.Content != nil && a.out.finish != "length" && !json.Valid([]byte(r.Content.Text)) {
+			t.Fatalf("content %q is not JSON", r.Content.Text)
 		}
 	})
 }

@@ -162,11 +162,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		model = s.cfg.ModelName
 	}
 	a := newAnswer(chat, n, time.Now().Unix(), model)
+	a.out = newOutput(s.cfg.Counter, &req)
 	if s.cfg.ZeroCost {
 		s.serveZeroCost(w, r, &req, p, a, f)
 		return
 	}
-	sq := &seq{prompt: p, maxTokens: req.MaxTokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), out: newStream()}
+	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), out: newStream()}
 	switch s.eng.submit(sq) {
 	case queueFull:
 		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
@@ -265,7 +266,7 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 	rc.Flush()
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	c := s.newChunker(a, req.N, req.MaxTokens, f)
+	c := s.newChunker(a, req.N, a.out.tokens, f)
 	for {
 		if st.err.Load() != nil {
 			abort(w)
@@ -273,7 +274,7 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 		}
 		b := c.appendReady((*bp)[:0], int(st.tokens.Load()), noByteLimit)
 		if c.complete() && !c.paused() {
-			b = appendEnd(b, a, req, answerUsage(req, sq.prompt.tokens, int(st.cached.Load())))
+			b = appendEnd(b, a, req, answerUsage(req, a, sq.prompt.tokens, int(st.cached.Load())))
 		}
 		*bp = b
 		if len(b) > 0 {
@@ -321,8 +322,8 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, c *chunker, f Fa
 }
 
 // answerUsage is the usage of a whole answer: every choice's tokens count.
-func answerUsage(req *Request, promptTokens, cached int) usage {
-	return usage{prompt: promptTokens, completion: req.N * req.MaxTokens, cached: cached}
+func answerUsage(req *Request, a *answer, promptTokens, cached int) usage {
+	return usage{prompt: promptTokens, completion: req.N * a.out.tokens, cached: cached}
 }
 
 // appendEnd appends what follows the last chunk: the usage event when asked for, and [DONE].
@@ -337,7 +338,7 @@ func appendEnd(b []byte, a *answer, req *Request, u usage) []byte {
 func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request, sq *seq, a *answer, f Fault) {
 	st := sq.out
 	brk := f == FaultBreak
-	for int(st.tokens.Load()) < req.MaxTokens {
+	for int(st.tokens.Load()) < a.out.tokens {
 		select {
 		case <-st.notify:
 		case <-r.Context().Done():
@@ -348,7 +349,7 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 			s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
 			return
 		}
-		if brk && int(st.tokens.Load()) >= req.MaxTokens/2 {
+		if brk && int(st.tokens.Load()) >= a.out.tokens/2 {
 			s.eng.cancel(sq)
 			abort(w)
 			return
@@ -360,7 +361,7 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	*bp = a.appendFull((*bp)[:0], req.N, req.MaxTokens, answerUsage(req, sq.prompt.tokens, int(st.cached.Load())))
+	*bp = a.appendFull((*bp)[:0], req.N, a.out.tokens, answerUsage(req, a, sq.prompt.tokens, int(st.cached.Load())))
 	s.writeFullBody(w, r, *bp, f)
 }
 
@@ -393,7 +394,7 @@ const zeroCostSingleWrite = 256 << 10
 // serveZeroCost answers at once, with every chunk of the answer in as few writes as possible.
 func (s *Server) serveZeroCost(w http.ResponseWriter, r *http.Request, req *Request, p prompt, a *answer, f Fault) {
 	s.zPrompt.Add(uint64(p.tokens))
-	u := answerUsage(req, p.tokens, 0)
+	u := answerUsage(req, a, p.tokens, 0)
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
 	var ok bool
@@ -415,7 +416,7 @@ func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, req *Reque
 		abort(w)
 		return b, false
 	}
-	b = a.appendFull(b, req.N, req.MaxTokens, u)
+	b = a.appendFull(b, req.N, a.out.tokens, u)
 	return b, s.writeFullBody(w, r, b, f)
 }
 
@@ -423,10 +424,10 @@ func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, req *Reque
 // whether the whole answer was written. Only an answer of one piece carries a Content-Length.
 func (s *Server) zeroCostStream(w http.ResponseWriter, r *http.Request, req *Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
 	sseHeaders(w)
-	c := s.newChunker(a, req.N, req.MaxTokens, f)
+	c := s.newChunker(a, req.N, a.out.tokens, f)
 	headerSent := false
 	for {
-		b = c.appendReady(b, req.MaxTokens, zeroCostSingleWrite)
+		b = c.appendReady(b, a.out.tokens, zeroCostSingleWrite)
 		if c.paused() {
 			w.Write(b)
 			http.NewResponseController(w).Flush() // hijacking drops unflushed writes

@@ -17,13 +17,16 @@ type usage struct {
 // zero-cost mode this is the server's whole job.
 type answer struct {
 	chat bool
+	id   uint64
 	// streamHead and fullHead are `{"id":...,"object":...,"created":...,"model":...,` for
 	// stream chunks and for the non-streaming body.
 	streamHead, fullHead []byte
+	// out is what each choice says; the filler until the server sets it.
+	out output
 }
 
 func newAnswer(chat bool, id uint64, created int64, model string) *answer {
-	a := &answer{chat: chat}
+	a := &answer{chat: chat, id: id, out: output{finish: "length"}}
 	prefix, streamObj, fullObj := "cmpl-sim-", "text_completion", "text_completion"
 	if chat {
 		prefix, streamObj, fullObj = "chatcmpl-sim-", "chat.completion.chunk", "chat.completion"
@@ -52,33 +55,64 @@ func appendFiller(b []byte, tokens int) []byte {
 	return b
 }
 
-// appendChunk appends one SSE event carrying tokens generated tokens of choice index. The first
-// chunk of each choice of a chat answer carries the assistant role (with the first token, as
-// vLLM does, so a client's first chunk is its first token); the last carries finish_reason
-// "length".
-func (a *answer) appendChunk(b []byte, index, tokens int, first, last bool) []byte {
+// appendChunk appends one SSE event carrying tokens [from, from+tokens) of choice index. The
+// first chunk of each choice of a chat answer carries the assistant role (with the first token,
+// as vLLM does, so a client's first chunk is its first token); the last carries the
+// finish_reason ("length" for the filler).
+func (a *answer) appendChunk(b []byte, index, from, tokens int, first, last bool) []byte {
 	b = append(b, "data: "...)
 	b = append(b, a.streamHead...)
 	b = appendChoiceIndex(b, index)
-	if a.chat {
+	switch {
+	case a.chat && a.out.content != nil && a.out.content.Tool != "":
+		b = a.appendCallDelta(b, index, from, tokens, first)
+	case a.chat:
 		b = append(b, `,"delta":{`...)
 		if first {
 			b = append(b, `"role":"assistant",`...)
 		}
 		b = append(b, `"content":"`...)
-		b = appendFiller(b, tokens)
-		b = append(b, `"},"logprobs":null,"finish_reason":`...)
-	} else {
+		b = a.out.appendTokens(b, from, tokens)
+		b = append(b, `"}`...)
+	default:
 		b = append(b, `,"text":"`...)
-		b = appendFiller(b, tokens)
-		b = append(b, `","logprobs":null,"finish_reason":`...)
+		b = a.out.appendTokens(b, from, tokens)
+		b = append(b, '"')
 	}
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
 	if last {
-		b = append(b, `"length"}]}`...)
+		b = appendJSONString(b, a.out.finish)
 	} else {
-		b = append(b, `null}]}`...)
+		b = append(b, `null`...)
 	}
+	b = append(b, "}]}"...)
 	return append(b, "\n\n"...)
+}
+
+// appendCallDelta appends a tool call's delta as OpenAI streams one: the first chunk carries
+// the role, the call's index, id, type and function name with the first tokens of its
+// arguments; later ones only the call's index and more of the arguments.
+func (a *answer) appendCallDelta(b []byte, index, from, tokens int, first bool) []byte {
+	if first {
+		b = append(b, `,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":`...)
+		b = a.appendCallID(b, index)
+		b = append(b, `,"type":"function","function":{"name":`...)
+		b = appendJSONString(b, a.out.content.Tool)
+		b = append(b, `,"arguments":"`...)
+	} else {
+		b = append(b, `,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"`...)
+	}
+	b = a.out.appendTokens(b, from, tokens)
+	return append(b, `"}}]}`...)
+}
+
+// appendCallID appends a tool call's id, unique per answer and choice.
+func (a *answer) appendCallID(b []byte, index int) []byte {
+	b = append(b, `"call_sim_`...)
+	b = strconv.AppendUint(b, a.id, 10)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, int64(index), 10)
+	return append(b, '"')
 }
 
 // appendChoiceIndex opens a one-choice list: `"choices":[{"index":i`.
@@ -124,15 +158,27 @@ func (a *answer) appendFull(b []byte, choices, tokens int, u usage) []byte {
 		}
 		b = append(b, `{"index":`...)
 		b = strconv.AppendInt(b, int64(i), 10)
-		if a.chat {
+		switch {
+		case a.chat && a.out.content != nil && a.out.content.Tool != "":
+			b = append(b, `,"message":{"role":"assistant","content":null,"tool_calls":[{"id":`...)
+			b = a.appendCallID(b, i)
+			b = append(b, `,"type":"function","function":{"name":`...)
+			b = appendJSONString(b, a.out.content.Tool)
+			b = append(b, `,"arguments":"`...)
+			b = a.out.appendTokens(b, 0, tokens)
+			b = append(b, `"}}]}`...)
+		case a.chat:
 			b = append(b, `,"message":{"role":"assistant","content":"`...)
-			b = appendFiller(b, tokens)
-			b = append(b, `"},"logprobs":null,"finish_reason":"length"}`...)
-		} else {
+			b = a.out.appendTokens(b, 0, tokens)
+			b = append(b, `"}`...)
+		default:
 			b = append(b, `,"text":"`...)
-			b = appendFiller(b, tokens)
-			b = append(b, `","logprobs":null,"finish_reason":"length"}`...)
+			b = a.out.appendTokens(b, 0, tokens)
+			b = append(b, '"')
 		}
+		b = append(b, `,"logprobs":null,"finish_reason":`...)
+		b = appendJSONString(b, a.out.finish)
+		b = append(b, '}')
 	}
 	b = append(b, "],"...)
 	b = appendUsage(b, u)
@@ -141,8 +187,15 @@ func (a *answer) appendFull(b []byte, choices, tokens int, u usage) []byte {
 
 // appendJSONString appends s as a JSON string, replacing invalid UTF-8 with U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends s escaped for a JSON string, without the quotes; pieces of a text cut
+// on character boundaries escape to pieces of the escaped whole.
+func appendEscaped(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -165,5 +218,5 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	return append(b, '"')
+	return b
 }

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/results"
 )
 
 func init() {
@@ -89,19 +87,10 @@ func init() {
 // same trace replayed against both): far more sensitive than comparing the two distributions,
 // since each request's own size and prefix cancel out.
 func pairedCompare(dirA, dirB string, resamples int, seed uint64) error {
-	va, vb := analysis.NewRequestValues(), analysis.NewRequestValues()
-	for _, d := range []struct {
-		dir string
-		v   *analysis.RequestValues
-	}{{dirA, va}, {dirB, vb}} {
-		if err := results.Read(filepath.Join(d.dir, analysis.RequestsFile), func(r results.Row) error {
-			d.v.Add(&r)
-			return nil
-		}); err != nil {
-			return err
-		}
+	tests, err := analysis.PairedDirs(dirA, dirB, analysis.PairedOptions{Resamples: resamples, Seed: seed})
+	if err != nil {
+		return err
 	}
-	tests := analysis.PairedTests(va, vb, analysis.PairedOptions{Resamples: resamples, Seed: seed})
 	if len(tests) == 0 || tests[0].N == 0 {
 		fmt.Fprintln(os.Stdout, "paired: no request id is ok in both runs; only the unpaired comparison above applies")
 		return nil

@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"samples":          {},
 	"internal/jsonv":   {"internal/jsoncur"},
 	"engine":           {}, // engines' dialects over HTTP; scrape takes its tables by engine name
+	"checks":           {}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
 	"trace":             {"internal/intern", "internal/pqcheck"},
