@@ -38,9 +38,15 @@ func newSnapshots(dir string, every time.Duration, info func() analysis.RunInfo,
 	return s, s.open()
 }
 
+// segment is the n-th segment's path; it is written as path+".open" and renamed when closed,
+// so the glob the summary names matches whole files only.
+func (s *snapshots) segment(n int) string {
+	return filepath.Join(s.dir, PartialDir, fmt.Sprintf("rows-%04d.parquet", n))
+}
+
 func (s *snapshots) open() error {
 	s.n++
-	w, err := results.NewWriterWith(filepath.Join(s.dir, PartialDir, fmt.Sprintf("rows-%04d.parquet", s.n)), results.WriterOptions{NoJournal: true})
+	w, err := results.NewWriterWith(s.segment(s.n)+".open", results.WriterOptions{NoJournal: true})
 	s.seg = w
 	return err
 }
@@ -67,6 +73,9 @@ func (s *snapshots) maybe(m *analysis.Metrics) {
 // opens the next segment.
 func (s *snapshots) take(m *analysis.Metrics) error {
 	if err := s.seg.Close(); err != nil {
+		return fmt.Errorf("snapshot rows: %w", err)
+	}
+	if err := os.Rename(s.segment(s.n)+".open", s.segment(s.n)); err != nil {
 		return fmt.Errorf("snapshot rows: %w", err)
 	}
 	info := s.info()

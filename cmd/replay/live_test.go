@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +98,62 @@ func TestLiveMetricsAndSnapshots(t *testing.T) {
 	if got := histogramCount(final, "replay_ttft_seconds"); got != s.Requests.OK {
 		t.Fatalf("TTFT histogram count %d, ok %d", got, s.Requests.OK)
 	}
+	buckets := histogramBuckets(final, "replay_ttft_seconds")
+	for _, q := range []struct {
+		p  float64
+		ms float64
+	}{{0.5, s.TTFT.P50}, {0.95, s.TTFT.P95}, {0.99, s.TTFT.P99}} {
+		lo, hi := bucketOf(buckets, q.p)
+		if v := q.ms / 1000; v < lo*0.999 || v > hi*1.001 {
+			t.Errorf("TTFT p%g: summary.json %.4f s, outside the histogram's bucket [%.4f, %.4f] s", 100*q.p, v, lo, hi)
+		}
+	}
+}
+
+// bucket is one classic histogram bucket: its upper bound and cumulative count.
+type bucket struct{ le, count float64 }
+
+// histogramBuckets reads a histogram's classic buckets (summed over its series) in order.
+func histogramBuckets(body, name string) []bucket {
+	sum := map[float64]float64{}
+	le := regexp.MustCompile(`le="([^"]+)"`)
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, name+"_bucket") {
+			continue
+		}
+		m := le.FindStringSubmatch(line)
+		f := strings.Fields(line)
+		if m == nil || len(f) < 2 {
+			continue
+		}
+		bound, err1 := strconv.ParseFloat(m[1], 64)
+		c, err2 := strconv.ParseFloat(f[len(f)-1], 64)
+		if err1 == nil && err2 == nil {
+			sum[bound] += c
+		}
+	}
+	out := make([]bucket, 0, len(sum))
+	for b, c := range sum {
+		out = append(out, bucket{b, c})
+	}
+	slices.SortFunc(out, func(a, b bucket) int { return cmp.Compare(a.le, b.le) })
+	return out
+}
+
+// bucketOf is the [lower, upper] bounds of the bucket holding quantile p.
+func bucketOf(bs []bucket, p float64) (float64, float64) {
+	if len(bs) == 0 {
+		return 0, 0
+	}
+	rank := math.Ceil(p * bs[len(bs)-1].count)
+	lo := 0.0
+	for _, b := range bs {
+		if b.count >= rank {
+			return lo, b.le
+		}
+		lo = b.le
+	}
+	return lo, math.Inf(1)
 }
 
 func get(url string) (string, error) {
@@ -140,7 +199,7 @@ func checkSnapshotRows(t *testing.T, dir string, s *analysis.Summary) {
 	for _, p := range paths {
 		rows, err := results.ReadAll(p)
 		if err != nil {
-			continue // the segment being written now has no footer yet
+			t.Fatalf("segment %s the snapshot names: %v", p, err)
 		}
 		n += int64(len(rows))
 	}
