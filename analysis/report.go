@@ -195,7 +195,7 @@ th{background:#f4f6f8;font-weight:bold}
 <h2>Run</h2>
 <table class="meta">
 {{with .S.Run.Endpoint}}<tr><td>endpoint</td><td>{{.}}</td></tr>{{end}}
-{{if .S.Run.Simulated}}<tr><td>engine</td><td>built-in simulator (not a real model)</td></tr>{{end}}
+{{if .S.Run.Simulated}}<tr><td>engine</td><td>built-in simulator (not a real model)</td></tr>{{else}}{{with .S.Run.Engine}}<tr><td>engine</td><td>{{.Name}}{{with .Version}} {{.}}{{end}}; output {{if .Forced}}forced to its targets{{else}}<span class="bad">not forced</span>{{end}}; prefix cache {{.CacheReset}}</td></tr>{{end}}{{end}}
 {{with .S.Run.Model}}<tr><td>model</td><td>{{.}}</td></tr>{{end}}
 {{with .S.Run.API}}<tr><td>api</td><td>{{.}}</td></tr>{{end}}
 {{with .S.Run.Trace}}<tr><td>trace</td><td>{{.}}</td></tr>{{end}}
@@ -243,7 +243,8 @@ th{background:#f4f6f8;font-weight:bold}
 <tr><th>check</th><th>value</th></tr>
 <tr><td>prompt tokens exactly as targeted</td><td>{{pct .S.Fidelity.PromptTokensExactPct}}</td></tr>
 <tr><td>output tokens exactly as targeted{{if .S.Fidelity.Unforced}}, of the requests forced to their length ({{.S.Fidelity.Unforced}} more sent unforced: their logged answers stopped on their own or were constrained){{end}}</td><td>{{pct .S.Fidelity.OutputTokensExactPct}}</td></tr>
-<tr><td>requests with server-reported usage</td><td>{{.S.Fidelity.UsageReported}}</td></tr>
+{{with .S.Run.Engine}}{{if not .Forced}}<tr><td>output length forcing</td><td class="bad">{{.Forcing}}</td></tr>
+{{end}}{{end}}<tr><td>requests with server-reported usage</td><td>{{.S.Fidelity.UsageReported}}</td></tr>
 <tr><td>inter-arrival KS distance (trace vs achieved)</td><td>{{with .S.Fidelity.ArrivalKS}}{{f3 .}}{{else}}n/a{{end}}</td></tr>
 <tr><td>send lateness p99 / max{{with .S.Run.Limits}} (limit {{.MaxLatenessMS}} ms){{end}}</td><td>{{ms .S.Lateness.P99}} / {{ms .S.Lateness.Max}} ms</td></tr>
 <tr><td>requests held at the client's own limit{{with .S.Client.Limit}} ({{.}} in flight){{end}}; backlog p99 / max</td><td{{if .S.Client.Held}} class="bad"{{end}}>{{.S.Client.Held}}; {{ms .S.Client.Backlog.P99}} / {{ms .S.Client.Backlog.Max}} ms</td></tr>
@@ -253,7 +254,13 @@ th{background:#f4f6f8;font-weight:bold}
 {{end}}{{with .S.Cache.Ideal}}<tr><td>ideal prefix cache hit rate of the trace (infinite cache{{if .BlockSize}}, {{.BlockSize}}-token blocks{{end}})</td><td>{{pct $.S.Cache.IdealHitPct}}</td></tr>
 {{end}}</table>
 
-{{with .S.Cost}}<h2>Cost at this operating point</h2>
+{{with .S.Run.Engine}}{{if .GPUs}}<h2 id="gpus">GPUs</h2>
+<table>
+<tr><th>GPU</th><th>exporter</th><th>scrapes</th><th>mean utilization</th><th>mean power</th><th>most memory used</th></tr>
+{{range .GPUs}}<tr><td>{{.GPU}}</td><td>{{.Exporter}}</td><td>{{.Scrapes}}</td><td>{{with .MeanUtilPct}}{{f1 .}}%{{else}}n/a{{end}}</td><td>{{with .MeanPowerW}}{{f1 .}} W{{else}}n/a{{end}}</td><td>{{with .MaxMemUsedMiB}}{{f1 .}} MiB{{else}}n/a{{end}}</td></tr>
+{{end}}</table>
+<p class="note">{{with .EnergyJPerOutputToken}}Energy per output token: {{f3 .}} J, the GPUs' power draw integrated over the measured run, over its output tokens.{{else}}No energy per output token: no GPU had two power readings, or the run produced no output.{{end}}</p>
+{{end}}{{end}}{{with .S.Cost}}<h2>Cost at this operating point</h2>
 <table>
 <tr><th>price</th><th>per million output tokens</th>{{if $.S.Goodput}}<th>counting only output within SLO</th>{{end}}</tr>
 <tr><td>{{.GPUs}} GPUs at {{f2 .PerGPUHour}} an hour</td><td>{{money .PerMOutputTokens}}</td>{{if $.S.Goodput}}<td>{{money .PerMOutputTokensSLO}}</td>{{end}}</tr>

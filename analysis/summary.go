@@ -53,6 +53,45 @@ type RunInfo struct {
 	// their hit rates beside the one from usage).
 	ServerCache *ServerCache `json:"-"`
 	IdealCache  *IdealCache  `json:"-"`
+	// Engine is the serving engine behind the endpoint as the run found it; nil for runs
+	// that did not look (older files).
+	Engine *EngineInfo `json:"engine,omitempty"`
+}
+
+// EngineInfo is the serving engine of a run (--engine, or detected): its name and version, the
+// evidence that named it, whether output lengths were forced on it, whether its prefix cache
+// was reset before the measured run, and, when GPU exporters were scraped beside it, each GPU's
+// figures and the energy per output token.
+type EngineInfo struct {
+	Name     string   `json:"name"`
+	Version  string   `json:"version,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	// Forced is true when output lengths were forced to their targets (the forcing probe saw
+	// it work, or the simulator runs every answer to its cap). Forcing says how, or why not:
+	// "forced", "forced by --extra-body", "not forceable on this engine: ...", "not forced:
+	// --body verbatim ..."; ForceFields are the fields the run added to every forced request;
+	// Probe is the forcing probe's verdict.
+	Forced      bool           `json:"forced"`
+	Forcing     string         `json:"forcing"`
+	ForceFields map[string]any `json:"force_fields,omitempty"`
+	Probe       string         `json:"probe,omitempty"`
+	// CacheReset is "reset", "not reset: why", or "left warm" without --reset-cache.
+	CacheReset string `json:"cache_reset"`
+	// EnergyJPerOutputToken is the GPUs' energy over the measured run (their power draw
+	// integrated) per output token, in joules; nil without two power readings of a GPU.
+	EnergyJPerOutputToken *float64  `json:"energy_j_per_output_token,omitempty"`
+	GPUs                  []GPUStat `json:"gpus,omitempty"`
+}
+
+// GPUStat is one GPU over the measured run, from a GPU exporter's scrapes: mean utilization
+// (%) and power (W), and the most memory used (MiB); nil where the exporter served none.
+type GPUStat struct {
+	Exporter      string   `json:"exporter"`
+	GPU           string   `json:"gpu"`
+	Scrapes       int      `json:"scrapes"`
+	MeanUtilPct   *float64 `json:"mean_util_pct"`
+	MeanPowerW    *float64 `json:"mean_power_w"`
+	MaxMemUsedMiB *float64 `json:"max_mem_used_mib"`
 }
 
 // Requests counts the run's requests. Total = OK + Failed + CancelledAsLogged and excludes

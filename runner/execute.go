@@ -91,17 +91,26 @@ func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sche
 			return err
 		}
 	}
+	tg.eng.resetCache(ctx, cfg) // --reset-cache: cold before the counters' baseline
 	var scr *scrape.Scraper
 	if tg.metricsURL != "" {
 		var err error
 		scr, err = scrape.Start(ctx, scrape.Config{URL: tg.metricsURL, Interval: cfg.MetricsInterval,
-			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr})
+			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr,
+			Names: tg.eng.names(), Client: tg.eng.scrapeClient(cfg, true)})
 		if err != nil {
 			return err
 		}
 	}
-	var err error
+	gpus, err := tg.eng.startGPUs(ctx, cfg)
+	if err != nil {
+		if scr != nil {
+			scr.Stop()
+		}
+		return err
+	}
 	o.stats, err = scheduler.Run(ctx, items, sched, s.send)
+	tg.eng.stopGPUs(gpus)
 	if scr != nil {
 		res := scr.Stop()
 		o.server = serverCache(res)

@@ -36,7 +36,8 @@ func runInfo(cfg Config, p *plan, tg *target, o *outcome) analysis.RunInfo {
 		IdealCache: p.ideal, ServerCache: o.server, Stop: string(o.stats.Stop),
 		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
 		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight,
-		Options: optionsName(p.logged), Body: cfg.Body}
+		Options: optionsName(p.logged), Body: cfg.Body,
+		Engine: tg.eng.summary(o)}
 }
 
 // optionsName is the summary's word for whether the logged options were sent.

@@ -224,7 +224,9 @@ func checkRow(t *testing.T, row results.Row, rec trace.Record) {
 	}
 	if d := cancelAfter(o); d > 0 {
 		took := time.Duration(row.DoneNS - row.SentNS)
-		if !row.CancelledAsLogged || row.ErrorClass != "" || took < d-5*time.Millisecond || took > d+5*time.Millisecond {
+		// ±5 ms is TestCancelledAsLogged's to hold, on a light run; this one sends every
+		// option at once beside other test binaries, so only the cancellation is judged here.
+		if !row.CancelledAsLogged || row.ErrorClass != "" || took < d-5*time.Millisecond || took > d+50*time.Millisecond {
 			t.Errorf("row %s: cancelled %v class %q after %v, logged %v", row.RequestID, row.CancelledAsLogged, row.ErrorClass, took, d)
 		}
 		return

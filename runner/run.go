@@ -77,6 +77,16 @@ type Config struct {
 	// MetricsInterval is the time between scrapes; 0 means one second.
 	MetricsInterval time.Duration
 
+	// The serving engine (engine.go). Engine is --engine: "" or auto detects it from the
+	// endpoint, or an engine name (vllm, sglang, tgi, trtllm, llamacpp, ollama, openai,
+	// generic); it picks the fields that force output lengths, the default MetricsURL (where
+	// that engine serves its page, "" for none) and its metric names. ResetCache resets the
+	// engine's prefix cache before the measured run. GPUMetricsURLs are GPU exporters' pages
+	// (DCGM's names) scraped beside MetricsURL into gpu_metrics.jsonl, gpu_metrics-2.jsonl...
+	Engine         string
+	ResetCache     bool
+	GPUMetricsURLs []string
+
 	SLO          string
 	MaxErrorRate float64
 	// MaxLateness is the send lateness p99 above which the run is client-bound; 0 or negative
@@ -104,6 +114,12 @@ type Config struct {
 
 	// Sim configures the in-process simulator when Endpoint is "".
 	Sim sim.Config
+
+	// Endpoints, two or more, make a paired run (multi.go): every request goes to each at its
+	// scheduled time, built once; Out/LABEL/ holds each one's files, Out/compare.json and
+	// compare.html the paired comparison of the first with each other. Endpoint, Model and
+	// APIKey are then unused.
+	Endpoints []Endpoint
 }
 
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate
@@ -131,6 +147,9 @@ var ErrInterrupted = errors.New("interrupted")
 // simulator), execute (send on schedule, rows to disk as they finish), finish (summary, report,
 // verdict).
 func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
+	if len(cfg.Endpoints) > 1 {
+		return runMulti(ctx, cfg)
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err

@@ -12,13 +12,15 @@ import (
 )
 
 // target is what the run sends to: the endpoint (or the simulator started for it), the client
-// configured for it, the page its metrics are scraped from and its label in the rows.
+// configured for it, the page its metrics are scraped from and its label in the rows, and its
+// serving engine.
 type target struct {
 	client     *client.Client
 	model      string
 	label      string
 	metricsURL string
 	simulated  bool
+	eng        *engineState
 	stop       func() error
 }
 
@@ -38,7 +40,7 @@ func startTarget(ctx context.Context, cfg Config, p *plan) (*target, error) {
 		t.stop()
 		return nil, errors.New("--model is required with --endpoint")
 	}
-	err := t.connect(cfg, endpoint)
+	err := t.connect(ctx, cfg, endpoint)
 	if err != nil {
 		t.stop()
 		return nil, err
@@ -68,18 +70,35 @@ func (t *target) startSim(ctx context.Context, cfg Config, p *plan) (string, err
 	return u, nil
 }
 
-// connect configures the client and the metrics page for endpoint.
-func (t *target) connect(cfg Config, endpoint string) error {
+// connect configures the client and the metrics page for endpoint, after naming its engine
+// (engine.go): the engine decides the default metrics page and its names, and the forcing
+// fields added to the client's ExtraBody once one probe request has checked them.
+func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error {
 	base, err := baseURL(endpoint)
 	if err != nil {
 		return err
 	}
-	if t.metricsURL, err = resolveMetricsURL(cfg.MetricsURL, endpoint); err != nil {
+	if _, err := resolveMetricsURL(cfg.MetricsURL, endpoint); err != nil {
+		return err // a bad --metrics-url, before anything is asked of the endpoint
+	}
+	ccfg := client.Config{BaseURL: base, API: cfg.API, Model: t.model, APIKey: cfg.APIKey,
+		Timeout: cfg.Timeout, StallTimeout: cfg.StallTimeout, CAFile: cfg.CAFile, Insecure: cfg.Insecure,
+		ExtraBody: cfg.ExtraBody}
+	if t.client, err = client.New(ccfg); err != nil {
 		return err
 	}
-	t.client, err = client.New(client.Config{BaseURL: base, API: cfg.API, Model: t.model, APIKey: cfg.APIKey,
-		Timeout: cfg.Timeout, StallTimeout: cfg.StallTimeout, CAFile: cfg.CAFile, Insecure: cfg.Insecure,
-		ExtraBody: cfg.ExtraBody})
+	if t.eng, err = newEngineState(ctx, cfg, base, t.simulated, t.client); err != nil {
+		return err
+	}
+	if t.metricsURL, err = t.eng.metricsURL(cfg.MetricsURL); err != nil {
+		return err
+	}
+	extra, err := t.eng.force(ctx, cfg, t.model)
+	if err != nil || extra == nil {
+		return err
+	}
+	ccfg.ExtraBody = extra
+	t.client, err = client.New(ccfg)
 	return err
 }
 

@@ -33,7 +33,12 @@ func init() {
       --speed 2 --slo ttft=500ms,itl=60ms --api-key-env OPENAI_API_KEY --out runs/qwen3-2x
 
   # a gateway's raw request log, counted with the served model's tokenizer and chat template
-  replay run --trace gateway.jsonl --format openai-log --tokenizer ~/models/Qwen3-8B --out runs/log`,
+  replay run --trace gateway.jsonl --format openai-log --tokenizer ~/models/Qwen3-8B --out runs/log
+
+  # before a migration: the same traffic to both endpoints at once, compared request by request
+  replay run --trace mooncake.jsonl --endpoint old=http://10.0.0.1:8000/v1 \
+      --endpoint new=http://10.0.0.2:8000/v1 --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B \
+      --speed 2 --out runs/migration    # runs/migration/{old,new}/, compare.json, compare.html`,
 		exits: runExitCodes,
 		setup: setupRun,
 	})
@@ -42,15 +47,16 @@ func init() {
 // runFlags are the flags of a replay run (shared by run and sweep): most go straight into
 // cfg, the rest are checked and turned into it once parsed (config).
 type runFlags struct {
-	in                    ingestFlags
-	cfg                   runner.Config
-	sc                    sim.Config
-	seed                  uint64
-	prefixMode            string
-	apiKeyEnv, apiKeyFile string
-	extra                 string
-	maxLateness           time.Duration
-	shards                shardFlags
+	in          ingestFlags
+	cfg         runner.Config
+	sc          sim.Config
+	seed        uint64
+	prefixMode  string
+	targets     targetFlags // --endpoint, --model, --api-key-env (endpoints.go)
+	apiKeyFile  string
+	extra       string
+	maxLateness time.Duration
+	shards      shardFlags
 }
 
 // addRunFlags defines the flags of a replay run and returns the function that turns them into
@@ -66,14 +72,14 @@ func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
 	f.addRequests(fs)
 	f.addMeasures(fs)
 	f.addSim(fs)
-	return f.config
+	return withEngineFlags(fs, f.config)
 }
 
 // addTarget: what is replayed against, and what it serves.
 func (f *runFlags) addTarget(fs *pflag.FlagSet) {
 	cfg := &f.cfg
-	fs.StringVar(&cfg.Endpoint, "endpoint", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: start the built-in simulator)")
-	fs.StringVar(&cfg.Model, "model", "", "model name sent in every request (required with --endpoint)")
+	fs.StringArrayVar(&f.targets.endpoints, "endpoint", nil, endpointUsage)
+	fs.StringArrayVar(&f.targets.models, "model", nil, modelUsage)
 	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer.json or Hugging Face folder (required with --endpoint)")
 	fs.StringVar(&cfg.API, "api", client.APICompletions, "chat or completions")
 }
@@ -102,7 +108,7 @@ func (f *runFlags) addPrompts(fs *pflag.FlagSet) {
 // addRequests: what every request carries, and when the run counts as failed.
 func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	cfg := &f.cfg
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
+	fs.StringArrayVar(&f.targets.keyEnvs, "api-key-env", nil, keyEnvUsage)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key")
 	fs.DurationVar(&cfg.Timeout, "timeout", 0, "whole-request timeout, send to the end of the stream (0: none)")
 	fs.DurationVar(&cfg.StallTimeout, "stall-timeout", 0, "idle timeout: end a request as timeout when no byte arrives for this long (0: none)")
@@ -178,7 +184,7 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("--extra-body: want a JSON object: %w", err)
 		}
 	}
-	if cfg.APIKey, err = f.apiKey(); err != nil {
+	if err := f.targets.apply(&cfg, f.apiKeyFile); err != nil {
 		return cfg, err
 	}
 	if cfg.MetricsInterval <= 0 {
@@ -202,19 +208,6 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	cfg.Sim = f.sc
 	cfg.Version = version
 	return cfg, nil
-}
-
-// apiKey reads the API key from where --api-key-env or --api-key-file says ("" for neither).
-func (f *runFlags) apiKey() (string, error) {
-	switch {
-	case f.apiKeyEnv != "" && f.apiKeyFile != "":
-		return "", errors.New("give --api-key-env or --api-key-file, not both")
-	case f.apiKeyEnv != "":
-		return client.APIKeyFromEnv(f.apiKeyEnv)
-	case f.apiKeyFile != "":
-		return client.APIKeyFromFile(f.apiKeyFile)
-	}
-	return "", nil
 }
 
 func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {

