@@ -19,7 +19,11 @@ func (o *outcome) openSink(ctx context.Context, cfg Config, p *plan, tg *target,
 	stop := func() error { return nil }
 	var lm *live.Metrics
 	if cfg.MetricsListen != "" {
-		lm = live.New(live.Config{Endpoint: tg.label, API: cfg.API, Scheduled: scheduled,
+		var shardLabel string
+		if sc := cfg.Schedule; sc.Shards > 1 {
+			shardLabel = fmt.Sprintf("%d/%d", sc.Shard, sc.Shards)
+		}
+		lm = live.New(live.Config{Endpoint: tg.label, API: cfg.API, Shard: shardLabel, Scheduled: scheduled,
 			Sent: c.Sent, InFlight: c.InFlight, Queued: c.Queued, Held: c.Held,
 			MaxErrorRate: cfg.MaxErrorRate, MaxLateness: cfg.MaxLateness})
 		addr, stopLive, err := live.Serve(ctx, cfg.MetricsListen, lm, cfg.MetricsLinger)
