@@ -71,8 +71,10 @@ type Config struct {
 	UniquePrefixes bool
 
 	// MetricsURL is the endpoint's Prometheus page, scraped during the run for the server's
-	// prefix-cache counters and queue gauges: "" means the endpoint's scheme://host/metrics (the
-	// simulator's own page when simulated), "none" turns scraping off.
+	// prefix-cache counters and queue gauges with the engine's own metric names: "" means the
+	// engine's page under the endpoint (engine.MetricsURL: /metrics, TensorRT-LLM's
+	// /prometheus/metrics, none for Ollama; the simulator's own page when simulated), "none"
+	// turns scraping off.
 	MetricsURL string
 	// MetricsInterval is the time between scrapes; 0 means one second.
 	MetricsInterval time.Duration
