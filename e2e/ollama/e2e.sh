@@ -9,12 +9,9 @@
 #      two models from the same weights: replay-raw (TEMPLATE {{ .Prompt }}, for
 #      /v1/completions, which Ollama templates too) and replay-chat (TEMPLATE
 #      [INST] {{ .Prompt }} [/INST], the chat template replay renders for a tokenizer without one);
-#   3. the first requests of a generated chat workload (multi-turn sessions, gated on each
-#      answer) through /v1/completions and /v1/chat/completions: every request ok,
-#      prompt_tokens and completion_tokens exact for 100% of requests;
-#   4. generated requests whose 512-token blocks recur (prompts capped at 512 tokens,
-#      outputs at 8, one request every 12 s), replayed as the trace says and with
-#      --prefix-mode unique: TTFT p50 must be lower with the shared prefixes.
+#   3. the slices in slices/, in name order, each a sourced file with its own checks:
+#      10-lengths (exact prompt and output lengths through both APIs, engine detection) and
+#      20-prefix (the prefix cache lowers TTFT); REPLAY_E2E_SLICES="lengths prefix" picks some.
 # The server is stopped by its PID on exit. Exit status 0 only when every check passed.
 # Env: REPLAY_OLLAMA_CACHE (build/model cache), REPLAY_E2E_PORT (default: a free port from 18400).
 set -euo pipefail
@@ -105,64 +102,33 @@ check() { # check NAME CONDITION-IN-JQ RUN
   fi
 }
 
-# 3. Exact lengths, through both APIs. The workload is generated here (the repository holds no
-# copy of a public trace); the same seed gives the same file everywhere.
-bin/replay gen --shape chat --seed 1 --out "$work/chat.jsonl" 2>/dev/null
-bin/replay gen --shape mixed --seed 1 --out "$work/mixed.jsonl" 2>/dev/null
-fid=(--trace "$work/chat.jsonl" --limit 8 --max-prompt-tokens 1024 --speed 4 --on-error skip)
-replay completions replay-raw completions "${fid[@]}"
-replay chat replay-chat chat "${fid[@]}"
-# The engine as replay sees it: detected from the server, what forcing and metrics it allows,
-# and no warning on stderr (Ollama serves no /metrics and has no ignore_eos: said, not warned).
-check "completions: engine detected as ollama" '.run.engine.name == "ollama"' completions
-grep -h 'replay: engine:\|server metrics:' "$work/completions.log" | sed 's/^/e2e: /' || true
-if grep -q 'warning' "$work/completions.log"; then
-  echo "FAIL: completions: a warning on stderr:" >&2
-  grep 'warning' "$work/completions.log" >&2
-  fail=1
-fi
-for r in completions chat; do
-  check "$r: every request ok" '.requests.failed == 0 and .requests.ok == .requests.total and .requests.total > 0' $r
-  check "$r: prompt tokens exact" '.fidelity.prompt_tokens_exact_pct == 100' $r
-  check "$r: output tokens exact" '.fidelity.output_tokens_exact_pct == 100' $r
+# The slices, in name order: each is a file in slices/ sourced here, using replay, check and
+# field above; REPLAY_E2E_SLICES="options paired" runs only those (the name after the number).
+# A slice that needs the other model shape loads it itself (load_model).
+load_model() { # load_model NAME PRESET: a second model from setup.sh's other preset
+  local name=$1 preset=$2 gguf
+  gguf=$(eval "$("$here/setup.sh" --preset "$preset" | tail -n 1)"; echo "$MODEL_GGUF")
+  cat >"$work/$name.Modelfile" <<EOF2
+FROM $gguf
+TEMPLATE "{{ .Prompt }}"
+PARAMETER num_thread 1
+PARAMETER num_ctx 4096
+PARAMETER temperature 0
+EOF2
+  HOME=$work "$OLLAMA_BIN" create "$name" --quantize q8_0 -f "$work/$name.Modelfile" >>"$work/create.log" 2>&1 ||
+    { cat "$work/create.log" >&2; exit 1; }
+}
+for slice in "$here"/slices/*.sh; do
+  name=$(basename "$slice" .sh)
+  name=${name#*-}
+  if [[ -n ${REPLAY_E2E_SLICES:-} && " $REPLAY_E2E_SLICES " != *" $name "* ]]; then
+    continue
+  fi
+  echo "e2e: slice $name" >&2
+  # shellcheck source=/dev/null
+  source "$slice"
 done
 
-# 4. Prefix cache: generated requests whose leading blocks recur (the first four of the three
-# largest groups, 10 requests: 3 first sightings, 7 repeats, sessions dropped so each stands
-# alone), each group's requests back to back so a
-# repeat finds its prefix still in one of the 4 slots, spaced 12 s apart so each is measured on
-# an idle server (this cgo build prefills only ~50-100 tokens/s on one thread); outputs capped
-# at 8 tokens.
-jq -c '{k: (.hash_ids[0]), r: (. | del(.session_id, .turn))}' "$work/mixed.jsonl" |
-  jq -s -c 'group_by(.k) | map(select(length > 1)) | sort_by(-length) | .[:3] | map(.[:4]) | flatten | .[:10]
-    | to_entries[] | .value.r + {timestamp: (.key * 12000), output_length: ([.value.r.output_length, 8] | min)}' \
-    >"$work/shared.jsonl"
-pfx=(--trace "$work/shared.jsonl" --max-prompt-tokens 512 --speed 1)
-replay cached replay-raw completions "${pfx[@]}"
-replay unique replay-raw completions "${pfx[@]}" --prefix-mode unique
-for r in cached unique; do
-  check "$r: every request ok" '.requests.failed == 0 and .requests.ok == .requests.total and .requests.total > 0' $r
-done
-cached=$(field cached .ttft_ms.p50)
-unique=$(field unique .ttft_ms.p50)
-if ! jq -en --argjson c "$cached" --argjson u "$unique" '$c < $u' >/dev/null 2>&1; then
-  echo "FAIL: TTFT p50 with the prefix cache ($cached ms) is not below unique prefixes ($unique ms)" >&2
-  fail=1
-fi
-
-printf '\n%-34s %12s %12s %12s %12s\n' "real engine: ollama $(basename "$(dirname "$OLLAMA_BIN")")" completions chat cached unique
-printf '%-34s %12s %12s %12s %12s\n' "requests ok/total" \
-  "$(field completions .requests.ok)/$(field completions .requests.total)" "$(field chat .requests.ok)/$(field chat .requests.total)" \
-  "$(field cached .requests.ok)/$(field cached .requests.total)" "$(field unique .requests.ok)/$(field unique .requests.total)"
-printf '%-34s %12s %12s %12s %12s\n' "prompt-token exactness %" \
-  "$(field completions .fidelity.prompt_tokens_exact_pct)" "$(field chat .fidelity.prompt_tokens_exact_pct)" \
-  "$(field cached .fidelity.prompt_tokens_exact_pct)" "$(field unique .fidelity.prompt_tokens_exact_pct)"
-printf '%-34s %12s %12s %12s %12s\n' "output-token exactness %" \
-  "$(field completions .fidelity.output_tokens_exact_pct)" "$(field chat .fidelity.output_tokens_exact_pct)" \
-  "$(field cached .fidelity.output_tokens_exact_pct)" "$(field unique .fidelity.output_tokens_exact_pct)"
-printf '%-34s %12s %12s %12s %12s\n' "TTFT p50 ms" \
-  "$(field completions .ttft_ms.p50)" "$(field chat .ttft_ms.p50)" "$cached" "$unique"
-echo "TTFT p50 with the prefix cache: $cached ms vs unique prefixes: $unique ms"
 echo "e2e wall time: $(($(date +%s) - t0)) s"
 if ((fail)); then
   echo "e2e: FAILED" >&2
