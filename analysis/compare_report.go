@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
+
+	"github.com/llm-replay/replay/checks"
 )
 
 func fmtVal(v float64, unit string) string {
@@ -53,6 +55,12 @@ func WriteCompareTable(w io.Writer, c *Comparison) error {
 			stat += " " + r.Unit
 		}
 		fmt.Fprintf(&b, "%-22s %-14s %12s %12s %20s\n", r.Metric, stat, fmtVal(r.A, r.Unit), fmtVal(r.B, r.Unit), fmtDelta(r))
+	}
+	if eps := compareChecks(c); eps != nil {
+		b.WriteString("\n")
+		if err := checks.WriteText(&b, eps); err != nil {
+			return err
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -106,6 +114,8 @@ type comparePage struct {
 	Rows    []compareHTMLRow
 	Figures []figure
 	FontCSS template.CSS
+	// Checks are both runs' behaviour checks side by side, "" when neither had any.
+	Checks template.HTML
 }
 
 type compareHTMLRow struct {
@@ -117,6 +127,9 @@ type compareHTMLRow struct {
 // table and TTFT and e2e CDFs of both runs as inline SVG.
 func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
 	page := comparePage{C: c}
+	if eps := compareChecks(c); eps != nil {
+		page.Checks = checks.HTML(eps)
+	}
 	var err error
 	if !o.NoEmbedFont {
 		if page.FontCSS, err = embeddedFontCSS(); err != nil {
@@ -173,7 +186,7 @@ th{background:#f4f6f8}
 .verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
 .note{color:#555;font-size:13px}
 .worse{color:#b00}
-</style>
+{{if .Checks}}` + checksCSS + `{{end}}</style>
 </head>
 <body>
 <h1>replay compare</h1>
@@ -183,6 +196,8 @@ th{background:#f4f6f8}
 <tr><td class="l">B</td><td class="l">{{if ne .C.LabelB "B"}}{{.C.LabelB}}{{end}}{{with .C.B.Run.Endpoint}} · {{.}}{{end}}{{with .C.B.Run.Model}} · {{.}}{{end}}</td></tr>
 </table>
 
+{{with .Checks}}<h2 id="checks">Behaviour checks</h2>
+{{.}}{{end}}
 <h2>Significance</h2>
 <table>
 <tr><th>test</th><th>A (ms)</th><th>B (ms)</th><th>B - A with bootstrap CI</th><th>n A / B</th></tr>

@@ -57,6 +57,9 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	default:
 		return nil, info, err
 	}
+	if err := m.addGPUFiles(dir); err != nil { // GPU exporters' series, for report.html's plots
+		return nil, info, err
+	}
 	m.Close()
 	return m, info, nil
 }

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"sort"
 
 	"github.com/llm-replay/replay/results"
 )
@@ -10,7 +9,6 @@ import (
 // Options are what the rows alone do not say about a run.
 type Options struct {
 	// Speed is the run's speed factor (scheduled offset = trace offset / Speed); 0 means 1.
-	// It scales the original inter-arrival gaps for the fidelity KS distance.
 	Speed float64
 	// SLO, when not zero, adds goodput to the summary.
 	SLO SLO
@@ -18,11 +16,13 @@ type Options struct {
 	// tokens at the run's operating point to the summary. GPUs 0 means 1.
 	CostPerHour float64
 	GPUs        int
+	// Calibration, when set, splits each TTFT into predicted prefill and queueing (queueing.go).
+	Calibration *Calibration
 }
 
 // Metrics aggregates result rows incrementally: Add each row as it arrives, Close once, then
 // read the Summary. Percentiles come from HdrHistograms; per request it keeps only three
-// numbers (original and sent offsets, TTFT) for the arrival-fidelity test and the latency
+// numbers (scheduled and sent offsets, TTFT) for the arrival measures and the latency
 // time series. Warmup rows are counted and otherwise ignored. Not safe for concurrent use.
 type Metrics struct {
 	opts   Options
@@ -39,6 +39,8 @@ type Metrics struct {
 	errorSample map[string]string
 
 	ttft, ttftSched, itl, tpot, e2e, e2eSched, lateness, queueWait *latency
+	// queue is the TTFT split under a calibration; nil without one.
+	queue *queueAgg
 
 	// Measured span: first send to last completion of non-warmup rows.
 	spanStart, spanEnd int64
@@ -67,17 +69,20 @@ type Metrics struct {
 	// multi-turn at its second (1), so no per-session state is kept over a day-long run.
 	sessions Sessions
 
-	origNS, sentNS []int64
-	ttftAt         []ttftPoint
+	// sends holds every first attempt's scheduled and actual send, for the arrival measures;
+	// queued counts those that waited for a concurrency slot.
+	sends  []sendPoint
+	queued int64
+	ttftAt []ttftPoint
 	// e2eUS keeps each successful request's e2e (µs) for run comparison.
 	e2eUS  []uint32
 	series series
 	// server holds the endpoint's own queue over time, when its /metrics were scraped.
 	server []serverPoint
+	gpu    []GPUPoint // GPU exporters' series (gpu_series.go), for report.html's plots
 
 	// Derived by Close.
-	arrivalKS float64
-	haveKS    bool
+	arrival *Arrival
 }
 
 // ttftPoint is one request's TTFT (µs) and the second it was sent in, for latency over time.
@@ -108,6 +113,7 @@ func NewMetrics(o Options) *Metrics {
 		lateness:    newLatency(),
 		queueWait:   newLatency(),
 		backlog:     newLatency(),
+		queue:       newQueueAgg(o.Calibration),
 	}
 }
 
@@ -158,8 +164,12 @@ func (m *Metrics) Add(r *results.Row) {
 	if r.Attempt == 0 {
 		// Sending figures hold for every request that left, failed or not, and are the
 		// scheduler's: a retry's wait is not lateness.
-		m.lateness.recordNS(r.SentNS - r.ScheduledNS - r.QueueWaitNS)
+		m.lateness.recordNS(r.SendNS() - r.ScheduledNS - r.QueueWaitNS)
 		m.queueWait.recordNS(r.QueueWaitNS)
+		m.sends = append(m.sends, sendPoint{sched: r.ScheduledNS, sent: r.SendNS()})
+		if r.QueueWaitNS > 0 {
+			m.queued++
+		}
 		if r.ClientBacklogNS > 0 {
 			m.held++
 			m.backlog.recordNS(r.ClientBacklogNS)
@@ -171,8 +181,6 @@ func (m *Metrics) Add(r *results.Row) {
 	}
 	m.total++
 	m.addSession(r)
-	m.origNS = append(m.origNS, r.OriginalTimestampNS)
-	m.sentNS = append(m.sentNS, r.SentNS)
 	done := r.DoneNS
 	if done < r.SentNS {
 		done = r.SentNS
@@ -244,6 +252,7 @@ func (m *Metrics) addOK(r *results.Row, done int64) int64 {
 		ttftSchedNS = r.FirstTokenNS - r.ScheduledNS
 		m.ttft.recordNS(ttftNS)
 		m.ttftSched.recordNS(ttftSchedNS)
+		m.queue.add(r, ttftNS)
 		us := clampU32((ttftNS + 500) / 1000)
 		sec := r.SentNS / 1e9
 		if sec < 0 {
@@ -338,24 +347,7 @@ func (m *Metrics) Close() {
 		return
 	}
 	m.closed = true
-	m.arrivalKS, m.haveKS = 0, false
-	if len(m.origNS) >= 3 {
-		orig := gaps(m.origNS, 1/m.opts.Speed)
-		sent := gaps(m.sentNS, 1)
-		m.arrivalKS = KSDistance(orig, sent)
-		m.haveKS = true
-	}
-}
-
-// gaps returns the sorted offsets' consecutive differences, scaled. The input is not modified.
-func gaps(offsets []int64, scale float64) []float64 {
-	s := append([]int64(nil), offsets...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	g := make([]float64, 0, len(s))
-	for i := 1; i < len(s); i++ {
-		g = append(g, float64(s[i]-s[i-1])*scale)
-	}
-	return g
+	m.arrival = arrival(m.sends, m.lateness.dist().P99, m.queued, m.queueWait.dist().P99)
 }
 
 // durationS is the measured span in seconds: first send to last completion.

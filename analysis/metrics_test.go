@@ -222,22 +222,6 @@ func TestKSDistance(t *testing.T) {
 	exact(t, "shifted", KSDistance([]float64{1, 2, 3}, []float64{2, 3, 4}), 1.0/3)
 }
 
-func TestArrivalKSUsesSpeed(t *testing.T) {
-	// The trace's gaps 2, 4, 6 s replayed at 2x are 1, 2, 3 s: KS 0. At speed 1 they differ.
-	var rows []results.Row
-	for i, orig := range []int64{0, 2000, 6000, 12000} {
-		r := okRow(string(rune('a'+i)), orig/2, 10)
-		r.OriginalTimestampNS = orig * ms
-		rows = append(rows, r)
-	}
-	if ks := *summarize(t, Options{Speed: 2}, rows...).Fidelity.ArrivalKS; ks != 0 {
-		t.Errorf("speed 2: KS %v, want 0", ks)
-	}
-	if ks := *summarize(t, Options{Speed: 1}, rows...).Fidelity.ArrivalKS; ks == 0 {
-		t.Error("speed 1: KS 0, want > 0")
-	}
-}
-
 func TestWindows(t *testing.T) {
 	// One request in flight from 0.5 s to 1.5 s: half a request in flight in seconds 0 and 1.
 	r := okRow("a", 500, 100, 900)

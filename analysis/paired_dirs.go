@@ -10,6 +10,16 @@ import (
 // per-request TTFT, e2e and TPOT, paired by request id. With no request ok in both, every
 // test has N 0.
 func PairedDirs(dirA, dirB string, o PairedOptions) ([]PairedTest, error) {
+	va, vb, err := ReadRequestValues(dirA, dirB)
+	if err != nil {
+		return nil, err
+	}
+	return PairedTests(va, vb, o), nil
+}
+
+// ReadRequestValues reads each folder's rows into its RequestValues, for PairedTests and the
+// paired-difference plot (PairedDeltaFigures).
+func ReadRequestValues(dirA, dirB string) (*RequestValues, *RequestValues, error) {
 	va, vb := NewRequestValues(), NewRequestValues()
 	for _, d := range []struct {
 		dir string
@@ -19,8 +29,8 @@ func PairedDirs(dirA, dirB string, o PairedOptions) ([]PairedTest, error) {
 			d.v.Add(&r)
 			return nil
 		}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return PairedTests(va, vb, o), nil
+	return va, vb, nil
 }

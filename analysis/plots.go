@@ -343,6 +343,13 @@ func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
 			return nil, err
 		}
 		figs = append(figs, figure{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: svg})
+		if sp.id == "inflight-time" { // the GPUs beside the endpoint's own series
+			gpus, err := gpuFigures(m)
+			if err != nil {
+				return nil, err
+			}
+			figs = append(figs, gpus...)
+		}
 	}
 	return figs, nil
 }

@@ -52,12 +52,18 @@ func parseRequirement(item string) (Requirement, error) {
 	}
 	at := strings.IndexAny(item, "<>=!")
 	if at < 0 {
+		if t, ok, err := parseChecksTerm(strings.ToLower(item)); ok {
+			return Requirement{Term: t.String()}, err // a behaviour check: no comparison
+		}
 		return Requirement{}, fmt.Errorf("no comparison (want <=, <, >=, > or ==, e.g. ttft.p95<=500ms)")
 	}
 	name := strings.ToLower(strings.TrimSpace(item[:at]))
 	t, err := parseTerm(name)
 	if err != nil {
 		return Requirement{}, err
+	}
+	if t.kind == kindChecks {
+		return Requirement{}, fmt.Errorf("%s takes no comparison: write %s alone (it holds when the check passed)", t, t)
 	}
 	op := opPrefix(item[at:])
 	if op == "" {
@@ -83,12 +89,26 @@ func opPrefix(s string) string {
 }
 
 // String formats the requirement the way ParseRequire reads it back.
-func (r Requirement) String() string { return r.Term + r.Op + r.limitText() }
+func (r Requirement) String() string {
+	if r.Op == "" && r.isChecks() {
+		return r.Term
+	}
+	return r.Term + r.Op + r.limitText()
+}
+
+// isChecks reports whether the term is a behaviour check's, which has no comparison.
+func (r Requirement) isChecks() bool {
+	return r.Term == "checks" || strings.HasPrefix(r.Term, "checks.")
+}
 
 // limitText is the limit as written: a delta always carries its sign.
 func (r Requirement) limitText() string { return formatLimit(r.Limit, r.isDelta()) + r.Unit }
 
 func (r Requirement) isDelta() bool { return strings.HasPrefix(r.Term, "delta.") }
+
+// IsDelta reports whether the requirement compares two runs (delta.<metric>.<stat>), so it
+// needs a baseline run (A) to be judged.
+func (r Requirement) IsDelta() bool { return r.isDelta() }
 
 // FormatRequire joins requirements into an expression ParseRequire reads back.
 func FormatRequire(reqs []Requirement) string {
@@ -104,6 +124,12 @@ func (r Requirement) term() (term, error) {
 	t, err := parseTerm(r.Term)
 	if err != nil {
 		return t, err
+	}
+	if t.kind == kindChecks {
+		if r.Op != "" || r.Limit != 0 || r.Unit != "" {
+			return t, fmt.Errorf("%s takes no comparison, limit or unit", t)
+		}
+		return t, nil
 	}
 	if opPrefix(r.Op) != r.Op || r.Op == "" {
 		return t, fmt.Errorf("unknown comparison %q (want <=, <, >=, > or ==)", r.Op)

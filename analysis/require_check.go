@@ -22,6 +22,8 @@ func (r Requirement) Check(s *Summary) Outcome {
 	switch {
 	case err != nil:
 		o.Reason = err.Error()
+	case t.kind == kindChecks:
+		return r.checkBehaviour(t, s)
 	case t.kind == kindDelta:
 		o.Reason = "a delta needs a baseline run (A) to compare with"
 	case s == nil:

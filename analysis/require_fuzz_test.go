@@ -10,6 +10,7 @@ import (
 func FuzzParseRequire(f *testing.F) {
 	f.Add("ttft.p95<=500ms,itl.p99<=60ms,e2e.p50<=8s,goodput>=95%,errors<=1%,fidelity.prompt>=100%")
 	f.Add("delta.ttft.p95<=+10%,delta.e2e.p50<=-50ms")
+	f.Add("checks,checks.tool_calls,CHECKS.stop")
 	f.Fuzz(func(t *testing.T, expr string) {
 		reqs, err := ParseRequire(expr)
 		if err != nil {

@@ -16,6 +16,7 @@ const (
 	kindFidelity                       // fidelity.prompt / fidelity.output, percent
 	kindThroughput                     // throughput.req_s / throughput.output_tok_s, plain
 	kindDelta                          // delta.<metric>.<stat>, signed percent or duration
+	kindChecks                         // checks, checks.<name>: no comparison (require_checks.go)
 )
 
 // requireMetrics are the latency distributions of a Summary a term may name, in the order of
@@ -27,7 +28,7 @@ var requireStats = []string{"p50", "p90", "p95", "p99", "p999", "max", "mean"}
 
 // termNames lists every term shape, for the error on an unknown one.
 const termNames = "<metric>.<stat>, goodput, errors, fidelity.prompt, fidelity.output, " +
-	"throughput.req_s, throughput.output_tok_s or delta.<metric>.<stat>"
+	"throughput.req_s, throughput.output_tok_s, delta.<metric>.<stat>, checks or checks.<name>"
 
 // term is a parsed --require term name.
 type term struct {
@@ -37,6 +38,9 @@ type term struct {
 
 // parseTerm reads a term name such as "ttft.p95", "goodput" or "delta.e2e.p50" (lower case).
 func parseTerm(name string) (term, error) {
+	if t, ok, err := parseChecksTerm(name); ok {
+		return t, err
+	}
 	head, rest, dotted := strings.Cut(name, ".")
 	switch {
 	case name == "goodput":
@@ -93,6 +97,11 @@ func (t term) String() string {
 		return "fidelity." + t.stat
 	case kindThroughput:
 		return "throughput." + t.stat
+	case kindChecks:
+		if t.stat == "" {
+			return "checks"
+		}
+		return "checks." + t.stat
 	}
 	return ""
 }

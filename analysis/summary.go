@@ -56,6 +56,8 @@ type RunInfo struct {
 	// Engine is the serving engine behind the endpoint as the run found it; nil for runs
 	// that did not look (older files).
 	Engine *EngineInfo `json:"engine,omitempty"`
+	// Checks are the endpoint's behaviour checks (checks.go); nil when none were run.
+	Checks *Checks `json:"checks,omitempty"`
 }
 
 // EngineInfo is the serving engine of a run (--engine, or detected): its name and version, the
@@ -137,8 +139,7 @@ type Goodput struct {
 
 // Fidelity says how faithfully the run reproduced its trace. The token figures cover the
 // successful requests whose server reported usage (UsageReported of them); they are null when
-// none did. ArrivalKS is the KS distance between the trace's inter-arrival gaps (scaled by the
-// speed) and the achieved ones; null under three requests.
+// none did. Arrival says whether requests left on schedule (arrival.go); null without sends.
 //
 // Output exactness is over the requests whose length was forced: Unforced counts those with
 // usage that were sent without --extra-body's forcing fields because their logged answer
@@ -149,7 +150,7 @@ type Fidelity struct {
 	PromptTokensExactPct *float64 `json:"prompt_tokens_exact_pct"`
 	OutputTokensExactPct *float64 `json:"output_tokens_exact_pct"`
 	Unforced             int64    `json:"unforced,omitempty"`
-	ArrivalKS            *float64 `json:"arrival_ks"`
+	Arrival              *Arrival `json:"arrival"`
 }
 
 // Summary is summary.json. Latencies are in milliseconds; TTFT and e2e are from the moment the
@@ -181,6 +182,8 @@ type Summary struct {
 	Cache        Cache             `json:"cache"`
 	Sessions     *Sessions         `json:"sessions,omitempty"`
 	Cost         *Cost             `json:"cost,omitempty"`
+	// Queueing splits TTFT into predicted prefill and queueing under --calibration.
+	Queueing *Queueing `json:"queueing,omitempty"`
 	// Populations are the figures of each population (results.Population: stream or
 	// nostream, crossed with tools, json or plain) side by side; omitted for rows that name
 	// none (files of older runs).
@@ -308,10 +311,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		v := c.HitPct
 		s.Cache.IdealHitPct = &v
 	}
-	if m.haveKS {
-		ks := round3(m.arrivalKS*1000) / 1000 // six decimals
-		s.Fidelity.ArrivalKS = &ks
-	}
+	s.Fidelity.Arrival = m.arrival
 	for k, v := range m.errors {
 		s.Errors[k] = v
 	}
@@ -344,6 +344,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		g.ReqS = rate(float64(m.sloAll), dur)
 		s.Goodput = g
 	}
+	s.Queueing = m.queue.summary(m.server)
 	s.judge(info.Stop)
 	return s
 }

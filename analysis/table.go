@@ -106,10 +106,10 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, " of forced requests (%d unforced)", f.Unforced)
 	}
 	fmt.Fprintf(&b, "  (%d requests reported usage)", f.UsageReported)
-	if f.ArrivalKS != nil {
-		fmt.Fprintf(&b, "  arrival KS %.3f", *f.ArrivalKS)
-	}
 	b.WriteString("\n")
+	if a := f.Arrival; a != nil {
+		b.WriteString(arrivalLine(a))
+	}
 	b.WriteString(cacheLine(s.Cache))
 	if ss := s.Sessions; ss != nil {
 		fmt.Fprintf(&b, "sessions    %d requests in %d sessions, %d multi-turn: %d later turns each sent after the previous answer\n",

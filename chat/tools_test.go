@@ -25,7 +25,9 @@ type toolCases struct {
 }
 
 // TestRenderToolsMatchesReference renders every case with Qwen3's and Llama-3.1's templates
-// (the fetched tokenizer_config.json's; the fetched Llama-3.1 one predates tool support) and
+// (the fetched tokenizer_config.json's: the @lenml Llama-3.1 one predates tool support;
+// llama3_1_tools is Llama-3.1-8B-Instruct's own, tools in the first user message, which refuses
+// parallel calls, so that case is skipped for it) and
 // compares with the reference's rendering (testdata/chat/tools/render.py, jinja2 set up as
 // transformers sets it up): tool definitions through tojson, calls with their arguments
 // parsed, tool answers, parallel calls, arguments that are not JSON or empty.

@@ -10,5 +10,7 @@
 // It sends only its probes, one at a time, each bounded by a timeout, and never the run's
 // traffic; it imports no other stage of the pipeline. The runner gives it an endpoint (Config)
 // and, for Overload, each answer's status and Retry-After (Answer); the terminal and the report
-// show Results with WriteText and HTML, side by side for several endpoints.
+// show Results with WriteText and HTML, side by side for several endpoints. RunLevel picks the
+// probes of `replay run --checks` (basic: what every server must do with a plain request; all:
+// tool calls and structured output too).
 package checks

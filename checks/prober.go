@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,7 +90,43 @@ const maxBody = 4 << 20
 
 // ask sends q and reads its answer. The error says what failed: the send, a status other than
 // 2xx (with the server's bytes), or an answer that could not be read.
+//
+// A 429 or 503 is asked again, at most overloadRetries times after the server's Retry-After
+// (at most maxRetryWait) or retryWait: an endpoint shedding load is not refusing the probe's
+// fields, and the run's own answers judge its overload semantics (Overload).
 func (p *prober) ask(ctx context.Context, q request) (reply, error) {
+	for try := 0; ; try++ {
+		r, err := p.askOnce(ctx, q)
+		var se *statusError
+		if try == overloadRetries || !errors.As(err, &se) || (se.status != http.StatusTooManyRequests && se.status != http.StatusServiceUnavailable) {
+			if try > 0 && err != nil {
+				err = fmt.Errorf("%w (after %d retries of HTTP 429/503)", err, try)
+			}
+			return r, err
+		}
+		wait := retryWait
+		if se.retryAfter > 0 {
+			wait = min(se.retryAfter, maxRetryWait)
+		}
+		select {
+		case <-ctx.Done():
+			return r, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// How a probe answered 429 or 503 is asked again.
+const (
+	overloadRetries = 2
+	maxRetryWait    = 5 * time.Second
+)
+
+// retryWait is the wait before asking again without a Retry-After (a variable for tests).
+var retryWait = 500 * time.Millisecond
+
+// askOnce sends q once and reads its answer.
+func (p *prober) askOnce(ctx context.Context, q request) (reply, error) {
 	body, err := p.body(q)
 	if err != nil {
 		return reply{}, err
@@ -110,7 +148,11 @@ func (p *prober) ask(ctx context.Context, q request) (reply, error) {
 	rd := io.LimitReader(resp.Body, maxBody)
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(rd, 4<<10))
-		return reply{status: resp.StatusCode}, &statusError{status: resp.StatusCode, body: p.redact(string(b))}
+		se := &statusError{status: resp.StatusCode, body: p.redact(string(b))}
+		if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
+			se.retryAfter = time.Duration(secs) * time.Second
+		}
+		return reply{status: resp.StatusCode}, se
 	}
 	var r reply
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -127,8 +169,9 @@ func (p *prober) ask(ctx context.Context, q request) (reply, error) {
 
 // statusError is an answer whose status is not 2xx.
 type statusError struct {
-	status int
-	body   string
+	status     int
+	body       string
+	retryAfter time.Duration // the server's Retry-After in seconds, 0 without one
 }
 
 func (e *statusError) Error() string {

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // probe is one check that sends requests.
@@ -26,20 +27,47 @@ var probes = []probe{
 // whole: a configuration that cannot be probed, an endpoint that cannot be reached, a probe
 // that times out or even panics is a Fail of that check with its reason.
 func Run(ctx context.Context, cfg Config) []Result {
+	names := make([]string, len(probes))
+	for i, pr := range probes {
+		names[i] = pr.name
+	}
+	return run(ctx, cfg, names)
+}
+
+// run is Run over the probes named.
+func run(ctx context.Context, cfg Config, names []string) []Result {
 	p, err := newProber(cfg)
-	out := make([]Result, 0, len(probes))
+	out := make([]Result, 0, len(names))
 	for _, pr := range probes {
+		if !slices.Contains(names, pr.name) {
+			continue
+		}
 		if err != nil {
 			out = append(out, Result{Name: pr.name, Fail: 1, Examples: []string{err.Error()}})
 			continue
 		}
-		out = append(out, p.runOne(ctx, pr))
+		res, timedOut := p.runOne(ctx, pr)
+		out = append(out, res)
+		if timedOut && res.Pass == 0 {
+			// An endpoint that answered nothing of a whole probe in its timeout would hold
+			// every further probe as long: they fail at once, quoting this one.
+			err = fmt.Errorf("not probed: the %s probe got no answer within its %v timeout (%s)", pr.name, p.cfg.timeout(), first(res.Examples))
+		}
 	}
 	return out
 }
 
-// runOne runs one probe under its timeout, turning a panic into a Fail.
-func (p *prober) runOne(ctx context.Context, pr probe) (res Result) {
+// first is the first of examples, "" for none.
+func first(examples []string) string {
+	if len(examples) == 0 {
+		return ""
+	}
+	return examples[0]
+}
+
+// runOne runs one probe under its timeout, turning a panic into a Fail; timedOut says whether
+// the timeout ended it.
+func (p *prober) runOne(ctx context.Context, pr probe) (res Result, timedOut bool) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
 	defer cancel()
 	defer func() {
@@ -48,8 +76,9 @@ func (p *prober) runOne(ctx context.Context, pr probe) (res Result) {
 		}
 	}()
 	res = pr.run(p, ctx)
-	if ctx.Err() == context.DeadlineExceeded && res.Fail > 0 {
+	timedOut = ctx.Err() == context.DeadlineExceeded
+	if timedOut && res.Fail > 0 {
 		res.see(fmt.Sprintf("the probe hit its %v timeout", p.cfg.timeout()))
 	}
-	return res
+	return res, timedOut
 }

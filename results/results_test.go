@@ -34,6 +34,7 @@ func makeRow(i int) Row {
 		OriginalTimestampNS: int64(i) * 1_000_000,
 		ScheduledNS:         int64(i) * 500_000,
 		SentNS:              int64(i)*500_000 + rng.Int64N(1000),
+		WrittenNS:           int64(i)*500_000 + 1000 + rng.Int64N(1000),
 		QueueWaitNS:         rng.Int64N(1000),
 		DoneNS:              t + 1,
 		ChunkNS:             chunks,

@@ -15,8 +15,13 @@ type Row struct {
 	OriginalTimestampNS int64 `parquet:"original_timestamp_ns"`
 	// ScheduledNS is when the request was due to leave (trace offset / speed).
 	ScheduledNS int64 `parquet:"scheduled_ns"`
-	// SentNS is when it actually left; SentNS - ScheduledNS is the lateness.
+	// SentNS is when it was handed to the HTTP client; latencies (TTFT, e2e) count from it,
+	// so a connect or TLS handshake on the way is in them.
 	SentNS int64 `parquet:"sent_ns"`
+	// WrittenNS is when the request's last byte was written to the connection (0 when it
+	// never was, and in older files). Send lateness counts to it (SendNS), as the server's
+	// own clock would: WrittenNS - ScheduledNS - QueueWaitNS.
+	WrittenNS int64 `parquet:"written_ns"`
 	// QueueWaitNS is time spent waiting for a slot under --max-concurrency (included in SentNS).
 	QueueWaitNS int64 `parquet:"queue_wait_ns"`
 	// ClientBacklogNS is time the request was held because the client was at its own limit
@@ -67,6 +72,15 @@ type Row struct {
 	// Population is how the request was sent: PopulationStream or PopulationNoStream, a slash,
 	// then KindTools, KindJSON or KindPlain (e.g. "stream/plain"); empty in older files.
 	Population string `parquet:"population,optional"`
+}
+
+// SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the
+// write was not seen (a failed connect, an older file).
+func (r *Row) SendNS() int64 {
+	if r.WrittenNS > 0 {
+		return r.WrittenNS
+	}
+	return r.SentNS
 }
 
 // Population parts: whether the answer was streamed, and what constrained it.

@@ -433,3 +433,14 @@ func mean(sum float64, n int) *float64 {
 	v := math.Round(sum/float64(n)*1000) / 1000
 	return &v
 }
+
+// addGPUSeries hands the GPU exporters' scrapes to the run's metrics, for report.html's GPU
+// plots (analysis reads them back from the files the same way for `replay report`).
+func (s *engineState) addGPUSeries(m *analysis.Metrics) {
+	if s == nil {
+		return
+	}
+	for i, res := range s.gpu {
+		m.AddGPUSamples(i, res.Samples)
+	}
+}

@@ -46,7 +46,7 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	}
 	// Started after the journal was created: a summary older than the journal is another run's.
 	o := &outcome{speed: speedOf(cfg.Schedule), started: time.Now()}
-	o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs})
+	o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration})
 	items, span := scheduleItems(p.reqs, false)
 	sched, why := o.schedule(cfg, tg)
 	sk, stopWatch, err := o.openSink(ctx, cfg, p, tg, w, sched.Counters, len(items))
@@ -57,7 +57,7 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters, cfg.Progress)
 	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
 		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog, retries: cfg.Retries,
-		logged: p.logged, verbatim: p.verbatim}
+		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: tg.eng.capAsMaxTokens(p, cfg.Stderr)}
 
 	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(items), len(p.warm), o.speed, p.trace)
 	if o.clientLimit > 0 {
@@ -109,8 +109,10 @@ func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sche
 		}
 		return err
 	}
+	preconnect(ctx, tg.client, preconnectCount(cfg.Preconnect, items, sched.Speed, sched.ClientLimit), "", cfg.Stderr)
 	o.stats, err = scheduler.Run(ctx, items, sched, s.send)
 	tg.eng.stopGPUs(gpus)
+	tg.eng.addGPUSeries(o.metrics) // report.html plots them beside the engine's series
 	if scr != nil {
 		res := scr.Stop()
 		o.server = serverCache(res)

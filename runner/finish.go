@@ -12,6 +12,9 @@ import (
 // prints the table and turns the run's end into its error: interrupted, nothing sent, or more
 // failures than cfg.MaxErrorRate allows.
 func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, error) {
+	if err := addOverload(cfg.Out, tg.checks); err != nil {
+		return nil, err
+	}
 	info := runInfo(cfg, p, tg, o)
 	sum, err := analysis.WriteRunFiles(cfg.Out, o.metrics, info)
 	if err != nil {
@@ -21,6 +24,11 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 		return nil, err
 	}
 	wrote := "requests.parquet, summary.json, report.html"
+	if ok, err := writeQueueing(cfg.Out, o.metrics); err != nil {
+		return nil, err
+	} else if ok {
+		wrote += ", " + analysis.QueueingFile
+	}
 	if o.wroteMetrics {
 		wrote += ", " + ServerMetricsFile
 	}
@@ -37,7 +45,7 @@ func runInfo(cfg Config, p *plan, tg *target, o *outcome) analysis.RunInfo {
 		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
 		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight,
 		Options: optionsName(p.logged), Body: cfg.Body,
-		Engine: tg.eng.summary(o)}
+		Engine: tg.eng.summary(o), Checks: tg.checks}
 }
 
 // optionsName is the summary's word for whether the logged options were sent.

@@ -78,6 +78,11 @@ func runMulti(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range legs { // each endpoint alone, before any warmup
+		if l.tg.checks, err = probeChecks(ctx, l.cfg, l.tg); err != nil {
+			return nil, fmt.Errorf("endpoint %s: %w", l.ep.Label, err)
+		}
+	}
 	if err := executeMulti(ctx, cfg, p, legs); err != nil {
 		return nil, err
 	}
@@ -186,7 +191,7 @@ func openLegs(ctx context.Context, cfg Config, p *plan, legs []*leg, sched sched
 		w, err := results.NewWriter(filepath.Join(l.cfg.Out, "requests.parquet"))
 		if err == nil {
 			l.o = &outcome{speed: speedOf(cfg.Schedule), started: time.Now(), clientLimit: sched.ClientLimit}
-			l.o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs})
+			l.o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration})
 			l.sk, l.stopWatch, err = l.o.openSink(ctx, l.cfg, p, l.tg, w, sched.Counters, scheduled)
 			if err != nil {
 				_ = w.Close()
@@ -200,7 +205,7 @@ func openLegs(ctx context.Context, cfg Config, p *plan, legs []*leg, sched sched
 		}
 		l.s = &sender{client: l.tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
 			keepPrompts: cfg.KeepPrompts, label: l.tg.label, sink: l.sk, progress: prog, retries: cfg.Retries,
-			logged: p.logged, verbatim: p.verbatim}
+			logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, l.cfg.Stderr)}
 	}
 	return nil
 }
@@ -229,6 +234,10 @@ func runLegs(ctx context.Context, cfg Config, p *plan, legs []*leg, sched schedu
 			stopScrapers(legs)
 			return scheduler.Stats{}, fmt.Errorf("endpoint %s: %w", l.ep.Label, err)
 		}
+	}
+	n := preconnectCount(cfg.Preconnect, items, sched.Speed, sched.ClientLimit)
+	for _, l := range legs {
+		preconnect(ctx, l.tg.client, n, l.ep.Label, cfg.Stderr)
 	}
 	stats, err := scheduler.Run(ctx, items, sched, send)
 	stopScrapers(legs)
@@ -279,7 +288,8 @@ func sendAll(legs []*leg) scheduler.SendFunc {
 }
 
 // finishMulti writes each endpoint's summary and report and prints its table (finish, as a
-// single run does), then the paired comparison, and returns A's summary with the worst error.
+// single run does), then the paired comparison, and returns A's summary with the worst error,
+// or, when every endpoint's run was ok, ErrRequirements when a --require limit failed.
 func finishMulti(cfg Config, p *plan, legs []*leg) (*analysis.Summary, error) {
 	sums := make([]*analysis.Summary, len(legs))
 	errs := make([]error, len(legs))
@@ -295,10 +305,15 @@ func finishMulti(cfg Config, p *plan, legs []*leg) (*analysis.Summary, error) {
 		}
 		fmt.Fprintln(cfg.Stdout)
 	}
-	if err := comparePaired(cfg, legs, sums); err != nil {
+	ers, failed := judgeRequirements(cfg.Require, legs, sums)
+	if err := comparePaired(cfg, legs, sums, ers); err != nil {
 		return sums[0], err
 	}
-	return sums[0], worstError(errs)
+	// A run that failed keeps its own error (its exit code); the requirements are printed.
+	if err := worstError(errs); err != nil {
+		return sums[0], err
+	}
+	return sums[0], requirementsError(ers, failed)
 }
 
 // worstError is the error a paired run exits with: interrupted over client-bound over too many

@@ -81,6 +81,8 @@ type pairedComparison struct {
 	ReportA      string `json:"report_a"`
 	ReportB      string `json:"report_b"`
 	UnpairedHTML string `json:"unpaired_html,omitempty"`
+	// Figures are compare.html's plots of the per-request differences.
+	Figures []analysis.PairedFigure `json:"-"`
 }
 
 // unpairedComparison is analysis.Compare's outcome in compare.json: intervals that are not
@@ -109,23 +111,41 @@ type unpairedTest struct {
 type compareFile struct {
 	pairedComparison
 	Pairs []pairedComparison `json:"pairs,omitempty"`
+	// Checks are every endpoint's behaviour checks side by side, in the endpoints' order;
+	// Requirements the --require terms judged on each (multi_require.go).
+	Checks       []endpointChecks       `json:"checks,omitempty"`
+	Requirements []endpointRequirements `json:"requirements,omitempty"`
+}
+
+// endpointChecks is one endpoint's behaviour checks in compare.json.
+type endpointChecks struct {
+	Label string `json:"label"`
+	*analysis.Checks
 }
 
 // comparePaired compares A (the first endpoint) with every other one from the rows on disk,
-// writes compare.json and compare.html and prints the verdicts.
-func comparePaired(cfg Config, legs []*leg, sums []*analysis.Summary) error {
+// writes compare.json and compare.html (with the requirements' outcomes ers and the
+// endpoints' behaviour checks) and prints the verdicts, the checks side by side and ers.
+func comparePaired(cfg Config, legs []*leg, sums []*analysis.Summary, ers []endpointRequirements) error {
 	var pcs []pairedComparison
 	for i := 1; i < len(legs); i++ {
 		a, b := legs[0], legs[i]
 		pc := pairedComparison{A: a.ep.Label, B: b.ep.Label, AEndpoint: a.ep.URL, BEndpoint: b.ep.URL,
 			AModel: a.tg.model, BModel: b.tg.model,
 			ReportA: a.ep.Label + "/" + analysis.ReportFile, ReportB: b.ep.Label + "/" + analysis.ReportFile}
-		tests, err := analysis.PairedDirs(a.cfg.Out, b.cfg.Out, analysis.PairedOptions{Confidence: PairedConfidence})
+		va, vb, err := analysis.ReadRequestValues(a.cfg.Out, b.cfg.Out)
 		if err != nil {
 			return err
 		}
-		pc.Paired = figures(tests)
+		pc.Paired = figures(analysis.PairedTests(va, vb, analysis.PairedOptions{Confidence: PairedConfidence}))
 		pc.Direction, pc.Verdict = pairedVerdict(pc.Paired)
+		margins := map[string]float64{}
+		for _, f := range pc.Paired {
+			margins[f.Name] = f.MarginMS
+		}
+		if pc.Figures, err = analysis.PairedDeltaFigures(va, vb, margins); err != nil {
+			return err
+		}
 		c := analysis.Compare(a.o.metrics, b.o.metrics, sums[0], sums[i], analysis.CompareOptions{LabelA: a.ep.Label, LabelB: b.ep.Label})
 		pc.Unpaired = unpairedOf(c)
 		pc.UnpairedHTML = "unpaired-" + b.ep.Label + ".html"
@@ -138,10 +158,37 @@ func comparePaired(cfg Config, legs []*leg, sums []*analysis.Summary) error {
 		}
 		pcs = append(pcs, pc)
 	}
-	if err := writeCompareFiles(cfg.Out, pcs); err != nil {
+	eps := checksColumns(legs)
+	page := pairedPage{Pairs: pcs, Labels: labelList(legs), Limits: limitGrid(labelList(legs), ers), Checks: checksHTMLOf(eps)}
+	if len(ers) == 0 {
+		page.SLO = sloGrid(sums)
+	}
+	var err error
+	if page.FontCSS, err = analysis.PlotFontCSS(); err != nil {
+		return err
+	}
+	f := compareFile{pairedComparison: pcs[0], Requirements: ers}
+	if len(pcs) > 1 {
+		f.Pairs = pcs
+	}
+	if eps != nil {
+		for _, l := range legs {
+			f.Checks = append(f.Checks, endpointChecks{Label: l.ep.Label, Checks: l.tg.checks})
+		}
+	}
+	if err := writeCompareFiles(cfg.Out, f, page); err != nil {
 		return err
 	}
 	printPaired(cfg.Stdout, pcs)
+	if eps != nil {
+		fmt.Fprintln(cfg.Stdout, "behaviour checks, side by side:")
+		if err := writeChecks(cfg, eps); err != nil {
+			return err
+		}
+	}
+	if err := writeRequirements(cfg.Stderr, ers); err != nil {
+		return err
+	}
 	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s, %s\n", cfg.Out, CompareFile, CompareHTMLFile)
 	return nil
 }
@@ -245,11 +292,7 @@ func finite(v float64) *float64 {
 }
 
 // writeCompareFiles writes compare.json and compare.html, atomically.
-func writeCompareFiles(dir string, pcs []pairedComparison) error {
-	f := compareFile{pairedComparison: pcs[0]}
-	if len(pcs) > 1 {
-		f.Pairs = pcs
-	}
+func writeCompareFiles(dir string, f compareFile, page pairedPage) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", CompareFile, err)
@@ -257,11 +300,11 @@ func writeCompareFiles(dir string, pcs []pairedComparison) error {
 	if err := writeAtomic(filepath.Join(dir, CompareFile), append(b, '\n')); err != nil {
 		return err
 	}
-	var page bytes.Buffer
-	if err := writePairedHTML(&page, pcs); err != nil {
+	var html bytes.Buffer
+	if err := writePairedHTML(&html, page); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, CompareHTMLFile), page.Bytes())
+	return writeAtomic(filepath.Join(dir, CompareHTMLFile), html.Bytes())
 }
 
 // printPaired writes the verdicts after the endpoints' tables: per B the verdict line, each

@@ -6,16 +6,133 @@ import (
 	"io"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/checks"
 )
 
-// writePairedHTML writes compare.html: a self-contained page with, for each B, the verdict
-// first, the endpoints with links to their reports, the paired tests with their intervals and
-// Wilcoxon p, and the unpaired comparison's verdict with a link to its side-by-side page.
-func writePairedHTML(w io.Writer, pcs []pairedComparison) error {
-	if err := pairedTmpl.Execute(w, struct {
-		Pairs      []pairedComparison
-		Confidence string
-	}{pcs, percent(PairedConfidence)}); err != nil {
+// pairedPage is compare.html's data. Its first screen answers the run's question: each B's
+// verdict, the limits it was held to (the --require terms by endpoint, else the --slo
+// goodput), the behaviour checks side by side, and the distribution of the per-request
+// differences; the tests' details and the unpaired comparison follow.
+type pairedPage struct {
+	Pairs      []pairedComparison
+	Confidence string
+	Labels     []string
+	// Limits is the --require grid, SLO the --slo one (when there is no --require); neither
+	// when the run had none.
+	Limits []limitRow
+	SLO    []sloRow
+	Checks template.HTML
+	// FontCSS embeds the plots' font; NoFont (tests) leaves it out.
+	FontCSS   template.CSS
+	ChecksCSS template.CSS
+}
+
+// limitRow is one --require term across the endpoints.
+type limitRow struct {
+	Term, Limit string
+	Cells       []limitCell
+}
+
+// limitCell is one endpoint's outcome of a term; NA where it was not judged there (a delta
+// term on A, which is what the Bs are compared with).
+type limitCell struct {
+	analysis.Outcome
+	NA bool
+}
+
+// sloRow is one --slo limit with the share of each endpoint's requests that met it.
+type sloRow struct {
+	Name  string
+	Limit string
+	Met   []string
+}
+
+// limitGrid lays the endpoints' requirement outcomes out by term, in the order given.
+func limitGrid(labels []string, ers []endpointRequirements) []limitRow {
+	col := map[string]int{}
+	for i, l := range labels {
+		col[l] = i
+	}
+	var rows []limitRow
+	at := map[string]int{}
+	for _, er := range ers {
+		for _, o := range er.Outcomes {
+			k, ok := at[o.Term+o.Limit]
+			if !ok {
+				k = len(rows)
+				at[o.Term+o.Limit] = k
+				r := limitRow{Term: o.Term, Limit: o.Limit, Cells: make([]limitCell, len(labels))}
+				for i := range r.Cells {
+					r.Cells[i].NA = true
+				}
+				rows = append(rows, r)
+			}
+			rows[k].Cells[col[er.Label]] = limitCell{Outcome: o}
+		}
+	}
+	return rows
+}
+
+// sloGrid is the --slo goodput of every endpoint, nil when the run had no SLO.
+func sloGrid(sums []*analysis.Summary) []sloRow {
+	g := sums[0].Goodput
+	if g == nil {
+		return nil
+	}
+	var rows []sloRow
+	for _, k := range []string{"ttft", "itl", "tpot", "e2e"} {
+		lim, ok := g.LimitsMS[k]
+		if !ok {
+			continue
+		}
+		r := sloRow{Name: k, Limit: fmt.Sprintf("%g ms", lim)}
+		for _, s := range sums {
+			r.Met = append(r.Met, metPct(s, k))
+		}
+		rows = append(rows, r)
+	}
+	all := sloRow{Name: "all of them"}
+	for _, s := range sums {
+		all.Met = append(all.Met, metPct(s, ""))
+	}
+	return append(rows, all)
+}
+
+// metPct is the share of s's requests that met the SLO named ("" for all of them).
+func metPct(s *analysis.Summary, name string) string {
+	if s.Goodput == nil {
+		return "-"
+	}
+	v := s.Goodput.AllPct
+	if name != "" {
+		var ok bool
+		if v, ok = s.Goodput.MetPct[name]; !ok {
+			return "-"
+		}
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+// checksColumns are the endpoints' behaviour checks for the side-by-side views; nil when no
+// endpoint had any.
+func checksColumns(legs []*leg) []checks.Endpoint {
+	var eps []checks.Endpoint
+	any := false
+	for _, l := range legs {
+		eps = append(eps, analysis.ChecksEndpoint(l.ep.Label, l.tg.checks))
+		any = any || l.tg.checks != nil && len(l.tg.checks.Results) > 0
+	}
+	if !any {
+		return nil
+	}
+	return eps
+}
+
+// writePairedHTML writes compare.html, self-contained (the plots' font embedded).
+func writePairedHTML(w io.Writer, page pairedPage) error {
+	page.Confidence = percent(PairedConfidence)
+	page.ChecksCSS = analysis.ChecksCSS
+	if err := pairedTmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("render %s: %w", CompareHTMLFile, err)
 	}
 	return nil
@@ -46,25 +163,56 @@ const pairedHTML = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>replay paired run</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1100px;margin:24px auto;padding:0 16px;color:#222}
-table{border-collapse:collapse;margin:8px 0 16px}
-th,td{border:1px solid #ddd;padding:4px 8px;text-align:right;font-variant-numeric:tabular-nums}
+{{.FontCSS}}
+body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;max-width:1200px;margin:16px auto;padding:0 16px;color:#222}
+h1{font-size:21px;margin:0 0 6px}
+h2{font-size:16px;margin:14px 0 4px}
+table{border-collapse:collapse;margin:4px 0 10px;font-size:13px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;font-variant-numeric:tabular-nums}
 th{background:#f4f6f8}
 th:first-child,td:first-child,td.l{text-align:left}
-.verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
+td.pass{color:#1a7f37}
+td.fail{color:#b00;font-weight:bold}
+td.na{color:#999}
+.verdict{font-size:16px;font-weight:bold;padding:6px 10px;margin:6px 0;background:#f4f6f8;border-left:4px solid #1f77b4}
 .verdict.claim{border-left-color:#d62728}
-.note{color:#555;font-size:13px}
-</style>
+.bad{color:#b00}
+.note{color:#555;font-size:12px}
+.row{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start}
+.row>div{flex:1 1 420px;min-width:0}
+figure{margin:0}
+figure svg{width:100%;height:auto;display:block}
+figcaption{color:#555;font-size:12px}
+{{.ChecksCSS}}</style>
 </head>
 <body>
-<h1>replay paired run</h1>
-{{range .Pairs}}<section>
-<p class="verdict{{if not (same .Direction)}} claim{{end}}">{{.Verdict}}</p>
+<h1>replay paired run: {{range $i, $l := .Labels}}{{if $i}} vs {{end}}{{$l}}{{end}}</h1>
+{{range .Pairs}}<p id="verdict-{{.B}}" class="verdict{{if not (same .Direction)}} claim{{end}}">A = {{.A}}, B = {{.B}}: {{.Verdict}}</p>
+{{end}}<div class="row">
+<div id="limits">{{if .Limits}}<h2>Limits (--require)</h2>
+<table>
+<tr><th>term</th><th>limit</th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr>
+{{range .Limits}}<tr><td>{{.Term}}</td><td>{{.Limit}}</td>{{range .Cells}}{{if .NA}}<td class="na" title="a delta is B against A">-</td>{{else}}<td class="{{if .Pass}}pass{{else}}fail{{end}}"{{with .Reason}} title="{{.}}"{{end}}>{{if .Pass}}pass{{else}}FAIL{{end}} {{.Value}}{{with .Reason}}<br><span class="note">{{.}}</span>{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</table>
+{{else if .SLO}}<h2>SLO (--slo): requests meeting each limit</h2>
+<table>
+<tr><th>SLO</th><th>limit</th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr>
+{{range .SLO}}<tr><td>{{.Name}}</td><td>{{.Limit}}</td>{{range .Met}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<p class="note">No --require was given, so nothing passes or fails here: <code>--require 'goodput&gt;=95%,delta.ttft.p95&lt;=+10%'</code> gates the run (exit 4).</p>
+{{else}}<h2>Limits</h2><p class="note">No --slo or --require was given: <code>--require 'ttft.p95&lt;=500ms,delta.ttft.p95&lt;=+10%,checks'</code> judges every endpoint and each B against A (exit 4 when one fails).</p>
+{{end}}</div>
+<div id="checks"><h2>Behaviour checks</h2>
+{{if .Checks}}{{.Checks}}<p class="note">Probed before the warmup, each endpoint alone; overload over every answer of the run. They change the exit code only under --require checks.</p>{{else}}<p class="note">Not run (--checks none).</p>{{end}}
+</div>
+</div>
+{{range .Pairs}}{{$b := .B}}<section>
+<div class="row" id="deltas-{{.B}}">{{range .Figures}}<div><figure id="{{.ID}}-{{$b}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure></div>{{end}}</div>
+<h2>A = {{.A}}, B = {{.B}}: per request, B - A</h2>
 <table>
 <tr><td class="l">A</td><td class="l">{{.A}}</td><td class="l">{{.AEndpoint}}</td><td class="l">{{.AModel}}</td><td class="l"><a href="{{.ReportA}}">report</a></td></tr>
 <tr><td class="l">B</td><td class="l">{{.B}}</td><td class="l">{{.BEndpoint}}</td><td class="l">{{.BModel}}</td><td class="l"><a href="{{.ReportB}}">report</a></td></tr>
 </table>
-<h2>Per request: B - A</h2>
 <table>
 <tr><th>metric</th><th>pairs</th><th>A median (ms)</th><th>median B - A (ms) [{{$.Confidence}}% CI]</th><th>of A's median</th><th>p95 B - A (ms) [{{$.Confidence}}% CI]</th><th>Wilcoxon p</th><th>B slower by more than</th><th>test</th><th>margin (ms)</th><th>verdict</th></tr>
 {{range .Paired}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{ms .MedianA}}</td><td>{{iv .MedianDiff}}</td><td>{{rel .}}</td><td>{{iv .P95Diff}}</td><td>{{p .WilcoxonP}}</td><td>{{pct .SlowerShare}} of requests by {{.SlowerThan}}</td><td class="l">{{.Direction}}</td><td>±{{margin .MarginMS}}</td><td class="l">{{.Claim}}</td></tr>
@@ -77,3 +225,20 @@ th:first-child,td:first-child,td.l{text-align:left}
 {{end}}</body>
 </html>
 `
+
+// labelList is the legs' labels in order.
+func labelList(legs []*leg) []string {
+	ls := make([]string, len(legs))
+	for i, l := range legs {
+		ls[i] = l.ep.Label
+	}
+	return ls
+}
+
+// checksHTMLOf is the side-by-side table, "" for no checks.
+func checksHTMLOf(eps []checks.Endpoint) template.HTML {
+	if eps == nil {
+		return ""
+	}
+	return checks.HTML(eps)
+}

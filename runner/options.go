@@ -91,8 +91,14 @@ func forced(o *trace.Options) bool { return o == nil || (o.RanToLength() && !o.S
 
 // perChoice is the output cap each of a request's n choices is sent with: the logged output
 // tokens are usage's, which count every choice, so they are shared among them (rounded up,
-// at least 1).
+// at least 1). A request its client gave up on at a logged time is sent with no cap (0): its
+// logged output is only what came before the cancellation (often nothing at all), and a cap
+// of that would let the server finish before the cancellation the replay must repeat; the
+// server's own limit applies instead, and the cancellation ends it as it ended the original.
 func perChoice(maxTokens int, o *trace.Options) int {
+	if cancelAfter(o) > 0 {
+		return 0
+	}
 	if o == nil || o.N <= 1 {
 		return maxTokens
 	}

@@ -79,10 +79,17 @@ func optionTrace(t *testing.T, n int) (string, []trace.Record) {
 	return path, recs
 }
 
-// optionRun replays the trace at path with --options mode against a recording server.
-func optionRun(t *testing.T, path, mode string) (*optionServer, []results.Row, *analysis.Summary) {
+// optionTemplates are the chat templates the send-side options tests run under, both
+// fetched (scripts/fetch-tokenizers.sh): Qwen3's, and Llama-3.1-8B-Instruct's own
+// (llama3_1_tools), which renders the tools into the first user message under "Environment:
+// ipython". The server counts each prompt with the same template and tokenizer.
+var optionTemplates = []string{"qwen3", "llama3_1_tools"}
+
+// newOptionServer is a recording server that counts prompts with the fetched tokenizer
+// name and its chat template.
+func newOptionServer(t *testing.T, name string, gap time.Duration) (*optionServer, string) {
 	t.Helper()
-	tokPath := testenv.Tokenizer(t, "qwen3")
+	tokPath := testenv.Tokenizer(t, name)
 	tok, err := tokenizer.Load(tokPath)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +98,14 @@ func optionRun(t *testing.T, path, mode string) (*optionServer, []results.Row, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &optionServer{tok: tok, tpl: tpl, gap: 5 * time.Millisecond, bodies: map[string][]byte{}}
+	return &optionServer{tok: tok, tpl: tpl, gap: gap, bodies: map[string][]byte{}}, tokPath
+}
+
+// optionRun replays the trace at path with --options mode against a recording server that
+// counts with the fetched tokenizer name.
+func optionRun(t *testing.T, name, path, mode string) (*optionServer, []results.Row, *analysis.Summary) {
+	t.Helper()
+	srv, tokPath := newOptionServer(t, name, 5*time.Millisecond)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	cfg := Config{Trace: path, Out: t.TempDir(), Endpoint: hs.URL + "/v1", Model: "m", API: "chat", Tokenizer: tokPath,
@@ -105,28 +119,57 @@ func optionRun(t *testing.T, path, mode string) (*optionServer, []results.Row, *
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkReportPopulations(t, cfg.Out, sum)
 	return srv, rows, sum
+}
+
+// checkReportPopulations: report.html sets the summary's populations side by side, each
+// named once in its populations section.
+func checkReportPopulations(t *testing.T, out string, sum *analysis.Summary) {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(page, []byte(`id="populations"`))
+	if at < 0 {
+		t.Fatal("report.html has no populations section")
+	}
+	section := page[at:]
+	if end := bytes.Index(section[1:], []byte("<h2")); end >= 0 {
+		section = section[:end+1]
+	}
+	for name := range sum.Populations {
+		if n := bytes.Count(section, []byte(">"+name+"<")); n != 1 {
+			t.Errorf("report.html's populations section names %s %d times, want once", name, n)
+		}
+	}
 }
 
 // TestLoggedOptionsReplay replays a trace whose records carry options in mixed proportions:
 // the body of every request carries exactly its logged options, field by field (presence and
-// value), 100% of requests; its prompt, rendered with Qwen3's template including its tools,
-// counts the logged prompt tokens; non-streamed answers are measured end to end; n > 1 counts
-// every choice; forcing goes only where the log ran to its length; cancellations are replayed;
-// rows carry the source line and the population; the summary sets the populations side by side.
+// value), 100% of requests; its prompt, rendered with the model's template (Qwen3's and
+// Llama-3.1's with tool support) including its tools, counts the logged prompt tokens;
+// non-streamed answers are measured end to end; n > 1 counts every choice; forcing goes only
+// where the log ran to its length; cancellations are replayed; rows carry the source line and
+// the population; the summary sets the populations side by side.
 func TestLoggedOptionsReplay(t *testing.T) {
-	path, recs := optionTrace(t, 32)
-	srv, rows, sum := optionRun(t, path, "")
-	if len(rows) != len(recs) || sum.Run.Options != OptionsLogged {
-		t.Fatalf("%d rows of %d records, options %q", len(rows), len(recs), sum.Run.Options)
+	for _, name := range optionTemplates {
+		t.Run(name, func(t *testing.T) {
+			path, recs := optionTrace(t, 32)
+			srv, rows, sum := optionRun(t, name, path, "")
+			if len(rows) != len(recs) || sum.Run.Options != OptionsLogged {
+				t.Fatalf("%d rows of %d records, options %q", len(rows), len(recs), sum.Run.Options)
+			}
+			for _, row := range rows {
+				i := id(t, row)
+				rec := recs[i]
+				checkBody(t, i, srv.body(row.RequestID), rec.Options, rec.OutputTokens)
+				checkRow(t, row, rec)
+			}
+			checkPopulations(t, sum, recs)
+		})
 	}
-	for _, row := range rows {
-		i := id(t, row)
-		rec := recs[i]
-		checkBody(t, i, srv.body(row.RequestID), rec.Options, rec.OutputTokens)
-		checkRow(t, row, rec)
-	}
-	checkPopulations(t, sum, recs)
 }
 
 // checkBody compares one sent body with its record's logged options, field by field.
@@ -164,7 +207,9 @@ func wantFields(o *trace.Options, output int) map[string]json.RawMessage {
 	if o != nil && o.MaxTokensField == "max_completion_tokens" {
 		capField = o.MaxTokensField
 	}
-	put(capField, perChoice(output, o))
+	if c := perChoice(max(1, output), o); c > 0 { // synth asks for at least 1; a cancellation, for no cap
+		put(capField, c)
+	}
 	put("stream", o.Streamed())
 	if forced(o) {
 		put("ignore_eos", true)
@@ -237,7 +282,7 @@ func checkRow(t *testing.T, row results.Row, rec trace.Record) {
 	if row.PromptTokens != int32(rec.PromptTokens) || row.TargetPromptTokens != int32(rec.PromptTokens) {
 		t.Errorf("row %s: the server counted %d prompt tokens, logged %d (tools %v)", row.RequestID, row.PromptTokens, rec.PromptTokens, o != nil && len(o.Tools) > 0)
 	}
-	if want := int32(perChoice(rec.OutputTokens, o) * choices(o)); row.CompletionTokens != want || row.TargetOutputTokens != want {
+	if want := int32(perChoice(max(1, rec.OutputTokens), o) * choices(o)); row.CompletionTokens != want || row.TargetOutputTokens != want {
 		t.Errorf("row %s: %d completion tokens, target %d, want %d for %d choices", row.RequestID, row.CompletionTokens, row.TargetOutputTokens, want, choices(o))
 	}
 	streamed := o.Streamed()
@@ -281,7 +326,7 @@ func streamedPopulation(name string) bool {
 // streamed plain and forced.
 func TestOptionsNone(t *testing.T) {
 	path, recs := optionTrace(t, 16)
-	srv, rows, sum := optionRun(t, path, OptionsNone)
+	srv, rows, sum := optionRun(t, "qwen3", path, OptionsNone)
 	if sum.Run.Options != OptionsNone || sum.Requests.CancelledAsLogged != 0 || sum.Requests.OK != int64(len(recs)) {
 		t.Fatalf("options %q requests %+v", sum.Run.Options, sum.Requests)
 	}

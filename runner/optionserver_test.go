@@ -26,6 +26,9 @@ type optionServer struct {
 	bodies map[string][]byte
 }
 
+// serverMaxTokens is the output of a request sent without a cap (a logged cancellation's).
+const serverMaxTokens = 1000
+
 // optionRequest is what the server reads of a body.
 type optionRequest struct {
 	Messages            []chat.Message  `json:"messages"`
@@ -50,12 +53,15 @@ func (s *optionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	prompt, err := s.count(&req)
+	prompt, err := s.count(&req, strings.HasSuffix(r.URL.Path, "/chat/completions"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	n, each := max(1, req.N), max(req.MaxTokens, req.MaxCompletionTokens)
+	if each == 0 {
+		each = serverMaxTokens // no cap: the server's own limit, as a real server's context
+	}
 	usage := fmt.Sprintf(`"usage":{"prompt_tokens":%d,"completion_tokens":%d}`, prompt, n*each)
 	if !req.Stream {
 		s.answer(w, r, n, each, usage)
@@ -64,9 +70,11 @@ func (s *optionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, r, n, each, usage, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 }
 
-// count is the prompt tokens the server sees.
-func (s *optionServer) count(req *optionRequest) (int, error) {
-	if s.tpl == nil {
+// count is the prompt tokens the server sees: a completions prompt encoded with the
+// tokenizer's specials, a chat one rendered with the template (tools included) when there is
+// one.
+func (s *optionServer) count(req *optionRequest, chat bool) (int, error) {
+	if s.tpl == nil || !chat {
 		return len(s.tok.Encode(req.Prompt, true)), nil
 	}
 	text, err := s.tpl.RenderTools(req.Messages, req.Tools)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/scheduler"
@@ -97,9 +98,16 @@ type Config struct {
 	// ClientLimit caps requests in flight at what this machine can hold; 0 means derived from
 	// its open-file limit and ephemeral ports (clientLimit), negative means none.
 	ClientLimit int
+	// Preconnect is how many connections to open before the first measured send:
+	// PreconnectAuto for the default (preconnectCount), 0 for none.
+	Preconnect  int
 	KeepPrompts bool
 	CostPerHour float64
 	GPUs        int
+	// Calibration (replay calibrate's calibration.json, --calibration) splits each TTFT into the
+	// predicted prefill of one request alone and queueing: summary.json's "queueing", a plot
+	// in report.html and queueing.csv per request. Nil for none.
+	Calibration *analysis.Calibration
 
 	// MetricsListen, when set, serves replay's own Prometheus metrics there during the run;
 	// at its end the page stays up until a scrape has read the final figures, at most
@@ -122,6 +130,15 @@ type Config struct {
 	// compare.html the paired comparison of the first with each other. Endpoint, Model and
 	// APIKey are then unused.
 	Endpoints []Endpoint
+
+	// Checks is the behaviour checks' level (checks.go: auto, none, basic, all; "" is none):
+	// their probes go to each endpoint before the warmup, the overload check judges the run's
+	// answers.
+	Checks string
+	// Require, on a paired run, is judged on every endpoint's summary and, for delta terms,
+	// on each B against A (multi_require.go); a failing limit is ErrRequirements, after every
+	// file is written. A single run leaves --require to its caller.
+	Require []analysis.Requirement
 }
 
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate
@@ -168,11 +185,18 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 		return nil, err
 	}
 	defer func() { _ = tg.stop() }()
+	if tg.checks, err = probeChecks(ctx, cfg, tg); err != nil {
+		return nil, err
+	}
 	o, err := execute(ctx, cfg, p, tg)
 	if err != nil {
 		return nil, err
 	}
-	return finish(cfg, p, tg, o)
+	sum, err := finish(cfg, p, tg, o)
+	if sum != nil {
+		err = errors.Join(err, writeChecks(cfg, []checks.Endpoint{analysis.ChecksEndpoint(tg.label, tg.checks)}))
+	}
+	return sum, err
 }
 
 // withDefaults fills the documented defaults and creates the output folder.

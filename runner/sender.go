@@ -29,6 +29,9 @@ type sender struct {
 	// record's logged body instead of a synthesized one (--body verbatim).
 	logged   bool
 	verbatim bool
+	// capAsMaxTokens sends a logged max_completion_tokens cap as max_tokens, for an engine
+	// that reads only the older name (engine.ReadsMaxCompletionTokens).
+	capAsMaxTokens bool
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -98,6 +101,9 @@ func (s *sender) request(r *synth.Request) client.Request {
 	}
 	if s.logged {
 		creq.Options = clientOptions(o)
+		if s.capAsMaxTokens && creq.Options != nil && creq.Options.MaxTokensField == client.MaxCompletionTokens {
+			creq.Options.MaxTokensField = ""
+		}
 		creq.Unforced = !forced(o)
 		creq.MaxTokens = perChoice(r.MaxTokens, o)
 	}
@@ -139,6 +145,7 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		OriginalTimestampNS: int64(r.Record.Timestamp),
 		ScheduledNS:         t.ScheduledNS,
 		SentNS:              t.SentNS,
+		WrittenNS:           resp.WrittenNS,
 		QueueWaitNS:         t.QueueWaitNS,
 		ClientBacklogNS:     t.ClientBacklogNS,
 		FirstTokenNS:        resp.FirstTokenNS,

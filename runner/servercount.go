@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -9,7 +12,9 @@ import (
 // ServerCounting makes sc count prompts as a server serving tok does, and as this package's
 // prompts are built for it: completions prompts with the specials the tokenizer's post-processor
 // adds (a BOS for Llama and Mistral), chat prompts through the chat template of the
-// tokenizer_config.json beside tokPath, rendered and encoded as synth builds them. With no
+// tokenizer_config.json beside tokPath, rendered and encoded as synth builds them, the
+// request's tools and earlier turns' tool calls rendered too (chat.Renderer.RenderTools, as
+// requestlog counts a logged request). With no
 // tokenizer_config.json that is chat.DefaultTemplate with empty bos_token and eos_token,
 // exactly what the client renders then, so the two agree. It is the one definition shared by
 // the in-process simulator of Run and `replay sim --tokenizer`, so that a standalone simulator
@@ -21,12 +26,17 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 	}
 	sc.Counter = serverCounter{tok}
 	sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
-	sc.ChatCounter = func(msgs []sim.Message) (int, error) {
+	sc.ChatCounter = func(msgs []sim.Message, tools json.RawMessage) (int, error) {
 		m := make([]chat.Message, len(msgs))
 		for i, x := range msgs {
-			m[i] = chat.Message{Role: x.Role, Content: x.Content}
+			m[i] = chat.Message{Role: x.Role, Content: x.Content, Name: x.Name, ToolCallID: x.ToolCallID}
+			if len(x.ToolCalls) > 0 {
+				if err := json.Unmarshal(x.ToolCalls, &m[i].ToolCalls); err != nil {
+					return 0, fmt.Errorf("request body: field \"messages[%d].tool_calls\": %w", i, err)
+				}
+			}
 		}
-		rendered, err := tpl.Render(m)
+		rendered, err := tpl.RenderTools(m, tools)
 		if err != nil {
 			return 0, err
 		}

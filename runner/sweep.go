@@ -29,10 +29,12 @@ type SweepPoint struct {
 
 // SweepResult is the whole sweep; Knee is the largest speed that held the SLO (0 if none did).
 type SweepResult struct {
-	SLO       string       `json:"slo"`
-	TargetPct float64      `json:"target_pct"`
-	Knee      float64      `json:"knee"`
-	Points    []SweepPoint `json:"points"`
+	SLO       string  `json:"slo"`
+	TargetPct float64 `json:"target_pct"`
+	Knee      float64 `json:"knee"`
+	// KneeCost prices the knee's output throughput when a --cost-per-hour was given.
+	KneeCost *analysis.KneeCost `json:"knee_cost,omitempty"`
+	Points   []SweepPoint       `json:"points"`
 }
 
 // Sweep replays the same trace at each speed in turn (each run into its own folder under
@@ -89,6 +91,17 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 		}
 		res.Knee = sp
 	}
+	if res.Knee > 0 && base.CostPerHour > 0 {
+		for _, p := range res.Points {
+			if p.Speed == res.Knee {
+				kc, err := analysis.CostAtKnee(base.CostPerHour, base.GPUs, p.Summary.Throughput.OutputTokS)
+				if err != nil {
+					return res, errors.Join(fmt.Errorf("cost at the knee: %w", err), writeSweep(base.Out, res))
+				}
+				res.KneeCost = kc
+			}
+		}
+	}
 	return res, writeSweep(base.Out, res)
 }
 
@@ -135,4 +148,7 @@ func WriteSweepTable(w io.Writer, r *SweepResult) {
 		return
 	}
 	fmt.Fprintf(w, "knee: %gx is the largest speed tried at which %.0f%% of requests met %s\n", r.Knee, r.TargetPct, r.SLO)
+	if r.KneeCost != nil {
+		fmt.Fprintf(w, "cost at the knee: %s\n", r.KneeCost)
+	}
 }

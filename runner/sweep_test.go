@@ -35,7 +35,7 @@ func TestSweepFindsCapacity(t *testing.T) {
 	sc.MaxBatch, sc.StepBase, sc.StepPerSeq, sc.StepPerKVToken, sc.Jitter = 4, 10*time.Millisecond, 0, 0, 0
 	sc.PrefillPerToken = time.Microsecond
 	var stderr bytes.Buffer
-	cfg := Config{Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: "e2e=600ms", Sim: sc, Stderr: &stderr}
+	cfg := Config{Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: "e2e=600ms", Sim: sc, Stderr: &stderr, CostPerHour: 2, GPUs: 1}
 	res, err := Sweep(context.Background(), cfg, []float64{1, 2, 3, 4, 6, 8}, 95)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -45,6 +45,14 @@ func TestSweepFindsCapacity(t *testing.T) {
 	t.Logf("\n%s", table.String())
 	if rate := res.Knee * baseRate; rate > capacity || rate < capacity/2 {
 		t.Fatalf("knee %gx = %g req/s; the engine's capacity is %g req/s", res.Knee, rate, capacity)
+	}
+	for _, p := range res.Points {
+		if p.Speed != res.Knee {
+			continue
+		}
+		if want, err := analysis.CostAtKnee(2, 1, p.Summary.Throughput.OutputTokS); err != nil || res.KneeCost == nil || *res.KneeCost != *want {
+			t.Errorf("cost at the knee %+v, want %+v (%v)", res.KneeCost, want, err)
+		}
 	}
 	last := res.Points[len(res.Points)-1]
 	if last.Holds || last.Speed*baseRate <= capacity*0.9 {

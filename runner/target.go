@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/sim"
 )
@@ -21,6 +22,7 @@ type target struct {
 	metricsURL string
 	simulated  bool
 	eng        *engineState
+	checks     *analysis.Checks // the behaviour checks (checks.go), nil when none were run
 	stop       func() error
 }
 

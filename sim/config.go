@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -12,11 +13,16 @@ type Counter interface {
 	Count(text string) int
 }
 
-// Message is one chat message as the simulator sees it: the text parts of its content joined.
+// Message is one chat message as the simulator sees it: the text parts of its content joined,
+// and the parts of tool use that chat templates render, so that a ChatCounter counts them: an
+// assistant turn's tool_calls (the JSON list as sent; nil when it has none) and a tool answer's
+// tool_call_id.
 type Message struct {
-	Role    string
-	Name    string
-	Content string
+	Role       string
+	Name       string
+	Content    string
+	ToolCalls  json.RawMessage
+	ToolCallID string
 }
 
 // Faults are the injected failure rates. Each request gets at most one fault, drawn once from
@@ -64,6 +70,11 @@ type Config struct {
 	// 429 from it, and cached_tokens is always 0), writing a whole answer in a few writes; it
 	// exists to measure the client.
 	ZeroCost bool
+	// TokenDelay, in zero-cost mode, is the time between one streamed chunk and the next (the
+	// first goes at once): a fixed decode speed with no engine and no queue, so a client's
+	// cost of holding many open streams can be measured apart from any model. 0 writes the
+	// whole answer at once.
+	TokenDelay time.Duration
 	// Seed drives the step-time jitter and fault injection.
 	Seed int64
 
@@ -113,8 +124,10 @@ type Config struct {
 	// token), which is documented as approximate; pass the served model's tokenizer for truth.
 	Counter Counter
 	// ChatCounter, when set, returns the prompt tokens the server sees for a chat request, chat
-	// template included. Nil means the sum of Counter over contents + 3 per message + 3.
-	ChatCounter func(messages []Message) (int, error)
+	// template included: its messages and its tools (Request.Tools, the list as sent; nil when
+	// it offers none), which templates render into the prompt. Nil means the sum of Counter
+	// over contents, tool calls and tools + 3 per message + 3.
+	ChatCounter func(messages []Message, tools json.RawMessage) (int, error)
 	// Tokenize, when set, turns prompt text into token ids so that prefix-cache blocks are keyed by
 	// real token content. Nil means blocks are fixed-size byte chunks of the prompt (approximate).
 	// When set, a completions text prompt counts len(Tokenize(text)) tokens (one encode, not
@@ -176,6 +189,9 @@ func (c Config) validate() error {
 		if d.v < 0 {
 			return fmt.Errorf("sim config: %s must be >= 0, got %v", d.name, d.v)
 		}
+	}
+	if c.TokenDelay < 0 || (c.TokenDelay > 0 && !c.ZeroCost) {
+		return fmt.Errorf("sim config: TokenDelay %v: want 0, or > 0 with ZeroCost (the engine's own steps set its pace)", c.TokenDelay)
 	}
 	if !c.ZeroCost && c.StepBase+c.StepPerSeq+c.PrefillPerToken <= 0 {
 		return fmt.Errorf("sim config: a step must take time (StepBase, StepPerSeq or PrefillPerToken > 0) unless ZeroCost is set")

@@ -41,6 +41,8 @@ type seq struct {
 	blocks    []*block
 	// registered counts the leading prompt blocks already made findable in the cache.
 	registered int
+	// admitted is the engine-clock time the sequence joined the running batch (queuetime.go).
+	admitted time.Duration
 
 	// out receives token progress; nil in tests that drive the core directly.
 	out *stream
@@ -209,6 +211,7 @@ func (c *core) plan() stepPlan {
 		s.cached = hit * c.cfg.BlockSize
 		s.prefilled = s.cached
 		s.state = seqRunning
+		s.admitted = c.now
 		c.running = append(c.running, s)
 		c.slots += s.width()
 		c.cacheQueries += uint64(s.prompt.tokens)

@@ -7,6 +7,9 @@
 // and the model it lists is owned by "replay-simulator".
 // Requests come from the replay client (or any OpenAI client); token counts come from the Counter
 // and Tokenize hooks the caller supplies, with a documented approximation when they are absent.
+// A chat prompt is counted with the ChatCounter hook, given the messages (earlier turns' tool
+// calls and tool answers included) and the request's tools, which a chat template renders into
+// the prompt; the tools and calls also key the prompt's cache blocks.
 //
 // A request's options count where they change the engine's work; the simulator models cost, not
 // content. n > 1 gives n choices, each with its own index (in every streamed chunk too) and

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -44,6 +45,9 @@ func fastParse(body []byte, chat bool, defaultMaxTokens int) (r Request, err err
 		if f.format == formatJSONObject {
 			r.Content = jsonObjectContent
 		}
+		if f.tools {
+			r.Tools = append(json.RawMessage(nil), f.toolsRaw...)
+		}
 		return r, nil, true
 	}
 	if !f.promptSet {
@@ -68,6 +72,9 @@ type topFields struct {
 	scalars
 	seen                   uint32
 	promptSet, messagesSet bool
+	// toolsRaw is the tools list's bytes in the body, which is reused after the parse:
+	// fastParse copies them into Request.Tools.
+	toolsRaw []byte
 }
 
 // member reads one top-level member into r; false gives up.
@@ -142,7 +149,13 @@ func (f *topFields) option(c *jsoncur.Cursor, key string) (ok bool) {
 	case "stop":
 		f.stops, ok = stops(c)
 	case "tools":
+		// The list is prompt text to a chat template (Config.ChatCounter renders it): its
+		// bytes are kept, the one option that costs a copy.
+		raw, start := c.Rest(), c.Offset()
 		f.tools, ok = nonEmptyList(c)
+		if f.tools && ok {
+			f.toolsRaw = raw[:c.Offset()-start]
+		}
 	case "tool_choice":
 		f.toolChoice, ok = toolChoice(c), true
 	case "response_format":
@@ -167,6 +180,9 @@ var topKeys = map[string]uint32{
 }
 
 var messageKeys = map[string]uint32{"role": 1, "name": 2, "content": 4}
+
+// toolMessageKeys are the message fields of tool use, read by slowParse only.
+var toolMessageKeys = map[string]uint32{"tool_calls": 1, "tool_call_id": 2}
 
 var streamOptionKeys = map[string]uint32{"include_usage": 1}
 
@@ -365,7 +381,9 @@ func message(c *jsoncur.Cursor) (m Message, ok bool) {
 		key := c.Unquote(c.Key())
 		bit, known := messageKeys[string(key)]
 		if !known {
-			if foldsToKnown(key, messageKeys) {
+			// tool_calls and tool_call_id are rendered by the template, so counted: they
+			// are left to slowParse, which keeps them.
+			if foldsToKnown(key, messageKeys) || foldsToKnown(key, toolMessageKeys) {
 				return m, false
 			}
 			c.Skip()

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"hash/fnv"
 	"strings"
 	"sync"
@@ -30,13 +31,14 @@ func TestHooks(t *testing.T) {
 	cfg.Tokenize = wordIDs
 	var mu sync.Mutex // the hook runs on the handler's goroutine
 	var seen [][]Message
-	cfg.ChatCounter = func(m []Message) (int, error) {
+	var seenTools []json.RawMessage
+	cfg.ChatCounter = func(m []Message, tools json.RawMessage) (int, error) {
 		mu.Lock()
-		seen = append(seen, m)
+		seen, seenTools = append(seen, m), append(seenTools, tools)
 		mu.Unlock()
-		n := 1
+		n := 1 + 100*len(tools)
 		for _, x := range m {
-			n += 10 + wordCounter{}.Count(x.Content)
+			n += 10 + wordCounter{}.Count(x.Content) + 1000*len(x.ToolCalls)
 		}
 		return n, nil
 	}
@@ -69,9 +71,54 @@ func TestHooks(t *testing.T) {
 	if u.PromptTokens != 1+12+11 {
 		t.Errorf("chat prompt tokens %d, want 24 from ChatCounter", u.PromptTokens)
 	}
+	// The tools and an earlier turn's tool calls reach the hook as sent, byte for byte:
+	// templates render both into the prompt. The tools alone take the fast parser, the tool
+	// turn the slow one.
+	tools := `[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`
+	calls := `[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]`
+	for _, body := range []string{
+		`{"messages":[{"role":"user","content":"a b"}],"tools":` + tools + `,"max_tokens":1,"stream":true,"stream_options":{"include_usage":true}}`,
+		`{"messages":[{"role":"user","content":"a b"},{"role":"assistant","content":null,"tool_calls":` + calls +
+			`},{"role":"tool","tool_call_id":"c1","content":"ok"}],"tools":` + tools + `,"max_tokens":1,"stream":true,"stream_options":{"include_usage":true}}`,
+	} {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatal(err)
+		}
+		u := usageOf(t, post(t, url, "/v1/chat/completions", v))
+		var want int
+		if strings.Contains(body, "tool_calls") {
+			want = 1 + 100*len(mustCompact(t, tools)) + 10 + 2 + 10 + 1000*len(mustCompact(t, calls)) + 10 + 1
+		} else {
+			want = 1 + 100*len(mustCompact(t, tools)) + 10 + 2
+		}
+		if u.PromptTokens != want {
+			t.Errorf("%s: prompt tokens %d, want %d from ChatCounter", body, u.PromptTokens, want)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 1 || len(seen[0]) != 2 || seen[0][1].Role != "user" || seen[0][1].Content != "three" {
-		t.Errorf("ChatCounter saw %+v", seen)
+	if len(seen) != 3 || len(seen[0]) != 2 || seen[0][1].Role != "user" || seen[0][1].Content != "three" || seenTools[0] != nil {
+		t.Fatalf("ChatCounter saw %+v, tools %q", seen, seenTools)
 	}
+	if string(seenTools[1]) != mustCompact(t, tools) || string(seenTools[2]) != mustCompact(t, tools) {
+		t.Errorf("ChatCounter saw tools %q, want %s", seenTools, tools)
+	}
+	if m := seen[2]; len(m) != 3 || string(m[1].ToolCalls) != mustCompact(t, calls) || m[2].ToolCallID != "c1" || m[2].Content != "ok" {
+		t.Errorf("ChatCounter saw the tool turns as %+v", m)
+	}
+}
+
+// mustCompact is JSON text as json.Marshal writes it (post re-encodes the body it is given).
+func mustCompact(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

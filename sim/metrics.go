@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -42,6 +43,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		counter("vllm:request_success_total", "Count of successfully processed requests.", snap.success,
 			&dto.LabelPair{Name: ptr("finished_reason"), Value: ptr("length")}),
 	}
+	families = append(families, s.cacheConfigInfo())
 	var buf bytes.Buffer
 	for _, f := range families {
 		if _, err := expfmt.MetricFamilyToText(&buf, f); err != nil {
@@ -54,3 +56,25 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// cacheConfigInfo is vLLM's info gauge of its KV cache, so that a tool reading a vLLM page
+// learns the simulator's capacity the same way: vllm:cache_config_info, value 1, the cache's
+// configuration in its labels (vLLM's docs/design/metrics.md, "Cache Config Info";
+// vllm/v1/metrics/loggers.py log_metrics_info("cache_config", ...) labels it with every
+// CacheConfig field, block_size and num_gpu_blocks among them). Only the fields the simulator
+// models are given, and model_name as every family of this page has it; without an engine
+// (ZeroCost) nothing is cached.
+func (s *Server) cacheConfigInfo() *dto.MetricFamily {
+	caching := "True"
+	if s.cfg.ZeroCost {
+		caching = "False"
+	}
+	labels := []*dto.LabelPair{
+		{Name: ptr("block_size"), Value: ptr(strconv.Itoa(s.cfg.BlockSize))},
+		{Name: ptr("enable_prefix_caching"), Value: ptr(caching)},
+		{Name: ptr("num_gpu_blocks"), Value: ptr(strconv.Itoa(s.cfg.NumBlocks))},
+		{Name: ptr("model_name"), Value: ptr(s.cfg.ModelName)}, // last, as on every family here
+	}
+	return &dto.MetricFamily{Name: ptr("vllm:cache_config_info"), Help: ptr("Information of the LLMEngine CacheConfig"),
+		Type: dto.MetricType_GAUGE.Enum(), Metric: []*dto.Metric{{Label: labels, Gauge: &dto.Gauge{Value: ptr(1.0)}}}}
+}

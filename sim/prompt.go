@@ -29,17 +29,23 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 	case r.HasIDs:
 		p.tokens = len(r.PromptIDs)
 	case r.Chat:
-		text = renderChat(r.Messages)
+		text = renderChat(r.Messages, r.Tools)
 		if cfg.ChatCounter != nil {
-			n, err := cfg.ChatCounter(r.Messages)
+			n, err := cfg.ChatCounter(r.Messages, r.Tools)
 			if err != nil {
 				return prompt{}, fmt.Errorf("counting chat prompt: %w", err)
 			}
 			p.tokens = n
 		} else {
 			p.tokens = 3
+			if len(r.Tools) > 0 {
+				p.tokens += cfg.Counter.Count(string(r.Tools))
+			}
 			for _, m := range r.Messages {
 				p.tokens += 3 + cfg.Counter.Count(m.Content)
+				if len(m.ToolCalls) > 0 {
+					p.tokens += cfg.Counter.Count(string(m.ToolCalls))
+				}
 			}
 		}
 	default:
@@ -76,9 +82,16 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 }
 
 // renderChat is the text whose blocks identify a chat prompt. It is not any model's template;
-// it only needs equal conversations to render equally and different ones differently.
-func renderChat(msgs []Message) string {
+// it only needs equal conversations to render equally and different ones differently. The
+// tools come first, as templates put them in the system turn or the first user turn, so
+// requests offering the same tools share a prefix.
+func renderChat(msgs []Message, tools []byte) string {
 	var b strings.Builder
+	if len(tools) > 0 {
+		b.WriteString("<|tools|>\n")
+		b.Write(tools)
+		b.WriteString("\n")
+	}
 	for _, m := range msgs {
 		b.WriteString("<|")
 		b.WriteString(m.Role)
@@ -89,6 +102,13 @@ func renderChat(msgs []Message) string {
 		b.WriteString("|>\n")
 		b.WriteString(m.Content)
 		b.WriteString("\n")
+		if len(m.ToolCalls) > 0 || m.ToolCallID != "" {
+			b.WriteString("<|calls:")
+			b.WriteString(m.ToolCallID)
+			b.WriteString("|>\n")
+			b.Write(m.ToolCalls)
+			b.WriteString("\n")
+		}
 	}
 	return b.String()
 }

@@ -13,8 +13,10 @@ type Request struct {
 	// Chat is true for /v1/chat/completions.
 	Chat  bool
 	Model string
-	// Messages holds a chat request's messages.
+	// Messages holds a chat request's messages, and Tools its tools list as sent (nil when it
+	// offers none): the chat template renders both into the prompt (Config.ChatCounter).
 	Messages []Message
+	Tools    json.RawMessage
 	// PromptText is a completions prompt given as text.
 	PromptText string
 	// PromptIDs is a completions prompt given as token ids (HasIDs is then true).
@@ -94,9 +96,11 @@ type wireResponseFormat struct {
 }
 
 type wireMessage struct {
-	Role    string          `json:"role"`
-	Name    string          `json:"name"`
-	Content json.RawMessage `json:"content"`
+	Role       string          `json:"role"`
+	Name       string          `json:"name"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
 }
 
 type wirePart struct {
@@ -278,7 +282,10 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 			if err != nil {
 				return Request{}, fmt.Errorf("request body: field \"messages[%d].content\": %w", i, err)
 			}
-			r.Messages[i] = Message{Role: m.Role, Name: m.Name, Content: text}
+			r.Messages[i] = Message{Role: m.Role, Name: m.Name, Content: text, ToolCalls: toolCallsOf(m.ToolCalls), ToolCallID: m.ToolCallID}
+		}
+		if f.tools {
+			r.Tools = w.Tools
 		}
 		if r.Content, err = w.contentOf(f.format, f.tools); err != nil {
 			return Request{}, err
@@ -397,6 +404,16 @@ func (rf *wireResponseFormat) kind() (formatKind, error) {
 		return 0, fmt.Errorf("request body: field \"response_format.type\": must be text, json_object, json_schema or structural_tag, got %q", *rf.Type)
 	}
 	return k, nil
+}
+
+// toolCallsOf is a message's tool_calls as given, nil for null, an empty list or nothing (no
+// call to render). Any other shape is kept, for the ChatCounter to refuse by name.
+func toolCallsOf(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || raw[0] == '[' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0 {
+		return nil
+	}
+	return raw
 }
 
 // messageText joins the text parts of a message content: a string, null, or a list of parts of

@@ -31,6 +31,8 @@ type Server struct {
 
 	// counters of zero-cost answers, which never go through the engine
 	zPrompt, zGen, zSuccess atomic.Uint64
+	// queue holds per-request queue times when a test asks for them (queuetime.go).
+	queue queueTimes
 }
 
 // New returns a server for cfg; a nil Counter becomes ApproxCounter. The configuration is
@@ -168,6 +170,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), out: newStream()}
+	arrived := s.eng.sinceStart()
 	switch s.eng.submit(sq) {
 	case queueFull:
 		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
@@ -184,6 +187,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
 		return
 	}
+	defer s.noteQueue(r, sq, arrived)
 	if req.Stream {
 		s.streamAnswer(w, r, &req, sq, a, f)
 	} else {
@@ -398,9 +402,12 @@ func (s *Server) serveZeroCost(w http.ResponseWriter, r *http.Request, req *Requ
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
 	var ok bool
-	if req.Stream {
+	switch {
+	case req.Stream && s.cfg.TokenDelay > 0:
+		*bp, ok = s.pacedStream(w, r, req, a, u, f, (*bp)[:0])
+	case req.Stream:
 		*bp, ok = s.zeroCostStream(w, r, req, a, u, f, (*bp)[:0])
-	} else {
+	default:
 		*bp, ok = s.zeroCostFull(w, r, req, a, u, f, (*bp)[:0])
 	}
 	if ok {

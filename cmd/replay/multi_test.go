@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,4 +245,83 @@ func TestRunMultiExit(t *testing.T) {
 		t.Errorf("stderr does not name the failed endpoint:\n%s", stderr.String())
 	}
 	t.Log(c.Verdict)
+}
+
+// TestRunMultiRequire: --require on a paired run judges every endpoint and each B against A,
+// after every file is written: a delta term B fails and a checks term B fails (its 429s carry
+// no Retry-After) make it exit 4, listing each failing term under its endpoint; the same
+// terms loosened exit 0; a failed run keeps its own exit code; --checks takes only its levels.
+func TestRunMultiRequire(t *testing.T) {
+	bin := replayBin(t)
+	slower := sim.DefaultConfig().PrefillPerToken * 4
+	base, other := startSim(t, bin), startSim(t, bin, "--prefill-per-token", slower.String(), "--fault-429-rate", "0.2")
+	trace := writePairedTrace(t, 40, 20)
+	run := func(flags ...string) (int, string, string) {
+		out := t.TempDir()
+		cmd := exec.Command(bin, append([]string{"run", "--trace", trace, "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),
+			"--endpoint", base, "--endpoint", other, "--model", "replay-sim", "--max-lateness", "0", "--out", out}, flags...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		return exitCode(cmd.Run()), stderr.String(), out
+	}
+	code, stderr, out := run("--require", "ttft.p95<=1m,delta.ttft.p50<=+1%,checks")
+	if code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, stderr)
+	}
+	for _, want := range []string{"requirements (--require):", "a:\n  pass  ttft.p95", "b (delta terms against a):",
+		"FAIL  delta.ttft.p50", "FAIL  checks", "failed: ", "--require limits failed: 2 of 5"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q\n%s", want, stderr)
+		}
+	}
+	for _, f := range []string{"a/summary.json", "b/summary.json", runner.CompareFile, runner.CompareHTMLFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if code, stderr, _ := run("--require", "ttft.p95<=1m,delta.ttft.p50<=+100000%", "--checks", "none"); code != 0 {
+		t.Errorf("loosened: exit %d, want 0\n%s", code, stderr)
+	}
+	if code, stderr, _ := run("--require", "delta.ttft.p50<=+1%", "--max-error-rate", "0.05"); code != 3 {
+		t.Errorf("b failing a fifth of requests: exit %d, want 3 (its own code before --require's)\n%s", code, stderr)
+	}
+	if code, stderr, _ := run("--checks", "most"); code != 1 || !strings.Contains(stderr, `--checks "most": want auto, none, basic, all`) {
+		t.Errorf("--checks most: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestRunRequireChecksSingle: a single run's failed behaviour check is reported and exits 0,
+// unless --require checks gates it (exit 4, the term listed); summary.json holds the checks.
+func TestRunRequireChecksSingle(t *testing.T) {
+	bin := replayBin(t)
+	url := startSim(t, bin, "--fault-429-rate", "0.3")
+	trace := writePairedTrace(t, 30, 20)
+	run := func(flags ...string) (int, string, string) {
+		out := t.TempDir()
+		cmd := exec.Command(bin, append([]string{"run", "--trace", trace, "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),
+			"--endpoint", url, "--model", "replay-sim", "--max-lateness", "0", "--max-error-rate", "0.9", "--out", out}, flags...)...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		return exitCode(cmd.Run()), stdout.String() + stderr.String(), out
+	}
+	code, log, out := run()
+	if code != 0 || !strings.Contains(log, "429 without Retry-After") {
+		t.Fatalf("without --require: exit %d, want 0 with the failed overload check shown\n%s", code, log)
+	}
+	var s struct {
+		Run struct {
+			Checks struct {
+				Level  string
+				Failed []string
+			}
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &s); err != nil || s.Run.Checks.Level != "basic" || !slices.Contains(s.Run.Checks.Failed, "overload") {
+		t.Errorf("summary.json run.checks: %v %+v", err, s.Run.Checks)
+	}
+	if code, log, _ := run("--require", "checks.streaming,checks"); code != 4 || !strings.Contains(log, "pass  checks.streaming") ||
+		!strings.Contains(log, "FAIL  checks ") {
+		t.Errorf("--require checks: exit %d, want 4\n%s", code, log)
+	}
 }

@@ -17,7 +17,7 @@ type requireFlag struct {
 }
 
 func (r *requireFlag) add(fs *pflag.FlagSet) {
-	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (compare: 'delta.ttft.p95<=+10%' too)")
+	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (a paired run or compare: 'delta.ttft.p95<=+10%' too, B against A; run: 'checks' or 'checks.tool_calls', the behaviour checks passed)")
 }
 
 // parse checks the expression before anything runs; the error names the term.

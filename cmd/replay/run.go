@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -38,7 +39,14 @@ func init() {
   # before a migration: the same traffic to both endpoints at once, compared request by request
   replay run --trace mooncake.jsonl --endpoint old=http://10.0.0.1:8000/v1 \
       --endpoint new=http://10.0.0.2:8000/v1 --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B \
-      --speed 2 --out runs/migration    # runs/migration/{old,new}/, compare.json, compare.html`,
+      --speed 2 --out runs/migration    # runs/migration/{old,new}/, compare.json, compare.html
+
+  # ... as a CI gate: every endpoint within the SLO, new at most 10% slower at p95 than old,
+  # and every behaviour check passed (probed before the warmup; --checks all adds tool calls
+  # and json_schema): exit 4 otherwise, after every file is written
+  replay run --trace mooncake.jsonl --endpoint old=http://10.0.0.1:8000/v1 \
+      --endpoint new=http://10.0.0.2:8000/v1 --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B \
+      --speed 2 --require 'ttft.p95<=500ms,delta.ttft.p95<=+10%,checks' --out runs/migration`,
 		exits: runExitCodes,
 		setup: setupRun,
 	})
@@ -121,6 +129,7 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
 	fs.DurationVar(&f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (0: don't judge)")
+	fs.IntVar(&cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (-1: the most requests the schedule sends within 50 ms, at most 256; 0: none)")
 	fs.IntVar(&cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (0: from ulimit -n and the ephemeral ports; -1: none)")
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
 }
@@ -214,13 +223,29 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 	config := addRunFlags(fs)
 	var req requireFlag
 	req.add(fs)
+	checks := fs.String("checks", runner.ChecksAuto, "behaviour checks probed before the warmup (streaming, stop, max_tokens, sampling; all adds tool calls and json_schema), and overload (Retry-After) over the run's answers: "+strings.Join(runner.ChecksLevels, ", ")+" (auto: basic against an endpoint, none against the built-in simulator or in a --shard run); a failed check is reported, and exits 4 only under --require checks")
+	calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into the predicted prefill of one request alone and queueing (summary, report, queueing.csv)")
 	return func(ctx context.Context, args []string) error {
 		cfg, err := config(args)
 		if err != nil {
 			return err
 		}
+		if *calibration != "" {
+			if cfg.Calibration, err = analysis.ReadCalibration(*calibration); err != nil {
+				return err
+			}
+		}
 		if err := req.parse(); err != nil {
 			return err
+		}
+		if err := runner.CheckChecks(*checks); err != nil {
+			return err
+		}
+		cfg.Checks = *checks
+		if len(cfg.Endpoints) > 1 { // every endpoint and each B against A, judged by the run
+			cfg.Require = req.reqs
+			_, err := runner.Run(ctx, cfg)
+			return runExit(err)
 		}
 		sum, err := runner.Run(ctx, cfg)
 		return req.gate(runExit(err), sum, nil)
@@ -247,6 +272,8 @@ func runExit(err error) error {
 		return &exitError{code: 5, err: err}
 	case errors.Is(err, runner.ErrTooManyFailures):
 		return &exitError{code: 3, err: err}
+	case errors.Is(err, runner.ErrRequirements):
+		return &exitError{code: 4, err: err}
 	}
 	return err
 }

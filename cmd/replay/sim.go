@@ -28,7 +28,7 @@ func init() {
 func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 	cfg := sim.DefaultConfig()
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
-	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, chat template); without it prompt counts are approximate (about 4 bytes a token)")
+	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, the chat template with its tools and tool calls); without it prompt counts are approximate (about 4 bytes a token)")
 	arrivalLog := fs.String("arrival-log", "", "write each completion request's arrival to FILE as it comes: '<unix ns>\\t<X-Request-Id>' a line, on the server's clock")
 	addSimFlags(fs, &cfg)
 	return func(ctx context.Context, args []string) error {
@@ -80,6 +80,7 @@ func addSimFlags(fs *pflag.FlagSet, cfg *sim.Config) {
 	fs.StringVar(&cfg.ModelName, "model-name", cfg.ModelName, "model id listed by /v1/models")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed for step-time jitter and fault injection")
 	fs.BoolVar(&cfg.ZeroCost, "zero-cost", false, "answer at once with no modeled delay (to measure the client)")
+	fs.DurationVar(&cfg.TokenDelay, "token-delay", 0, "with --zero-cost: the time between streamed chunks (the first goes at once), a fixed decode speed with no engine, to measure a client holding many open streams")
 	fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "tokens per KV block and prefix-cache block")
 	fs.IntVar(&cfg.NumBlocks, "kv-blocks", cfg.NumBlocks, "KV cache capacity in blocks")
 	fs.IntVar(&cfg.MaxBatch, "max-batch", cfg.MaxBatch, "maximum running sequences")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,11 +16,16 @@ import (
 func init() {
 	register(&command{
 		name:    "sweep",
-		summary: "Replay a trace at increasing speed factors and find the largest that holds an SLO",
-		usage:   "--slo LIMITS --speeds X,Y,... [run flags] --out DIR",
+		summary: "Replay a trace at increasing speed factors or concurrencies and find the largest that holds an SLO",
+		usage:   "--slo LIMITS (--speeds X,Y,... | --concurrency N,M,... [--all]) [run flags] --out DIR",
 		example: `  # the largest speed at which 95% of requests still meet TTFT 500 ms and ITL 60 ms
   replay sweep --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model M \
-      --tokenizer ~/models/M --slo ttft=500ms,itl=60ms --speeds 1,1.5,2,3,4 --out runs/sweep`,
+      --tokenizer ~/models/M --slo ttft=500ms,itl=60ms --speeds 1,1.5,2,3,4 --out runs/sweep
+
+  # closed loop: 1, 2, 4 ... requests in flight until TTFT p95 passes 500 ms; the knee's $/M
+  replay sweep --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model M \
+      --tokenizer ~/models/M --slo ttft=500ms --concurrency 1,2,4,8,16,32 \
+      --cost-per-hour 2 --gpus 1 --out runs/knee`,
 		exits: runExitCodes,
 		setup: setupSweep,
 	})
@@ -28,11 +34,37 @@ func init() {
 func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 	config := addRunFlags(fs)
 	speeds := fs.String("speeds", "1,2,4,8", "speed factors to try, increasing; the sweep stops at the first that fails the SLO")
-	target := fs.Float64("target", 95, "percent of requests that must meet every SLO limit for a speed to hold")
+	conc := fs.String("concurrency", "", "closed loop instead of speeds: requests in flight per level, increasing (e.g. 1,2,4,8,16)")
+	all := fs.Bool("all", false, "with --concurrency: run every level, not only up to the first that breaks the SLO")
+	target := fs.Float64("target", 95, "percent of requests that must meet every SLO limit for a speed to hold; with --concurrency the percentile (90, 95 or 99) each limit must hold at")
 	return func(ctx context.Context, args []string) error {
 		cfg, err := config(args)
 		if err != nil {
 			return err
+		}
+		if cfg.Stderr == nil {
+			cfg.Stderr = os.Stderr
+		}
+		if fs.Changed("concurrency") {
+			if fs.Changed("speeds") {
+				return errors.New("--speeds and --concurrency are two kinds of sweep: give one")
+			}
+			var levels []int
+			for _, f := range strings.Split(*conc, ",") {
+				v, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil {
+					return fmt.Errorf("--concurrency: %q is not a whole number", f)
+				}
+				levels = append(levels, v)
+			}
+			res, err := runner.SweepConcurrency(ctx, cfg, runner.ConcurrencyOptions{Levels: levels, TargetPct: *target, All: *all})
+			if res != nil && len(res.Points) > 0 {
+				runner.WriteConcurrencyTable(os.Stdout, res)
+			}
+			return runExit(err)
+		}
+		if *all {
+			return errors.New("--all goes with --concurrency")
 		}
 		var sp []float64
 		for _, f := range strings.Split(*speeds, ",") {
@@ -41,9 +73,6 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 				return fmt.Errorf("--speeds: %q is not a number", f)
 			}
 			sp = append(sp, v)
-		}
-		if cfg.Stderr == nil {
-			cfg.Stderr = os.Stderr
 		}
 		res, err := runner.Sweep(ctx, cfg, sp, *target)
 		if res != nil && len(res.Points) > 0 {

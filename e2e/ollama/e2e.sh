@@ -10,8 +10,12 @@
 #      /v1/completions, which Ollama templates too) and replay-chat (TEMPLATE
 #      [INST] {{ .Prompt }} [/INST], the chat template replay renders for a tokenizer without one);
 #   3. the slices in slices/, in name order, each a sourced file with its own checks:
-#      10-lengths (exact prompt and output lengths through both APIs, engine detection) and
-#      20-prefix (the prefix cache lowers TTFT); REPLAY_E2E_SLICES="lengths prefix" picks some.
+#      10-lengths (exact prompt and output lengths through both APIs, engine detection),
+#      20-prefix (the prefix cache lowers TTFT), 30-options (a request log's own options:
+#      non-streamed, temperature, stop, JSON response_format; what Ollama does with each),
+#      40-paired (one schedule to two models at once, the paired verdict), 50-cachestudy (the
+#      prefix slice as `replay cache-study`) and 60-calibrate (the small model's single-request
+#      curves); REPLAY_E2E_SLICES="lengths prefix" picks some.
 # The server is stopped by its PID on exit. Exit status 0 only when every check passed.
 # Env: REPLAY_OLLAMA_CACHE (build/model cache), REPLAY_E2E_PORT (default: a free port from 18400).
 set -euo pipefail

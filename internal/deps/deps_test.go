@@ -50,13 +50,13 @@ var allowed = map[string][]string{
 	// Results and their analysis; scrape writes its samples in results' file format.
 	"results":  {"internal/pqcheck"},
 	"scrape":   {"results"},
-	"analysis": {"results", "prefixcache"},
+	"analysis": {"results", "prefixcache", "checks"}, // checks: its Results in summary.json and the reports
 	"live":     {"results"},
 	// Shards: one run's identity across machines and the exact merge of their folders.
 	"shard": {"analysis", "results", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "client", "engine", "gen", "ingest", "live", "requestlog", "results", "samples", "scheduler",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
 		"shard", "sim", "synth", "synth/tokenizer", "trace", "tracestat"},

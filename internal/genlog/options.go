@@ -95,6 +95,8 @@ func (p *optGen) stream(s optionSet) {
 		}
 	case k < 95:
 		s.both("stream", false)
+	default: // no "stream": the API's default, not streamed, which the reader must say
+		s.want["stream"] = false
 	}
 }
 

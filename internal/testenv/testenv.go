@@ -101,8 +101,10 @@ func isDir(p string) bool {
 }
 
 // Tokenizer returns the folder of a cached real tokenizer (llama3, llama3_1, qwen3,
-// deepseek_v3, gptoss, gpt4o, llama2, gemma3): $REPLAY_TOKENIZER_CACHE/NAME, else
-// .cache/tokenizers/NAME in the repository.
+// deepseek_v3, gptoss, gpt4o, llama2, gemma3, and llama3_1_tools: Llama-3.1's tokenizer with
+// Llama-3.1-8B-Instruct's own chat template, which renders tools; see
+// scripts/fetch-tokenizers.sh): $REPLAY_TOKENIZER_CACHE/NAME, else .cache/tokenizers/NAME in
+// the repository.
 func Tokenizer(t testing.TB, name string) string {
 	t.Helper()
 	cache := os.Getenv("REPLAY_TOKENIZER_CACHE")

@@ -1,0 +1,202 @@
+package analysis
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/llm-replay/replay/results"
+)
+
+// GPUPoint is one GPU at one scrape of a GPU exporter (the DCGM exporter's series, as the
+// runner reads them from its scraper): the time in seconds since the measured run started,
+// the GPU's name ("0", or "2/0" for the second exporter's GPU 0) and its figures, NaN where
+// the exporter served none.
+type GPUPoint struct {
+	OffsetS    float64
+	GPU        string
+	UtilPct    float64
+	MemUsedMiB float64
+	PowerW     float64
+	SMClockMHz float64
+}
+
+// AddGPUPoints keeps GPU exporters' series for report.html, which plots each figure over time
+// per GPU beside the endpoint's own series.
+func (m *Metrics) AddGPUPoints(ps []GPUPoint) {
+	for _, p := range ps {
+		if isFinite(p.OffsetS) {
+			m.gpu = append(m.gpu, p)
+		}
+	}
+}
+
+// The DCGM exporter's names of the series plotted, as a GPU scraper writes them (package
+// scrape's DCGM table), each GPU's under its key NAME{gpu="0"}.
+const (
+	dcgmUtil    = "DCGM_FI_DEV_GPU_UTIL"
+	dcgmMemUsed = "DCGM_FI_DEV_FB_USED"
+	dcgmPower   = "DCGM_FI_DEV_POWER_USAGE"
+	dcgmSMClock = "DCGM_FI_DEV_SM_CLOCK"
+)
+
+// GPUMetricsFiles matches a run's GPU exporters' sample files: gpu_metrics.jsonl for the
+// first, gpu_metrics-2.jsonl, gpu_metrics-3.jsonl... for the others (the runner's names).
+const GPUMetricsFiles = "gpu_metrics*.jsonl"
+
+// AddGPUSamples keeps one GPU exporter's samples (the exporter-th of the run, from 0, whose
+// GPUs are named "2/0", "2/1"... from the second on, so two hosts' GPU 0 stay apart), each
+// GPU's figures read from its keys NAME{gpu="..."}; keys of other forms are ignored.
+func (m *Metrics) AddGPUSamples(exporter int, ss []results.ServerSample) {
+	for _, smp := range ss {
+		by := map[string]*GPUPoint{}
+		var order []string
+		for key, v := range smp.Values {
+			name, gpu, ok := splitGPUKey(key)
+			if !ok {
+				continue
+			}
+			p := by[gpu]
+			if p == nil {
+				nan := math.NaN()
+				p = &GPUPoint{OffsetS: smp.OffsetS, GPU: gpu, UtilPct: nan, MemUsedMiB: nan, PowerW: nan, SMClockMHz: nan}
+				if exporter > 0 {
+					p.GPU = strconv.Itoa(exporter+1) + "/" + gpu
+				}
+				by[gpu] = p
+				order = append(order, gpu)
+			}
+			switch name {
+			case dcgmUtil:
+				p.UtilPct = v
+			case dcgmMemUsed:
+				p.MemUsedMiB = v
+			case dcgmPower:
+				p.PowerW = v
+			case dcgmSMClock:
+				p.SMClockMHz = v
+			}
+		}
+		slices.SortFunc(order, compareGPU)
+		for _, g := range order {
+			m.AddGPUPoints([]GPUPoint{*by[g]})
+		}
+	}
+}
+
+// splitGPUKey splits NAME{gpu="0"} into its name and GPU.
+func splitGPUKey(key string) (name, gpu string, ok bool) {
+	name, rest, ok := strings.Cut(key, `{gpu=`)
+	if !ok || !strings.HasSuffix(rest, "}") {
+		return "", "", false
+	}
+	gpu, err := strconv.Unquote(strings.TrimSuffix(rest, "}"))
+	return name, gpu, err == nil
+}
+
+// compareGPU orders device indexes numerically ("10" after "9"), other names after them.
+func compareGPU(a, b string) int {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	switch {
+	case errA == nil && errB == nil:
+		return x - y
+	case errA == nil:
+		return -1
+	case errB == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// addGPUFiles reads dir's GPU exporters' files (GPUMetricsFiles, in exporter order), for
+// `replay report` to plot what the run scraped; none is no error.
+func (m *Metrics) addGPUFiles(dir string) error {
+	paths, err := filepath.Glob(filepath.Join(dir, GPUMetricsFiles))
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		i, ok := gpuFileIndex(filepath.Base(p))
+		if !ok {
+			continue
+		}
+		ss, err := results.ReadServerMetrics(p)
+		if err != nil {
+			return err
+		}
+		m.AddGPUSamples(i, ss)
+	}
+	return nil
+}
+
+// gpuFileIndex is the exporter a file name is of: gpu_metrics.jsonl 0, gpu_metrics-2.jsonl 1.
+func gpuFileIndex(base string) (int, bool) {
+	if base == "gpu_metrics.jsonl" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "gpu_metrics-"), ".jsonl"))
+	if err != nil || n < 2 {
+		return 0, false
+	}
+	return n - 1, true
+}
+
+// gpuPalette colours GPUs in turn.
+var gpuPalette = []color.Color{colBlue, colOrange, colGreen, colRed, colPurple, colGray}
+
+// gpuFigures are report.html's GPU plots, one per figure with a line per GPU; none without
+// GPU series, and none for a figure no GPU served.
+func gpuFigures(m *Metrics) ([]figure, error) {
+	if len(m.gpu) == 0 {
+		return nil, nil
+	}
+	var gpus []string
+	for _, p := range m.gpu {
+		if !slices.Contains(gpus, p.GPU) {
+			gpus = append(gpus, p.GPU)
+		}
+	}
+	specs := []struct {
+		id, title, ylabel, caption string
+		v                          func(GPUPoint) float64
+	}{
+		{"gpu-util", "GPU utilization", "percent", "Each GPU's utilization (DCGM_FI_DEV_GPU_UTIL) as its exporter served it at every scrape of the measured run.",
+			func(p GPUPoint) float64 { return p.UtilPct }},
+		{"gpu-memory", "GPU memory used", "MiB", "Each GPU's framebuffer memory in use (DCGM_FI_DEV_FB_USED).",
+			func(p GPUPoint) float64 { return p.MemUsedMiB }},
+		{"gpu-power", "GPU power", "watts", "Each GPU's power draw (DCGM_FI_DEV_POWER_USAGE), whose integral over the run gives the energy per output token.",
+			func(p GPUPoint) float64 { return p.PowerW }},
+		{"gpu-sm-clock", "GPU SM clock", "MHz", "Each GPU's SM clock (DCGM_FI_DEV_SM_CLOCK): a clock that falls under load is throttling (power or heat).",
+			func(p GPUPoint) float64 { return p.SMClockMHz }},
+	}
+	var figs []figure
+	for _, sp := range specs {
+		lines := make([]namedLine, len(gpus))
+		drew := false
+		for i, g := range gpus {
+			lines[i] = namedLine{name: "GPU " + g, c: gpuPalette[i%len(gpuPalette)]}
+			for _, p := range m.gpu {
+				if v := sp.v(p); p.GPU == g && !math.IsNaN(v) {
+					lines[i].xys = append(lines[i].xys, plotter.XY{X: p.OffsetS, Y: v})
+				}
+			}
+			drew = drew || len(lines[i].xys) > 0
+		}
+		if !drew {
+			continue
+		}
+		svg, err := timePlot(sp.title+" per GPU", sp.ylabel, lines)
+		if err != nil {
+			return nil, fmt.Errorf("GPU plot %s: %w", sp.id, err)
+		}
+		figs = append(figs, figure{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: svg})
+	}
+	return figs, nil
+}

@@ -1,0 +1,78 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/llm-replay/replay/checks"
+)
+
+// The behaviour-check terms of --require take no comparison: "checks" holds when no check of
+// the run failed (a skipped one, such as overload on a run that never overloaded the endpoint,
+// is not held against it), "checks.<name>" when that one check passed, skipped or missing
+// failing it, since a gate that asks for one behaviour by name must see it. Without
+// --require checks a failed check is reported but changes no exit code.
+
+// checksTermNames are the names "checks.<name>" may carry: every check of checks.LevelAll and
+// the overload check.
+func checksTermNames() []string {
+	names, _ := checks.Names(checks.LevelAll)
+	return append(names, checks.OverloadCheck)
+}
+
+// parseChecksTerm reads "checks" or "checks.<name>" (lower case); ok is false for any other
+// name.
+func parseChecksTerm(name string) (t term, ok bool, err error) {
+	head, rest, dotted := strings.Cut(name, ".")
+	if head != "checks" {
+		return term{}, false, nil
+	}
+	if dotted && !slices.Contains(checksTermNames(), rest) {
+		return term{}, true, fmt.Errorf("unknown behaviour check %q (want checks, or checks.<name> with a name of %s)", rest, strings.Join(checksTermNames(), ", "))
+	}
+	return term{kind: kindChecks, stat: rest}, true, nil
+}
+
+// checkBehaviour judges a checks term on one run's summary.
+func (r Requirement) checkBehaviour(t term, s *Summary) Outcome {
+	o := r.outcome()
+	o.Limit = "pass"
+	var c *Checks
+	if s != nil {
+		c = s.Run.Checks
+	}
+	if c == nil || len(c.Results) == 0 {
+		o.Reason = "no behaviour checks in the run (replay run --checks basic or all probes them)"
+		return o
+	}
+	if t.stat == "" {
+		var pass, skipped int
+		for _, res := range c.Results {
+			switch res.Verdict() {
+			case checks.VerdictPass:
+				pass++
+			case checks.VerdictSkipped:
+				skipped++
+			}
+		}
+		o.Value = fmt.Sprintf("%d passed, %d failed, %d skipped", pass, len(c.Failed), skipped)
+		if len(c.Failed) > 0 {
+			o.Value = "failed: " + strings.Join(c.Failed, ", ")
+		}
+		o.Pass = len(c.Failed) == 0
+		return o
+	}
+	res := c.result(t.stat)
+	switch {
+	case res == nil:
+		o.Reason = fmt.Sprintf("the %s check was not run (--checks %s; --checks all runs every probe)", t.stat, c.Level)
+	case res.Verdict() == checks.VerdictSkipped:
+		o.Value = checks.VerdictSkipped
+		o.Reason = res.Skipped
+	default:
+		o.Value = fmt.Sprintf("%d of %d passed", res.Pass, res.Pass+res.Fail)
+		o.Pass = res.Verdict() == checks.VerdictPass
+	}
+	return o
+}

@@ -1,0 +1,42 @@
+package checks
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/sim"
+)
+
+// TestRunLevel: basic probes streaming, stop, max_tokens and sampling (each passing on the
+// simulator), all every probe, none nothing; an unknown level is an error naming the levels.
+func TestRunLevel(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.StepBase, cfg.StepPerSeq, cfg.StepPerKVToken = 3*time.Millisecond, 0, 0
+	url := startSim(t, cfg)
+	for level, want := range map[string][]string{
+		LevelNone:  nil,
+		LevelBasic: {Streaming, Stop, MaxTokens, Sampling},
+		LevelAll:   {Streaming, ToolCalls, StructuredOutput, Stop, MaxTokens, Sampling},
+	} {
+		res, err := RunLevel(t.Context(), Config{BaseURL: url + "/v1", Model: "m"}, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range res {
+			names = append(names, r.Name)
+			if r.Verdict() != VerdictPass {
+				t.Errorf("%s: %s %s", level, r.Name, r.Verdict())
+			}
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: %v, want %v", level, names, want)
+		}
+	}
+	if _, err := RunLevel(t.Context(), Config{BaseURL: url + "/v1", Model: "m"}, "most"); err == nil ||
+		!strings.Contains(err.Error(), `--checks "most": want none, basic or all`) {
+		t.Errorf("unknown level: %v", err)
+	}
+}

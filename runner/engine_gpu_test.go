@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/llm-replay/replay/analysis"
+)
+
+// TestEngineGPUPlots: a loopback DCGM exporter (the exporter's own page, its power rising with
+// every scrape) beside the engine, and a second one: report.html plots utilization, memory,
+// power and SM clock per GPU, a line for each of the four GPUs, right after the endpoint's own
+// series and before the errors; the table stays.
+func TestEngineGPUPlots(t *testing.T) {
+	url := serveFake(t, vllmEngine(true, false))
+	var scrapes atomic.Int64
+	rising := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		n := scrapes.Add(1)
+		fmt.Fprint(w, strings.Replace(dcgmExporterPage, "} 300\n", fmt.Sprintf("} %d\n", 300+10*n), 1))
+	}
+	page := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		fmt.Fprint(w, dcgmExporterPage)
+	}
+	dcgm1, dcgm2 := serveFake(t, http.HandlerFunc(rising)), serveFake(t, http.HandlerFunc(page))
+	_, out, stderr := engineRun(t, url, 6, func(c *Config) {
+		c.MetricsURL, c.GPUMetricsURLs = "none", []string{dcgm1 + "/metrics", dcgm2 + "/metrics"}
+	})
+	rep := readFile(t, filepath.Join(out, "report.html"))
+	if !strings.Contains(rep, `<h2 id="gpus">GPUs</h2>`) {
+		t.Errorf("report.html lost the GPU table\n%s", stderr)
+	}
+	at := map[string]int{}
+	for _, id := range []string{"inflight-time", "gpu-util", "gpu-memory", "gpu-power", "gpu-sm-clock", "errors"} {
+		i := strings.Index(rep, `<h2 id="`+id+`">`)
+		if i < 0 {
+			t.Fatalf("report.html has no %s plot\n%s", id, stderr)
+		}
+		at[id] = i
+	}
+	if !(at["inflight-time"] < at["gpu-util"] && at["gpu-util"] < at["gpu-sm-clock"] && at["gpu-sm-clock"] < at["errors"]) {
+		t.Errorf("plot order %v: want the GPUs after in-flight, before errors", at)
+	}
+	power := rep[at["gpu-power"]:at["gpu-sm-clock"]]
+	for _, legend := range []string{">GPU 0<", ">GPU 1<", ">GPU 2/0<", ">GPU 2/1<"} {
+		if !strings.Contains(power, legend) {
+			t.Errorf("the power plot has no line %s", legend)
+		}
+	}
+	if n := scrapes.Load(); n < 2 || !strings.Contains(power, "GPU power per GPU") {
+		t.Errorf("%d scrapes; power plot %.200s", n, power)
+	}
+	// `replay report` reads the series back from gpu_metrics*.jsonl and plots them the same.
+	m, info, err := analysis.LoadDir(out, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analysis.WriteRunFiles(out, m, info); err != nil {
+		t.Fatal(err)
+	}
+	again := readFile(t, filepath.Join(out, "report.html"))
+	for _, id := range []string{"gpu-util", "gpu-memory", "gpu-power", "gpu-sm-clock"} {
+		if !strings.Contains(again, `<h2 id="`+id+`">`) {
+			t.Errorf("the rebuilt report.html has no %s plot", id)
+		}
+	}
+	if i, j := strings.Index(again, `<h2 id="gpu-power">`), strings.Index(again, `<h2 id="gpu-sm-clock">`); i < 0 || j < i ||
+		!strings.Contains(again[i:j], ">GPU 2/1<") {
+		t.Error("the rebuilt power plot lost the second exporter's GPU 1")
+	}
+}

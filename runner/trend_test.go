@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/internal/testenv"
+)
+
+// TestTrendFlagsTheSlowRun replays one trace six times against the simulator, the fourth time
+// with its prefill three times slower (240 µs a token instead of 80: TTFT about 67 ms instead
+// of 26 for these 256-token prompts, each arriving 60 ms after the last on an idle engine), and
+// checks replay trend flags that run and no other. Sixty requests a run keep a run's p95 off
+// its two slowest requests, which one scheduling hiccup of this shared machine can move.
+func TestTrendFlagsTheSlowRun(t *testing.T) {
+	tr := writeGapTrace(t, 60, 60, 256, 4)
+	root := t.TempDir()
+	var stderr bytes.Buffer
+	var dirs []string
+	for i := range 6 {
+		sc := calibrationSim()
+		sc.StepBase, sc.PrefillPerToken, sc.Jitter = 5*time.Millisecond, 80*time.Microsecond, 0
+		if i == 3 {
+			sc.PrefillPerToken = 240 * time.Microsecond
+		}
+		dir := filepath.Join(root, fmt.Sprintf("run-%d", i))
+		cfg := Config{Trace: tr, Out: dir, Tokenizer: testenv.SampleTokenizer(), Sim: sc, SLO: "ttft=100ms", Stderr: &stderr, Stdout: io.Discard}
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, stderr.String())
+		}
+		dirs = append(dirs, dir)
+	}
+	out := filepath.Join(root, "trend")
+	// Given out of order: the trend orders runs by their start.
+	tt, err := Trend(append(dirs[3:], dirs[:3]...), out, analysis.DefaultTrendK, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	WriteTrendTable(&table, tt)
+	t.Logf("\n%s", table.String())
+	if len(tt.Flagged) != 1 || tt.Flagged[0] != dirs[3] {
+		t.Fatalf("flagged %v, want only %s", tt.Flagged, dirs[3])
+	}
+	if tt.Runs[0].Dir != dirs[0] || tt.Runs[3].Dir != dirs[3] {
+		t.Errorf("runs not in start order: %s first", tt.Runs[0].Dir)
+	}
+	page, err := os.ReadFile(filepath.Join(out, analysis.TrendReportFile))
+	if err != nil || strings.Count(string(page), "<svg") != 3 || !strings.Contains(string(page), "1 run(s) outside the band") {
+		t.Errorf("trend.html: %v, %d plots", err, strings.Count(string(page), "<svg"))
+	}
+	if _, err := os.Stat(filepath.Join(out, analysis.TrendFile)); err != nil {
+		t.Error(err)
+	}
+	if _, err := Trend([]string{dirs[0], root}, out, 3, &stderr); err == nil || !strings.Contains(err.Error(), root) {
+		t.Errorf("a folder without summary.json: %v", err)
+	}
+}
