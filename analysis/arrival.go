@@ -48,9 +48,12 @@ const (
 	// OnTimeLatenessMS is the lateness p99 under which a run is on time: a millisecond is
 	// below any latency an endpoint's users feel, and above this machine's timer floor.
 	OnTimeLatenessMS = 1.0
-	// OnTimeBurstsPct is the share of bursts that must stay bursts; as the lateness p99 allows
-	// 1% of sends to be late, 1% of bursts (rounded up: one of a few) may break.
-	OnTimeBurstsPct = 99.0
+	// OnTimeBurstsPct is the share of bursts under which a run is behind even with its lateness
+	// p99 in bounds: sends serialized where the trace has them together. A few bursts spread
+	// by a late send are already in the lateness figure (the default run breaks 0-3 of ~80
+	// with a lateness p99 of 0.4-0.5 ms), so this flags the systematic case, not those, and
+	// never for two broken bursts or fewer.
+	OnTimeBurstsPct = 95.0
 )
 
 // sendPoint is one request's scheduled and actual send, for the arrival measures.
@@ -78,7 +81,7 @@ func arrival(points []sendPoint, latenessP99MS float64, queued int64, queueWaitP
 	switch {
 	case latenessP99MS > OnTimeLatenessMS:
 		a.Verdict, a.Why = "behind", fmt.Sprintf("send lateness p99 %.3f ms over %.1f ms", latenessP99MS, OnTimeLatenessMS)
-	case a.BurstsKeptPct != nil && a.brokenBursts() > int64(math.Ceil(float64(a.Bursts)*(100-OnTimeBurstsPct)/100)):
+	case a.BurstsKeptPct != nil && *a.BurstsKeptPct < OnTimeBurstsPct && a.Bursts-a.keptBursts() > 2:
 		a.Verdict, a.Why = "behind", fmt.Sprintf("%.1f%% of %d bursts left together, under %.0f%%", *a.BurstsKeptPct, a.Bursts, OnTimeBurstsPct)
 	default:
 		a.Verdict = "on time"
@@ -86,12 +89,12 @@ func arrival(points []sendPoint, latenessP99MS float64, queued int64, queueWaitP
 	return a
 }
 
-// brokenBursts is how many bursts did not leave together.
-func (a *Arrival) brokenBursts() int64 {
+// keptBursts is how many bursts left together.
+func (a *Arrival) keptBursts() int64 {
 	if a.BurstsKeptPct == nil {
 		return 0
 	}
-	return a.Bursts - int64(math.Round(*a.BurstsKeptPct*float64(a.Bursts)/100))
+	return int64(math.Round(*a.BurstsKeptPct * float64(a.Bursts) / 100))
 }
 
 // bursts counts the schedule's consecutive pairs within the burst window and the share that

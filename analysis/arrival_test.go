@@ -54,10 +54,18 @@ func TestArrivalBehind(t *testing.T) {
 	if a.Verdict != "behind" || a.MaxBehind < 100 || a.RateMaxDevReqS == nil || *a.RateMaxDevReqS < 100 {
 		t.Fatalf("%+v (rate dev %v)", a, *a.RateMaxDevReqS)
 	}
-	// Bursts broken alone make a run behind, even with a small lateness p99.
-	pairs := []sendPoint{{0, 0}, {100, 5_000_000}, {10_000_000, 10_000_000}, {10_000_100, 15_000_000}} // 2 of 2 broken
-	if b := arrival(pairs, 0.5, 0, 0); b.Verdict != "behind" || b.Bursts != 2 || *b.BurstsKeptPct != 0 {
+	// Bursts broken alone make a run behind, even with a small lateness p99: sends serialized
+	// 5 ms apart where the trace has pairs 0.1 µs apart. Two broken bursts or fewer do not.
+	var pairs []sendPoint
+	for k := range int64(4) {
+		at := k * 100_000_000
+		pairs = append(pairs, sendPoint{at, at}, sendPoint{at + 100, at + 5_000_000})
+	}
+	if b := arrival(pairs, 0.5, 0, 0); b.Verdict != "behind" || b.Bursts != 4 || *b.BurstsKeptPct != 0 {
 		t.Fatalf("broken bursts: %+v", b)
+	}
+	if b := arrival(pairs[:4], 0.5, 0, 0); b.Verdict != "on time" || b.Bursts != 2 {
+		t.Fatalf("two broken bursts: %+v", b)
 	}
 }
 

@@ -122,9 +122,14 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 // timeout (its cause tells a timeout from the caller's cancellation) and lets the drain after
 // [DONE] and the stall watch cut the request short. Every error is this machine's.
 func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
-	body, err := c.prepare(k, req)
-	if err != nil {
-		return nil, err
+	var body []byte
+	if e := req.Encoded; e != nil {
+		body, k.maxTokens, k.wantUsage, k.streamed = e.body, e.maxTokens, e.wantUsage, e.streamed
+	} else {
+		var err error
+		if body, err = c.prepare(k, req); err != nil {
+			return nil, err
+		}
 	}
 	url := c.url
 	if req.API != "" {

@@ -36,6 +36,30 @@ type Request struct {
 	// API, when set, is the endpoint this request goes to ("chat" or "completions"), for
 	// verbatim bodies of either kind; "" is the client's.
 	API string
+	// Encoded, when set, is this request's body as Encode built it ahead of the send; the
+	// body fields above are then not encoded again (ID and API still apply).
+	Encoded *Encoded
+}
+
+// Encoded is a request body built ahead of its send, with what its answer is judged by.
+type Encoded struct {
+	body      []byte
+	maxTokens int
+	wantUsage bool
+	streamed  bool
+}
+
+// Encode builds req's body now, so that its send at the due time has only to write it:
+// encoding a prompt of a few thousand tokens takes tens to hundreds of microseconds, which
+// would otherwise be send lateness. The result is immutable and may be sent more than once
+// (retries).
+func (c *Client) Encode(req Request) (*Encoded, error) {
+	var k call
+	body, err := c.prepare(&k, req)
+	if err != nil {
+		return nil, err
+	}
+	return &Encoded{body: body, maxTokens: k.maxTokens, wantUsage: k.wantUsage, streamed: k.streamed}, nil
 }
 
 // chatRequest is go-openai's request with the messages encoded by a plain struct: go-openai's

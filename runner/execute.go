@@ -63,8 +63,12 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	if o.clientLimit > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", o.clientLimit, why)
 	}
+	if sched.Shards <= 1 { // a shard sends a share of the plan: its encoder would run ahead of nothing
+		s.pre = startPrebuild(ctx, s, p.reqs)
+	}
 	prog.run(cfg.Stderr)
 	runErr := o.run(ctx, cfg, p, tg, sched, s, items)
+	s.pre.close()
 	prog.finish()
 	runErr = errors.Join(runErr, sk.close(), stopWatch())
 	return o, runErr
@@ -110,7 +114,9 @@ func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sche
 		return err
 	}
 	preconnect(ctx, tg.client, preconnectCount(cfg.Preconnect, items, sched.Speed, sched.ClientLimit), "", cfg.Stderr)
+	restoreGC := holdGC(cfg.Stderr)
 	o.stats, err = scheduler.Run(ctx, items, sched, s.send)
+	restoreGC()
 	tg.eng.stopGPUs(gpus)
 	tg.eng.addGPUSeries(o.metrics) // report.html plots them beside the engine's series
 	if scr != nil {

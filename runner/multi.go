@@ -239,7 +239,9 @@ func runLegs(ctx context.Context, cfg Config, p *plan, legs []*leg, sched schedu
 	for _, l := range legs {
 		preconnect(ctx, l.tg.client, n, l.ep.Label, cfg.Stderr)
 	}
+	restoreGC := holdGC(cfg.Stderr)
 	stats, err := scheduler.Run(ctx, items, sched, send)
+	restoreGC()
 	stopScrapers(legs)
 	return stats, err
 }

@@ -7,15 +7,15 @@ import (
 	"github.com/llm-replay/replay/scheduler"
 )
 
-// The default opens a connection for each request of the schedule's densest 50 ms (after the
+// The default opens a connection for each request of the schedule's densest 5 s (after the
 // speed factor), bounded by half the client's limit; a given count is taken as is.
 func TestPreconnectCount(t *testing.T) {
 	var items []scheduler.Item
-	for i := range 10 { // a burst of 10 within 9 ms, then one a second
+	for i := range 10 { // a burst of 10 within 9 ms, then one every 10 s
 		items = append(items, scheduler.Item{Timestamp: time.Duration(i) * time.Millisecond})
 	}
 	for i := range 5 {
-		items = append(items, scheduler.Item{Timestamp: time.Duration(i+1) * time.Second})
+		items = append(items, scheduler.Item{Timestamp: time.Duration(i+1) * 10 * time.Second})
 	}
 	for _, c := range []struct {
 		n, limit int
@@ -24,7 +24,7 @@ func TestPreconnectCount(t *testing.T) {
 	}{
 		{PreconnectAuto, 0, 1, 10},
 		{PreconnectAuto, 8, 1, 4},
-		{PreconnectAuto, 0, 40, 11}, // at 40x the first second shrinks to 25 ms, into the window
+		{PreconnectAuto, 0, 4, 11}, // at 4x the first 10 s shrink to 2.5 s, into the window
 		{0, 0, 1, 0},
 		{3, 0, 1, 3},
 	} {

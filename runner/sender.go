@@ -32,6 +32,8 @@ type sender struct {
 	// capAsMaxTokens sends a logged max_completion_tokens cap as max_tokens, for an engine
 	// that reads only the older name (engine.ReadsMaxCompletionTokens).
 	capAsMaxTokens bool
+	// pre holds bodies encoded ahead of their sends (prebuild.go); nil encodes each at its send.
+	pre *prebuilder
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -43,6 +45,9 @@ var errCancelAsLogged = errors.New("cancelled as the log says its client did")
 func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing) {
 	r := it.Payload.(*synth.Request)
 	req := s.request(r)
+	if !it.Warmup {
+		req.Encoded = s.pre.take(it.Index) // it.Index is the position in the plan's requests
+	}
 	req.ID = requestID(r, it.Warmup)
 	for attempt := 0; ; attempt++ {
 		resp, cancelled := s.do(ctx, req, r, t.Clock.Now)

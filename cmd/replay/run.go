@@ -129,7 +129,7 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
 	fs.DurationVar(&f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (0: don't judge)")
-	fs.IntVar(&cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (-1: the most requests the schedule sends within 50 ms, at most 256; 0: none)")
+	fs.IntVar(&cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (-1: the most requests the schedule sends within 5 s, at most 256; 0: none)")
 	fs.IntVar(&cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (0: from ulimit -n and the ephemeral ports; -1: none)")
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
 }

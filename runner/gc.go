@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// The garbage collector is the send path's largest source of lateness at high rates: each
+// cycle's mark phase takes a quarter of the processors and makes allocating senders assist,
+// for milliseconds, every fraction of a second at 5,000 requests a second (measured with
+// scripts/bench-arrival.sh: server-clock lateness p99 2.7-4.0 ms with the default GOGC, 1.0 ms
+// with collection off). So while the schedule runs, collection waits for a memory limit of the
+// heap in use plus a headroom instead of a doubling of the live heap: a cycle every tens of
+// seconds at worst, and no more memory than the limit says.
+const (
+	// gcMinHeadroom and gcShareOfRAM bound the limit: at least this much above what is in use
+	// when the schedule starts (or the live heap again, when larger), at most this share of
+	// the machine's memory.
+	gcMinHeadroom = 1 << 30
+	gcShareOfRAM  = 0.5
+	// gcLeastHeadroom is the headroom under which the collector is left as it is: too little
+	// room would only make it run more often.
+	gcLeastHeadroom = 256 << 20
+)
+
+// gcLimit is the memory limit for the schedule: in use plus max(gcMinHeadroom, live), capped at
+// gcShareOfRAM of ram; ok is false when that leaves under gcLeastHeadroom, or ram is unknown.
+func gcLimit(inUse, live, ram uint64) (limit uint64, ok bool) {
+	if ram == 0 {
+		return 0, false
+	}
+	limit = inUse + max(gcMinHeadroom, live)
+	limit = min(limit, uint64(float64(ram)*gcShareOfRAM))
+	return limit, limit >= inUse+gcLeastHeadroom
+}
+
+// holdGC collects once (so no cycle is under way when the first request is due), then sets the
+// schedule's memory limit with proportional collection off, and returns what puts the
+// collector back. It leaves the collector alone when the user set GOGC or GOMEMLIMIT (theirs to
+// choose) or there is no room for a limit, and says which it did.
+func holdGC(stderr io.Writer) (restore func()) {
+	runtime.GC()
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit, ok := gcLimit(ms.Sys-ms.HeapReleased, ms.HeapAlloc, machineMemory())
+	if !ok {
+		return func() {}
+	}
+	prevLimit := debug.SetMemoryLimit(int64(limit))
+	prevPct := debug.SetGCPercent(-1)
+	fmt.Fprintf(stderr, "replay: garbage collection held back while the schedule runs: it collects near %.1f GiB of memory (%.1f GiB in use now), not at every doubling of the heap (set GOGC or GOMEMLIMIT to choose)\n",
+		float64(limit)/(1<<30), float64(ms.Sys-ms.HeapReleased)/(1<<30))
+	return func() {
+		debug.SetGCPercent(prevPct)
+		debug.SetMemoryLimit(prevLimit)
+	}
+}
+
+// machineMemory is the memory this process may use: the cgroup's limit when there is one, else
+// MemTotal; 0 when neither can be read.
+func machineMemory() uint64 {
+	ram := memTotal()
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && (ram == 0 || v < ram) {
+			return v
+		}
+	}
+	return ram
+}
+
+// memTotal reads MemTotal from /proc/meminfo (kB), 0 when it cannot.
+func memTotal() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil || kb > math.MaxUint64/1024 {
+				return 0
+			}
+			return kb * 1024
+		}
+	}
+	return 0
+}

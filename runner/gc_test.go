@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"io"
+	"runtime/debug"
+	"testing"
+)
+
+// The schedule's memory limit: in use plus the larger of 1 GiB and the live heap, at most half
+// the machine, and none when that leaves under 256 MiB of room.
+func TestGCLimit(t *testing.T) {
+	const gib = 1 << 30
+	for _, c := range []struct {
+		inUse, live, ram, want uint64
+		ok                     bool
+	}{
+		{gib / 2, gib / 4, 24 * gib, gib/2 + gib, true}, // small heap: 1 GiB of headroom
+		{3 * gib, 2 * gib, 24 * gib, 5 * gib, true},     // large live heap: room for it again
+		{3 * gib, 2 * gib, 8 * gib, 4 * gib, true},      // capped at half of 8 GiB
+		{3 * gib, 2 * gib, 6 * gib, 3 * gib, false},     // no room under the cap
+		{gib, gib, 0, 0, false},                         // memory unknown
+	} {
+		got, ok := gcLimit(c.inUse, c.live, c.ram)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("gcLimit(%d, %d, %d) = %d, %v; want %d, %v", c.inUse, c.live, c.ram, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// holdGC turns proportional collection off under a limit and puts both back.
+func TestHoldGCRestores(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	if machineMemory() == 0 {
+		t.Skip("this machine's memory is unknown: holdGC leaves the collector alone")
+	}
+	before := debug.SetGCPercent(100)
+	restore := holdGC(io.Discard)
+	if pct := debug.SetGCPercent(-1); pct != -1 {
+		t.Errorf("GOGC while held: %d, want off", pct)
+	}
+	restore()
+	if pct := debug.SetGCPercent(before); pct != 100 {
+		t.Errorf("GOGC after: %d, want 100", pct)
+	}
+	if lim := debug.SetMemoryLimit(-1); lim != int64(^uint64(0)>>1) {
+		t.Errorf("memory limit after: %d, want none", lim)
+	}
+}
