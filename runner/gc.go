@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The garbage collector is the send path's largest source of lateness at high rates: each
@@ -41,6 +42,15 @@ func gcLimit(inUse, live, ram uint64) (limit uint64, ok bool) {
 	return limit, limit >= inUse+gcLeastHeadroom
 }
 
+// gcHold is the process's one hold on the collector: the settings are process-wide, so runs
+// that overlap in one process (tests, a library caller) share it, and the last to finish puts
+// back what the first found.
+var gcHold struct {
+	sync.Mutex
+	holders            int
+	prevPct, prevLimit int64
+}
+
 // holdGC collects once (so no cycle is under way when the first request is due), then sets the
 // schedule's memory limit with proportional collection off, and returns what puts the
 // collector back. It leaves the collector alone when the user set GOGC or GOMEMLIMIT (theirs to
@@ -50,19 +60,31 @@ func holdGC(stderr io.Writer) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	limit, ok := gcLimit(ms.Sys-ms.HeapReleased, ms.HeapAlloc, machineMemory())
-	if !ok {
-		return func() {}
+	gcHold.Lock()
+	defer gcHold.Unlock()
+	if gcHold.holders == 0 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		limit, ok := gcLimit(ms.Sys-ms.HeapReleased, ms.HeapAlloc, machineMemory())
+		if !ok {
+			return func() {}
+		}
+		gcHold.prevLimit = debug.SetMemoryLimit(int64(limit))
+		gcHold.prevPct = int64(debug.SetGCPercent(-1))
+		fmt.Fprintf(stderr, "replay: garbage collection held back while the schedule runs: it collects near %.1f GiB of memory (%.1f GiB in use now), not at every doubling of the heap (set GOGC or GOMEMLIMIT to choose)\n",
+			float64(limit)/(1<<30), float64(ms.Sys-ms.HeapReleased)/(1<<30))
 	}
-	prevLimit := debug.SetMemoryLimit(int64(limit))
-	prevPct := debug.SetGCPercent(-1)
-	fmt.Fprintf(stderr, "replay: garbage collection held back while the schedule runs: it collects near %.1f GiB of memory (%.1f GiB in use now), not at every doubling of the heap (set GOGC or GOMEMLIMIT to choose)\n",
-		float64(limit)/(1<<30), float64(ms.Sys-ms.HeapReleased)/(1<<30))
+	gcHold.holders++
+	var once sync.Once
 	return func() {
-		debug.SetGCPercent(prevPct)
-		debug.SetMemoryLimit(prevLimit)
+		once.Do(func() {
+			gcHold.Lock()
+			defer gcHold.Unlock()
+			if gcHold.holders--; gcHold.holders == 0 {
+				debug.SetGCPercent(int(gcHold.prevPct))
+				debug.SetMemoryLimit(gcHold.prevLimit)
+			}
+		})
 	}
 }
 

@@ -27,19 +27,32 @@ func TestGCLimit(t *testing.T) {
 	}
 }
 
-// holdGC turns proportional collection off under a limit and puts both back.
+// holdGC turns proportional collection off under a limit and puts both back, when the last of
+// overlapping holds ends (the settings are the process's).
 func TestHoldGCRestores(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	if machineMemory() == 0 {
 		t.Skip("this machine's memory is unknown: holdGC leaves the collector alone")
 	}
+	gcHold.Lock()
+	others := gcHold.holders
+	gcHold.Unlock()
+	if others > 0 {
+		t.Skip("another run in this process holds the collector")
+	}
 	before := debug.SetGCPercent(100)
 	restore := holdGC(io.Discard)
+	second := holdGC(io.Discard)
 	if pct := debug.SetGCPercent(-1); pct != -1 {
 		t.Errorf("GOGC while held: %d, want off", pct)
 	}
 	restore()
+	restore() // twice: still one release
+	if pct := debug.SetGCPercent(-1); pct != -1 {
+		t.Errorf("GOGC while the second hold lasts: %d, want off", pct)
+	}
+	second()
 	if pct := debug.SetGCPercent(before); pct != 100 {
 		t.Errorf("GOGC after: %d, want 100", pct)
 	}

@@ -178,12 +178,15 @@ func checkNoLogText(t *testing.T, log []byte, truths []genlog.Truth, srv *option
 func logTextPieces(t *testing.T, truths []genlog.Truth, keep func(string) bool) (pieces []string, descs int) {
 	t.Helper()
 	seen := map[string]bool{}
+	// Pieces of 24 bytes: the synthetic text is made of common words too, so a shorter piece
+	// (" since came ", 12 bytes) turned up in a synthesized prompt by chance.
+	const n = 24
 	add := func(s string, desc bool) {
-		if len(s) < 12 {
+		if len(s) < n {
 			return
 		}
-		for _, at := range []int{0, len(s)/2 - 6, len(s) - 12} {
-			if p := s[at : at+12]; !seen[p] && (keep == nil || keep(p)) {
+		for _, at := range []int{0, len(s)/2 - n/2, len(s) - n} {
+			if p := s[at : at+n]; !seen[p] && (keep == nil || keep(p)) {
 				seen[p] = true
 				pieces = append(pieces, p)
 				if desc {
