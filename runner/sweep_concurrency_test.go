@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,7 +50,17 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 	sc.MaxBatch, sc.StepBase, sc.StepPerSeq, sc.StepPerKVToken, sc.Jitter = 8, 4*time.Millisecond, 0, 0, 0
 	sc.PrefillPerToken = 20 * time.Microsecond
 	var stderr bytes.Buffer
-	cfg := Config{Trace: tr, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: "ttft=70ms", Sim: sc, Stderr: &stderr,
+	// The SLO comes from a calibration of the same engine, as the capacity loop has it: p95
+	// TTFT within ten times the single-request TTFT of the trace's 64-token prompts, so a
+	// request may wait behind a few batches' decode steps but not queue for a whole batch.
+	cal, err := Calibrate(context.Background(), Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Sim: sc, Stderr: &stderr},
+		CalibrateOptions{PromptTokens: []int{32, 64, 128, 256}, OutputTokens: []int{4}, Repeats: 1, NoCached: true})
+	if err != nil {
+		t.Fatalf("calibrating: %v\n%s", err, stderr.String())
+	}
+	slo := fmt.Sprintf("ttft=%.0fms", math.Ceil(10*cal.PredictTTFTMS(64)))
+	t.Logf("calibrated single-request TTFT at 64 tokens: %.1f ms, so --slo %s", cal.PredictTTFTMS(64), slo)
+	cfg := Config{Trace: tr, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: slo, Sim: sc, Stderr: &stderr,
 		CostPerHour: 2, GPUs: 1}
 	res, err := SweepConcurrency(context.Background(), cfg, ConcurrencyOptions{Levels: []int{1, 2, 4, 8, 16, 32}, TargetPct: 95})
 	if err != nil {
@@ -115,7 +126,7 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"(left)", "(right)", "SLO ttft 70 ms", "knee 8", "Knee: concurrency 8", "per million output tokens"} {
+	for _, want := range []string{"(left)", "(right)", "SLO " + strings.Replace(strings.TrimSuffix(slo, "ms"), "=", " ", 1) + " ms", "knee 8", "Knee: concurrency 8", "per million output tokens"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("sweep.html lacks %q", want)
 		}
