@@ -63,20 +63,13 @@ func WriteCacheStudyHTML(w io.Writer, st *CacheStudy, o ReportOptions) error {
 	}
 	page := studyPageData{S: st, Curve: template.HTML(curve), Paired: template.HTML(paired),
 		Traced: st.Arms[CacheStudyTraced], Unique: st.Arms[CacheStudyUnique]}
-	if !o.NoEmbedFont {
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
 	for _, a := range []string{CacheStudyTraced, CacheStudyUnique} {
 		page.Links = append(page.Links, studyLink{Name: a, Href: a + "/" + ReportFile})
 	}
-	var buf bytes.Buffer
-	if err := studyTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render cache study: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return writePage(w, studyTmpl, page, "cache study")
 }
 
 type studyLink struct{ Name, Href string }

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"image/color"
@@ -123,18 +122,11 @@ func WriteCalibrationHTML(w io.Writer, c *Calibration, o ReportOptions) error {
 		}
 		page.Figures = append(page.Figures, figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
-	if !o.NoEmbedFont {
-		var err error
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	var err error
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
-	var buf bytes.Buffer
-	if err := calibrationTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render calibration report: %w", err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writePage(w, calibrationTmpl, page, "calibration report")
 }
 
 type calibrationPageData struct {

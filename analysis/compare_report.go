@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -131,10 +130,8 @@ func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
 		page.Checks = checks.HTML(eps)
 	}
 	var err error
-	if !o.NoEmbedFont {
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
 	for _, r := range c.Rows {
 		stat := r.Stat
@@ -161,12 +158,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
 		}
 		page.Figures = append(page.Figures, figure{ID: f.id, Title: f.title, Caption: f.caption, SVG: svg})
 	}
-	var buf bytes.Buffer
-	if err := compareTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render comparison: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return writePage(w, compareTmpl, page, "comparison")
 }
 
 var compareTmpl = template.Must(template.New("compare").Funcs(reportFuncs).Funcs(template.FuncMap{

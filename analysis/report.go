@@ -103,10 +103,8 @@ func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
 		return err
 	}
 	page := reportPage{S: s, Dists: s.distRows(), Figures: figs, Populations: populationRows(s.Populations), Checks: checksHTML(s)}
-	if !o.NoEmbedFont {
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
 	if g := s.Goodput; g != nil {
 		for _, k := range sloKeys {
@@ -118,12 +116,7 @@ func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
 	for _, k := range sortedKeys(s.Errors) {
 		page.Errors = append(page.Errors, errorRow{Class: k, Count: s.Errors[k], Sample: s.ErrorSamples[k]})
 	}
-	var buf bytes.Buffer
-	if err := reportTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render report: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return writePage(w, reportTmpl, page, "report")
 }
 
 // WriteRunFiles writes dir/summary.json and dir/report.html from a run's aggregated rows and

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"image/color"
@@ -53,17 +52,10 @@ func WriteSweepHTML(w io.Writer, sp SweepPage, o ReportOptions) error {
 	for _, r := range sp.Runs {
 		page.HasCost = page.HasCost || r.Summary.Cost != nil
 	}
-	if !o.NoEmbedFont {
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
-	var buf bytes.Buffer
-	if err := sweepTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render sweep report: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return writePage(w, sweepTmpl, page, "sweep report")
 }
 
 type sweepPageData struct {

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -62,17 +61,10 @@ func WriteConcurrencySweepHTML(w io.Writer, cp ConcurrencyPage, o ReportOptions)
 	for _, l := range cp.Levels {
 		page.Rows = append(page.Rows, concurrencyRow{L: l, TTFT: cp.pct(l.Summary.TTFT), E2E: cp.pct(l.Summary.E2E), TPOT: cp.pct(l.Summary.TPOT)})
 	}
-	if !o.NoEmbedFont {
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
-	var buf bytes.Buffer
-	if err := concurrencyTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render sweep report: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return writePage(w, concurrencyTmpl, page, "sweep report")
 }
 
 type concurrencyRow struct {

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -136,18 +135,11 @@ func WriteTrendHTML(w io.Writer, t *Trend, o ReportOptions) error {
 		}
 		page.Figures = append(page.Figures, figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
-	if !o.NoEmbedFont {
-		var err error
-		if page.FontCSS, err = embeddedFontCSS(); err != nil {
-			return err
-		}
+	var err error
+	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		return err
 	}
-	var buf bytes.Buffer
-	if err := trendTmpl.Execute(&buf, page); err != nil {
-		return fmt.Errorf("render trend report: %w", err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writePage(w, trendTmpl, page, "trend report")
 }
 
 type trendPageData struct {
