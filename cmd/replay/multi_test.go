@@ -89,9 +89,8 @@ func pairedRun(t *testing.T, bin, trace string, seed int, otherSim []string, fla
 // TestRunMultiPaired is the issue's first test: two simulators in their own processes, one
 // with twice the default prefill time per token, replayed at 2x as a paired run of 300
 // requests, give the verdict "B slower" with a TTFT interval above zero; every request id is
-// in each endpoint's rows once, with the same prompt bytes. The same simulator twice gives "no
-// significant difference" in each of three prompt seeds: the 29-in-30 property over many
-// seeds is analysis.TestPairedSameDistributionNoClaim's, on the same tests.
+// in each endpoint's rows once, with the same prompt bytes. The same simulator twice is
+// TestRunMultiSameSimulator.
 func TestRunMultiPaired(t *testing.T) {
 	bin := replayBin(t)
 	const n = 300
@@ -146,13 +145,33 @@ func TestRunMultiPaired(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, runner.CompareHTMLFile)); err != nil {
 		t.Error(err)
 	}
+}
 
-	for seed := 1; seed <= 3; seed++ {
-		c, _, _ := pairedRun(t, bin, trace, seed, nil)
-		t.Logf("same simulator, prompt seed %d: %s", seed, c.Verdict)
+// TestRunMultiSameSimulator is the issue's A/A half: the same simulator twice, two fresh
+// processes per seed, on TestRunMultiPaired's trace at 2x, gives "no significant difference"
+// in at least 29 of 30 seeds. Two processes of one configuration are not one server: their
+// step loops stand at different phases, so per request B - A leans one way by a few ms while
+// the two TTFT distributions agree (analysis.TestPairedStepPhaseNoClaim), and the verdict is
+// on the runs' quantiles. Three seeds by default (none may claim); REPLAY_AA=1 runs all 30
+// (about 6 minutes; .ci/run does, on its own, after the suite).
+func TestRunMultiSameSimulator(t *testing.T) {
+	bin := replayBin(t)
+	trace := writePairedTrace(t, 300, 16)
+	seeds, allowed := 3, 0
+	if os.Getenv("REPLAY_AA") == "1" {
+		seeds, allowed = 30, 1
+	}
+	claims := 0
+	for seed := 1; seed <= seeds; seed++ {
+		c, _, _ := pairedRun(t, bin, trace, seed, nil, "--checks", "none")
+		t.Logf("seed %d: %s", seed, c.Verdict)
 		if c.Direction != "no significant difference" {
-			t.Errorf("prompt seed %d: %s", seed, c.Verdict)
+			claims++
 		}
+	}
+	t.Logf("same simulator twice: %d of %d seeds \"no significant difference\"", seeds-claims, seeds)
+	if claims > allowed {
+		t.Errorf("claimed a difference in %d of %d seeds (at most %d allowed)", claims, seeds, allowed)
 	}
 }
 
