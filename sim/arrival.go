@@ -10,11 +10,13 @@ import (
 	"time"
 )
 
-// arrivalLog writes one line per completion request as it arrives: the server's clock (Unix
-// nanoseconds, read before anything else of the request is looked at) and its X-Request-Id,
-// tab-separated. It measures lateness from the side that matters, the server's: a client's
-// own figure cannot see the time its request spent in its kernel, the network and the server's
-// accept queue.
+// arrivalLog writes one line per completion request as it arrives, tab-separated: the server's
+// clock when the handler starts (Unix nanoseconds, read before anything else of the request
+// is looked at), its X-Request-Id, and when the request's bytes reached the server's kernel
+// (the socket's receive timestamp, rxOf; 0 where unknown). It measures lateness from the side
+// that matters, the server's: a client's own figure cannot see the time its request spent in
+// its kernel, the network and the server's accept queue; the two server instants tell the
+// request's arrival apart from the server's own wake-up for it.
 type arrivalLog struct {
 	mu  sync.Mutex
 	w   *bufio.Writer
@@ -26,14 +28,14 @@ func (l *arrivalLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now().UnixNano()
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "completions") {
-			l.add(now, r.Header.Get("X-Request-Id"))
+			l.add(now, r.Header.Get("X-Request-Id"), rxOf(r))
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-func (l *arrivalLog) add(ns int64, id string) {
-	var b [96]byte
+func (l *arrivalLog) add(ns int64, id string, rx int64) {
+	var b [128]byte
 	line := strconv.AppendInt(b[:0], ns, 10)
 	line = append(line, '\t')
 	line = append(line, strings.Map(func(r rune) rune {
@@ -42,6 +44,8 @@ func (l *arrivalLog) add(ns int64, id string) {
 		}
 		return r
 	}, id)...)
+	line = append(line, '\t')
+	line = strconv.AppendInt(line, rx, 10)
 	line = append(line, '\n')
 	l.mu.Lock()
 	if _, err := l.w.Write(line); err != nil && l.err == nil {

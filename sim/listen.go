@@ -19,8 +19,8 @@ func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func
 }
 
 // ListenLogging is Listen that also writes every completion request's arrival to arrivals
-// when it is not nil (replay sim --arrival-log): "<unix ns>\t<X-Request-Id>" a line, flushed
-// when the server stops.
+// when it is not nil (replay sim --arrival-log): "<unix ns>\t<X-Request-Id>\t<socket unix ns>"
+// a line (arrivalLog), flushed when the server stops.
 func ListenLogging(ctx context.Context, addr string, cfg Config, arrivals io.Writer) (url string, stop func() error, err error) {
 	s := New(cfg)
 	if err := s.Start(ctx); err != nil {
@@ -36,8 +36,9 @@ func ListenLogging(ctx context.Context, addr string, cfg Config, arrivals io.Wri
 	if arrivals != nil {
 		alog = newArrivalLog(arrivals)
 		handler = alog.wrap(s)
+		ln = stampConns(ln)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ConnContext: withConn}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	var once sync.Once

@@ -43,6 +43,7 @@ func main() {
 	flag.Float64Var(&c.seconds, "seconds", 5, "length of each lateness run")
 	flag.Float64Var(&c.ceilSeconds, "ceiling-seconds", 3, "length of each ceiling run")
 	flag.IntVar(&c.absorbRequests, "absorb-requests", 2000, "requests per absorption run")
+	keep := flag.String("keep", "", "keep every run's files (traces, arrival logs, replay's output) in this folder instead of a temporary one")
 	parts := flag.String("parts", "lateness,ceiling,absorb,default", "which parts to run: lateness (the table per token delay), ceiling, absorb, default (the README's default run)")
 	flag.Parse()
 	var err error
@@ -60,10 +61,15 @@ func main() {
 	for _, p := range strings.Split(*parts, ",") {
 		c.parts[strings.TrimSpace(p)] = true
 	}
-	if c.work, err = os.MkdirTemp("", "arrival-bench-"); err != nil {
+	if *keep != "" {
+		c.work = *keep
+		err = os.MkdirAll(c.work, 0o755)
+	} else if c.work, err = os.MkdirTemp("", "arrival-bench-"); err == nil {
+		defer os.RemoveAll(c.work)
+	}
+	if err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(c.work)
 	if err := run(c); err != nil {
 		fail(err)
 	}
@@ -100,8 +106,10 @@ func run(c config) error {
 func latenessTables(c config) error {
 	for _, d := range c.delays {
 		fmt.Printf("\n## Server-clock lateness, Poisson schedules, 16-token streams, token delay %v, %g s each\n\n", d, c.seconds)
-		fmt.Println("| rate | sender | sent/s | server p50 | server p99 | server max | p99 - min | first second p99 | replay's own p99 | own - server p99 | replay's arrival verdict |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("Server: when the request's bytes reached the server's kernel (socket receive timestamp); handler: when the server's handler started, which adds the server's own wake-up.")
+		fmt.Println()
+		fmt.Println("| rate | sender | sent/s | server p50 | server p99 | server max | p99 - min | first second p99 | handler p99 | replay's own p99 | own - server p99 | replay's arrival verdict |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, rate := range c.rates {
 			sched := poisson(rate, c.seconds, uint64(rate))
 			rp, err := replaySend(c, sched, d, 16, fmt.Sprintf("r%g-%v", rate, d))
@@ -165,8 +173,8 @@ func printRow(rate float64, who string, m *measure) {
 		diff = fmt.Sprintf("%+.3f ms", m.own.P99-m.p(99))
 		verdict = m.verdict
 	}
-	fmt.Printf("| %g | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n", rate, who, m.sentRate,
-		ms(m.p(50)), ms(m.p(99)), ms(m.p(100)), ms(m.p(99)-m.p(0)), ms(m.firstP99), own, diff, verdict)
+	fmt.Printf("| %g | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rate, who, m.sentRate,
+		ms(m.p(50)), ms(m.p(99)), ms(m.p(100)), ms(m.p(99)-m.p(0)), ms(m.firstP99), ms(quantile(m.handler, 99)), own, diff, verdict)
 }
 
 func grade(m *measure) string {
@@ -197,9 +205,13 @@ func poisson(rate, seconds float64, seed uint64) []time.Duration {
 
 // measure is one sender's run of one schedule, from the server's arrival log.
 type measure struct {
-	late     []float64 // server-clock lateness per request (ms), sorted
-	firstP99 float64   // p99 of those scheduled in the first second
-	sentRate float64   // arrivals per second, first to last
+	// late is the server-clock lateness per request (ms), sorted: when its bytes reached the
+	// server's kernel (the socket's receive timestamp), or, where the log has none, when the
+	// handler started. handler is the latter's, which adds the server's own wake-up.
+	late     []float64
+	handler  []float64
+	firstP99 float64 // p99 of those scheduled in the first second
+	sentRate float64 // arrivals per second, first to last
 	// schedRate is the schedule's own rate, first to last (a Poisson sample strays from the
 	// nominal rate).
 	schedRate float64
@@ -215,12 +227,15 @@ type dist struct {
 	Max float64 `json:"max"`
 }
 
-func (m *measure) p(q float64) float64 {
-	if len(m.late) == 0 {
+func (m *measure) p(q float64) float64 { return quantile(m.late, q) }
+
+// quantile is the nearest-rank q-th percentile of sorted x, NaN if x is empty.
+func quantile(x []float64, q float64) float64 {
+	if len(x) == 0 {
 		return math.NaN()
 	}
-	i := int(math.Ceil(q/100*float64(len(m.late)))) - 1
-	return m.late[min(max(i, 0), len(m.late)-1)]
+	i := int(math.Ceil(q/100*float64(len(x)))) - 1
+	return x[min(max(i, 0), len(x)-1)]
 }
 
 // sustained: every request answered, the arrivals' rate within 1% of the schedule's own and
@@ -243,18 +258,25 @@ func judge(logPath string, sched []time.Duration, origin time.Time) (*measure, e
 	var first []float64
 	var lo, hi int64 = math.MaxInt64, math.MinInt64
 	for i, at := range sched {
-		got, ok := arr[strconv.Itoa(i)]
+		a, ok := arr[strconv.Itoa(i)]
 		if !ok {
 			continue
 		}
-		l := float64(got-origin.Add(at).UnixNano()) / 1e6
+		due := origin.Add(at).UnixNano()
+		got := a.handler
+		if a.socket > 0 {
+			got = a.socket
+		}
+		l := float64(got-due) / 1e6
 		m.late = append(m.late, l)
+		m.handler = append(m.handler, float64(a.handler-due)/1e6)
 		if at < time.Second {
 			first = append(first, l)
 		}
 		lo, hi = min(lo, got), max(hi, got)
 	}
 	slices.Sort(m.late)
+	slices.Sort(m.handler)
 	slices.Sort(first)
 	if len(first) > 0 {
 		m.firstP99 = first[max(int(math.Ceil(0.99*float64(len(first))))-1, 0)]
@@ -266,21 +288,30 @@ func judge(logPath string, sched []time.Duration, origin time.Time) (*measure, e
 	return m, nil
 }
 
-func readArrivals(path string) (map[string]int64, error) {
+// arrival is one line of replay sim's --arrival-log: when the handler started and when the
+// request's bytes reached the kernel (0 if unknown), Unix ns.
+type arrival struct{ handler, socket int64 }
+
+func readArrivals(path string) (map[string]arrival, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	out := map[string]int64{}
+	out := map[string]arrival{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
-		ns, id, ok := strings.Cut(sc.Text(), "\t")
-		v, err := strconv.ParseInt(ns, 10, 64)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("%s:%d: not '<unix ns>\\t<id>': %q", path, n, sc.Text())
+		fields := strings.Split(sc.Text(), "\t")
+		var a arrival
+		var err1, err2 error
+		if len(fields) == 3 {
+			a.handler, err1 = strconv.ParseInt(fields[0], 10, 64)
+			a.socket, err2 = strconv.ParseInt(fields[2], 10, 64)
 		}
-		out[id] = v
+		if len(fields) != 3 || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s:%d: not '<unix ns>\\t<id>\\t<socket unix ns>': %q", path, n, sc.Text())
+		}
+		out[fields[1]] = a
 	}
 	return out, sc.Err()
 }

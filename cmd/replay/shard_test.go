@@ -42,7 +42,8 @@ func readArrivals(t *testing.T, path string) map[string]int64 {
 	out := map[string]int64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		ns, id, ok := strings.Cut(sc.Text(), "\t")
+		ns, rest, ok := strings.Cut(sc.Text(), "\t")
+		id, _, _ := strings.Cut(rest, "\t")
 		v, err := strconv.ParseInt(ns, 10, 64)
 		if !ok || err != nil {
 			t.Fatalf("%s: bad line %q", path, sc.Text())

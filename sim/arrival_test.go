@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is the arrival log's destination, read after the server stops.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// TestArrivalLogTimes: each completion request on a kept-alive connection gets one line with
+// its id, the handler's clock and, on Linux, the kernel's receive time of its bytes, which
+// lies between the client's clock just before the write and the handler's: also the one sent
+// after the connection sat idle for 30 ms, so no stamp is an earlier read's.
+func TestArrivalLogTimes(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.ZeroCost = true
+	var log lockedBuffer
+	url, stop, err := ListenLogging(context.Background(), "127.0.0.1:0", cfg, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	body := `{"model":"m","prompt":"hello there","max_tokens":2}`
+	before := map[string]int64{}
+	for i := range 5 {
+		id := fmt.Sprintf("req-%d", i)
+		if i == 3 {
+			time.Sleep(30 * time.Millisecond)
+		}
+		req := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Request-Id: %s\r\nContent-Length: %d\r\n\r\n%s", id, len(body), body)
+		before[id] = time.Now().UnixNano()
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		readResponse(t, br)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(log.b.String()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5:\n%s", len(lines), log.b.String())
+	}
+	for _, line := range lines {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			t.Fatalf("line %q: want 3 tab-separated fields", line)
+		}
+		handler, err1 := strconv.ParseInt(f[0], 10, 64)
+		rx, err2 := strconv.ParseInt(f[2], 10, 64)
+		sent, ok := before[f[1]]
+		if err1 != nil || err2 != nil || !ok {
+			t.Fatalf("line %q", line)
+		}
+		if runtime.GOOS != "linux" {
+			if rx != 0 {
+				t.Errorf("%s: socket time %d where none is read", f[1], rx)
+			}
+			continue
+		}
+		if !(sent <= rx && rx <= handler) {
+			t.Errorf("%s: client wrote at %d, socket %d (%+d ns), handler %d (%+d ns): want write <= socket <= handler",
+				f[1], sent, rx, rx-sent, handler, handler-sent)
+		}
+		t.Logf("%s: socket %+.1f µs after the write, handler %+.1f µs", f[1], float64(rx-sent)/1e3, float64(handler-sent)/1e3)
+	}
+}
+
+// readResponse reads one HTTP/1.1 response of the simulator (Content-Length or chunked).
+func readResponse(t *testing.T, br *bufio.Reader) {
+	t.Helper()
+	length, chunked := -1, false
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 200") {
+		t.Fatalf("status %q: %v", status, err)
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		k, v, _ := strings.Cut(line, ":")
+		switch strings.ToLower(k) {
+		case "content-length":
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		case "transfer-encoding":
+			chunked = strings.Contains(v, "chunked")
+		}
+	}
+	if !chunked {
+		if _, err := io.CopyN(io.Discard, br, int64(length)); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 64)
+		if err != nil {
+			t.Fatalf("chunk size %q", line)
+		}
+		if _, err := io.CopyN(io.Discard, br, n+2); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
