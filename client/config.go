@@ -172,15 +172,17 @@ func (c *Client) sentMaxTokens(asked int) int {
 }
 
 // newTransport pools connections for thousands of concurrent streams. Plain http stays on
-// HTTP/1.1 (one stream per connection, as inference servers expect); HTTP/2 is negotiated
-// only over TLS. Compression is off: SSE arrives as it is produced and gzip would cost CPU.
-func newTransport(maxConns int, tlsCfg *tls.Config) *http.Transport {
+// HTTP/1.1 (one stream per connection, as inference servers expect) and goes through
+// plainTransport, which writes and reads on the sending goroutine; HTTP/2 is negotiated only
+// over TLS, by net/http's transport, which also carries proxied requests. Compression is off:
+// SSE arrives as it is produced and gzip would cost CPU.
+func newTransport(maxConns int, tlsCfg *tls.Config) http.RoundTripper {
 	idle := maxConns
 	if idle == 0 {
 		idle = 16384
 	}
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Transport{
+	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           d.DialContext,
 		ForceAttemptHTTP2:     true,
@@ -195,4 +197,5 @@ func newTransport(maxConns int, tlsCfg *tls.Config) *http.Transport {
 		ReadBufferSize:        8 << 10,
 		WriteBufferSize:       16 << 10,
 	}
+	return newPlainTransport(tr, d.DialContext, maxConns)
 }

@@ -43,6 +43,14 @@
 // was sent or no usage, then short when the choices that hit "length" hold fewer completion
 // tokens than max_tokens each.
 //
+// # Transport
+//
+// Plain-http requests go over HTTP/1.1 connections the client pools itself (plain.go): the
+// sending goroutine writes the request and reads its answer, so no other goroutine must wake
+// between a send's due time and its last byte leaving, nor between a chunk's bytes arriving
+// and its timestamp. https (HTTP/2 where offered), proxied requests and bodies of unknown
+// length go through net/http's transport.
+//
 // TLS certificates are verified against the system roots plus Config.CAFile; Config.Insecure
 // skips verification only when asked for. Request.ID travels as X-Request-Id.
 package client
