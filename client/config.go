@@ -84,6 +84,11 @@ type Client struct {
 	// maxOverride is the max_tokens ExtraBody sends instead of the request's (see
 	// sentMaxTokens): -1 when ExtraBody leaves it alone, -2 when its value is not an integer.
 	maxOverride int
+	// direct, when set, sends requests itself on the plain transport's connections
+	// (direct.go), as long as oa.HTTPClient is still own, the HTTP client New made (a test or
+	// caller that puts another in its place is sent through it).
+	direct *direct
+	own    *http.Client
 }
 
 // New checks cfg and builds a client with a connection pool sized for thousands of streams.
@@ -133,7 +138,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.oa = openai.DefaultConfig(cfg.APIKey)
 	c.oa.BaseURL = base
-	c.oa.HTTPClient = &http.Client{Transport: newTransport(cfg.MaxConns, tlsCfg)}
+	tr := newTransport(cfg.MaxConns, tlsCfg)
+	c.own = &http.Client{Transport: tr}
+	c.oa.HTTPClient = c.own
+	if pt, ok := tr.(*plainTransport); ok {
+		c.direct = newDirect(pt, cfg, u, c.urls, c.auth)
+	}
 	return c, nil
 }
 

@@ -51,8 +51,9 @@ type call struct {
 	maxTokens int
 	wantUsage bool
 	streamed  bool
-	// written is when the transport wrote the request's last byte (httptrace's WroteRequest,
-	// called on the transport's writing goroutine, hence atomic); 0 until then.
+	// written is when the request's last byte was handed to the kernel (direct.go, or
+	// httptrace's WroteRequest, which net/http calls on its writing goroutine, hence atomic);
+	// 0 until then.
 	written atomic.Int64
 }
 
@@ -75,28 +76,44 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Response) {
 	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
 	k := call{ctx: ctx, clock: clock}
-	hreq, err := c.newRequest(&k, req)
+	body, url, err := c.bodyOf(&k, req)
+	d := c.direct
+	if own, ok := c.oa.HTTPClient.(*http.Client); !ok || own != c.own {
+		d = nil
+	}
+	var hreq *http.Request
+	if err == nil && d == nil {
+		hreq, err = c.newRequest(&k, req, body, url)
+	}
 	if err != nil {
 		r.SentNS = clock()
 		r.DoneNS = r.SentNS
 		r.ErrorClass, r.ErrorMessage = ErrClient, withNote("", err.Error(), "(a failure on this machine, not the endpoint's)")
 		return r
 	}
-	defer k.cancel(nil)
 	if req.MaxTokens > 0 && k.streamed {
 		r.ChunkNS = make([]int64, 0, min(req.MaxTokens, chunkPrealloc))
 	}
-
-	r.SentNS = clock()
-	// A non-streamed answer is silent until it is whole, so the stall watch, which would
-	// take that for a stall, is for streams only (Config.Timeout bounds both).
-	if c.stall > 0 && k.streamed {
-		k.stall = startStall(c.stall, clock, r.SentNS, k.cancel)
-		defer k.stall.stop()
+	var hresp *http.Response
+	if d != nil {
+		hresp, err = d.send(c, &k, url, req.ID, body, &r)
+		defer k.cancel(nil)
+	} else {
+		defer k.cancel(nil)
+		r.SentNS = clock()
+		// A non-streamed answer is silent until it is whole, so the stall watch, which would
+		// take that for a stall, is for streams only (Config.Timeout bounds both).
+		if c.stall > 0 && k.streamed {
+			k.stall = startStall(c.stall, clock, r.SentNS, k.cancel)
+			defer k.stall.stop()
+		}
+		hresp, err = c.oa.HTTPClient.Do(hreq)
 	}
-	hresp, err := c.oa.HTTPClient.Do(hreq)
 	defer func() { r.WrittenNS = k.written.Load() }() // r is the named result: set on every return
 	if err != nil {
+		if errors.As(err, new(unwrittenError)) {
+			k.written.Store(0)
+		}
 		r.DoneNS = clock()
 		r.ErrorClass, r.ErrorMessage = k.cut(ErrConnect, err, connectMessage(err), &r)
 		return r
@@ -118,28 +135,30 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 	return r
 }
 
-// newRequest builds the HTTP request and k's per-request context: it carries the per-request
-// timeout (its cause tells a timeout from the caller's cancellation) and lets the drain after
-// [DONE] and the stall watch cut the request short. Every error is this machine's.
-func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
-	var body []byte
+// bodyOf is req's body and the URL it goes to, with k's judging fields set from it. Every
+// error is this machine's.
+func (c *Client) bodyOf(k *call, req Request) (body []byte, url string, err error) {
 	if e := req.Encoded; e != nil {
 		body, k.maxTokens, k.wantUsage, k.streamed = e.body, e.maxTokens, e.wantUsage, e.streamed
-	} else {
-		var err error
-		if body, err = c.prepare(k, req); err != nil {
-			return nil, err
-		}
+	} else if body, err = c.prepare(k, req); err != nil {
+		return nil, "", err
 	}
-	url := c.url
+	url = c.url
 	if req.API != "" {
 		if url = c.urls[req.API]; url == "" {
-			return nil, fmt.Errorf("client: request API %q: want %q or %q", req.API, APIChat, APICompletions)
+			return nil, "", fmt.Errorf("client: request API %q: want %q or %q", req.API, APIChat, APICompletions)
 		}
 	}
 	if !validHeaderValue(req.ID) {
-		return nil, fmt.Errorf("client: request id %q is not a valid header value", req.ID)
+		return nil, "", fmt.Errorf("client: request id %q is not a valid header value", req.ID)
 	}
+	return body, url, nil
+}
+
+// arm makes k's per-request context: it carries the per-request timeout (its cause tells a
+// timeout from the caller's cancellation) and lets the drain after [DONE] and the stall watch
+// cut the request short.
+func (c *Client) arm(k *call) {
 	if c.timeout > 0 {
 		tctx, stop := context.WithTimeoutCause(k.ctx, c.timeout, errRequestTimeout)
 		var cc context.CancelCauseFunc
@@ -148,10 +167,20 @@ func (c *Client) newRequest(k *call, req Request) (*http.Request, error) {
 	} else {
 		k.rctx, k.cancel = context.WithCancelCause(k.ctx)
 	}
+}
+
+// newRequest builds the HTTP request of body to url under k's per-request context (arm).
+// Every error is this machine's.
+func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*http.Request, error) {
+	c.arm(k)
 	// The send's own lateness is taken where the last byte leaves, not where the request is
 	// handed over: connecting, a TLS handshake and the write itself are as late to the server.
 	clock := k.clock
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { k.written.Store(clock()) }}
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			k.written.Store(clock())
+		}
+	}}
 	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(k.rctx, trace), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		k.cancel(nil)

@@ -66,11 +66,15 @@ func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.
 	pc.used++
 	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(time.Unix(1, 0)) })
 	err := writeRequest(pc.bw, req)
-	if err == nil {
-		err = pc.bw.Flush()
-	}
+	// WroteRequest as net/http calls it: the last byte is in the buffer, handed to the
+	// kernel by the flush (direct.go says why that instant is the send's).
 	if trace != nil && trace.WroteRequest != nil {
 		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+	if err == nil {
+		if err = pc.bw.Flush(); err != nil {
+			err = unwrittenError{err}
+		}
 	}
 	if err != nil {
 		stop()
@@ -168,3 +172,10 @@ func (t *plainTransport) CloseIdleConnections() {
 	t.pool.closeIdle()
 	t.fallback.CloseIdleConnections()
 }
+
+// unwrittenError is a flush that failed after WroteRequest was called for it (which happens
+// before the flush): the request did not leave, and Do forgets the time it was given.
+type unwrittenError struct{ err error }
+
+func (e unwrittenError) Error() string { return e.err.Error() }
+func (e unwrittenError) Unwrap() error { return e.err }

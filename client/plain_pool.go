@@ -72,6 +72,19 @@ func (p *connPool) get(ctx context.Context, addr string) (*plainConn, error) {
 	}
 }
 
+// idleConn pops addr's most recent idle connection that is still open, nil when there is none.
+func (p *connPool) idleConn(addr string) *plainConn {
+	for {
+		p.mu.Lock()
+		pc := p.popIdle(addr)
+		p.mu.Unlock()
+		if pc == nil || p.alive(pc) {
+			return pc
+		}
+		p.discard(pc)
+	}
+}
+
 // popIdle takes addr's most recent idle connection; the caller holds mu.
 func (p *connPool) popIdle(addr string) *plainConn {
 	list := p.idle[addr]

@@ -246,3 +246,59 @@ func TestPlainTransportFallsBackForTLS(t *testing.T) {
 		t.Errorf("https: %d %q", code, body)
 	}
 }
+
+// The direct path sends what net/http's would: the same headers and body, the key, the id;
+// and it is taken only where it applies (no cap, no stall timeout, plain http).
+func TestDirectSend(t *testing.T) {
+	var mu sync.Mutex
+	var got []http.Header
+	var bodies []string
+	srv, cc := plainServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		h := r.Header.Clone()
+		h.Set("Host", r.Host)
+		h.Set("X-Path", r.URL.Path)
+		got, bodies = append(got, h), append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, `{"choices":[{"text":"a","finish_reason":"stop"}],"usage":{"prompt_tokens":2,"completion_tokens":1}}`)
+		sse(w, "[DONE]")
+	})
+	c := newClient(t, srv.URL, APICompletions, nil)
+	if c.direct == nil {
+		t.Fatal("no direct path for a plain-http endpoint")
+	}
+	for i := range 3 {
+		r := c.Do(context.Background(), Request{Prompt: "hi", MaxTokens: 1, ID: fmt.Sprint("req-", i)}, newClock())
+		if !r.OK() || r.WrittenNS < r.SentNS || r.WrittenNS == 0 {
+			t.Fatalf("request %d: %q %q, sent %d written %d", i, r.ErrorClass, r.ErrorMessage, r.SentNS, r.WrittenNS)
+		}
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for i, h := range got {
+		want := map[string]string{"Host": host, "X-Path": "/v1/completions", "Content-Type": "application/json",
+			"Accept": "text/event-stream", "Authorization": "Bearer sk-test-secret", "X-Request-Id": fmt.Sprint("req-", i),
+			"Content-Length": fmt.Sprint(len(bodies[i]))}
+		for k, v := range want {
+			if h.Get(k) != v {
+				t.Errorf("request %d: %s %q, want %q", i, k, h.Get(k), v)
+			}
+		}
+		if !strings.Contains(bodies[i], `"prompt":"hi"`) {
+			t.Errorf("request %d: body %s", i, bodies[i])
+		}
+	}
+	if n := cc.opened.Load(); n != 1 {
+		t.Errorf("3 requests opened %d connections, want 1", n)
+	}
+	for name, mut := range map[string]func(*Config){
+		"a connection cap":  func(c *Config) { c.MaxConns = 4 },
+		"a stall timeout":   func(c *Config) { c.StallTimeout = time.Second },
+		"an https endpoint": func(c *Config) { c.BaseURL = strings.Replace(c.BaseURL, "http:", "https:", 1) },
+	} {
+		if c := newClient(t, srv.URL, APICompletions, mut); c.direct != nil {
+			t.Errorf("direct path taken with %s", name)
+		}
+	}
+}

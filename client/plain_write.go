@@ -26,9 +26,8 @@ func plainable(req *http.Request) bool {
 var skippedHeaders = map[string]bool{"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Trailer": true, "Connection": true}
 
 // writeRequest writes req in HTTP/1.1 form to bw, which the caller flushes: net/http's
-// Request.Write would do, but it calls the trace's WroteRequest itself, before the bytes
-// leave a buffered writer, and the send's timestamp belongs after the flush. A header that
-// would break the framing is an error, as net/http's.
+// Request.Write would do, but it calls the trace's WroteRequest itself, and the caller calls
+// it once. A header that would break the framing is an error, as net/http's.
 func writeRequest(bw *bufio.Writer, req *http.Request) error {
 	host := req.Host
 	if host == "" {

@@ -50,8 +50,9 @@ const maxMessage = 500
 type Response struct {
 	// SentNS is taken just before the request is handed to the HTTP client.
 	SentNS int64
-	// WrittenNS is when the request's last byte was written to the connection (after any
-	// connect and TLS handshake); 0 when it never was (a failed connect).
+	// WrittenNS is when the request's last byte was handed to the kernel, the write call that
+	// carries it beginning (after any connect and TLS handshake; httptrace's WroteRequest);
+	// 0 when it never was (a failed connect or write).
 	WrittenNS int64
 	// FirstTokenNS and LastTokenNS are the arrivals of the first and last content chunks.
 	FirstTokenNS int64

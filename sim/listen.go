@@ -26,7 +26,11 @@ func ListenLogging(ctx context.Context, addr string, cfg Config, arrivals io.Wri
 	if err := s.Start(ctx); err != nil {
 		return "", nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	listen := func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+	if arrivals != nil {
+		listen = stampedListen
+	}
+	ln, err := listen(addr)
 	if err != nil {
 		s.Close()
 		return "", nil, fmt.Errorf("sim: listening on %s: %w", addr, err)

@@ -1,11 +1,25 @@
 package sim
 
 import (
+	"context"
 	"io"
 	"net"
 	"syscall"
 	"unsafe"
 )
+
+// stampedListen listens on addr with receive timestamps already on (SO_TIMESTAMPNS on the
+// listening socket, which accepted sockets inherit): the kernel stamps only what arrives
+// after some socket asked for stamps, so a request sent right after its connect, queued
+// before Accept returns, would otherwise go unstamped.
+func stampedListen(addr string) (net.Listener, error) {
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+		})
+	}}
+	return lc.Listen(context.Background(), "tcp", addr)
+}
 
 // stampConns asks the kernel to timestamp what each accepted TCP connection receives
 // (SO_TIMESTAMPNS) and reads it with recvmsg, so rxOf can say when a request reached the

@@ -108,8 +108,8 @@ func latenessTables(c config) error {
 		fmt.Printf("\n## Server-clock lateness, Poisson schedules, 16-token streams, token delay %v, %g s each\n\n", d, c.seconds)
 		fmt.Println("Server: when the request's bytes reached the server's kernel (socket receive timestamp); handler: when the server's handler started, which adds the server's own wake-up.")
 		fmt.Println()
-		fmt.Println("| rate | sender | sent/s | server p50 | server p99 | server max | p99 - min | first second p99 | handler p99 | replay's own p99 | own - server p99 | replay's arrival verdict |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| rate | sender | sent/s | server p50 | server p99 | server max | p99 - min | first request | first second p99 | handler p99 | replay's own p99 | own - server p99 | replay's arrival verdict |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, rate := range c.rates {
 			sched := poisson(rate, c.seconds, uint64(rate))
 			rp, err := replaySend(c, sched, d, 16, fmt.Sprintf("r%g-%v", rate, d))
@@ -173,8 +173,8 @@ func printRow(rate float64, who string, m *measure) {
 		diff = fmt.Sprintf("%+.3f ms", m.own.P99-m.p(99))
 		verdict = m.verdict
 	}
-	fmt.Printf("| %g | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rate, who, m.sentRate,
-		ms(m.p(50)), ms(m.p(99)), ms(m.p(100)), ms(m.p(99)-m.p(0)), ms(m.firstP99), ms(quantile(m.handler, 99)), own, diff, verdict)
+	fmt.Printf("| %g | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rate, who, m.sentRate,
+		ms(m.p(50)), ms(m.p(99)), ms(m.p(100)), ms(m.p(99)-m.p(0)), ms(m.firstReq), ms(m.firstP99), ms(quantile(m.handler, 99)), own, diff, verdict)
 }
 
 func grade(m *measure) string {
@@ -211,6 +211,7 @@ type measure struct {
 	late     []float64
 	handler  []float64
 	firstP99 float64 // p99 of those scheduled in the first second
+	firstReq float64 // the first request's
 	sentRate float64 // arrivals per second, first to last
 	// schedRate is the schedule's own rate, first to last (a Poisson sample strays from the
 	// nominal rate).
@@ -268,6 +269,9 @@ func judge(logPath string, sched []time.Duration, origin time.Time) (*measure, e
 			got = a.socket
 		}
 		l := float64(got-due) / 1e6
+		if i == 0 {
+			m.firstReq = l
+		}
 		m.late = append(m.late, l)
 		m.handler = append(m.handler, float64(a.handler-due)/1e6)
 		if at < time.Second {
