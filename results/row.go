@@ -18,8 +18,8 @@ type Row struct {
 	// SentNS is when it was handed to the HTTP client; latencies (TTFT, e2e) count from it,
 	// so a connect or TLS handshake on the way is in them.
 	SentNS int64 `parquet:"sent_ns"`
-	// WrittenNS is when the request's last byte was written to the connection (0 when it
-	// never was, and in older files). Send lateness counts to it (SendNS), as the server's
+	// WrittenNS is when the request's last byte was handed to the kernel (0 when it never
+	// was, and in older files). Send lateness counts to it (SendNS), as the server's
 	// own clock would: WrittenNS - ScheduledNS - QueueWaitNS.
 	WrittenNS int64 `parquet:"written_ns"`
 	// QueueWaitNS is time spent waiting for a slot under --max-concurrency (included in SentNS).
