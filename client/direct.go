@@ -1,12 +1,10 @@
 package client
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 )
 
 // direct is the send path for a plain-http endpoint reached without a proxy, a connection
@@ -75,7 +73,7 @@ func (d *direct) send(c *Client, k *call, url, id string, body []byte, r *Respon
 	if k.rctx == nil {
 		c.arm(k)
 	}
-	stop := context.AfterFunc(k.rctx, func() { pc.conn.SetDeadline(time.Unix(1, 0)) })
+	stop := cutOnDone(k.rctx, pc)
 	if err != nil {
 		stop()
 		d.pool.discard(pc)
@@ -87,13 +85,7 @@ func (d *direct) send(c *Client, k *call, url, id string, body []byte, r *Respon
 		d.pool.discard(pc)
 		return nil, fmt.Errorf("POST %q: %w", url, err)
 	}
-	b := &plainBody{rc: resp.Body, pc: pc, pool: d.pool, stop: stop, reuse: !resp.Close}
-	if resp.Body == http.NoBody {
-		b.release()
-		return resp, nil
-	}
-	resp.Body = b
-	return resp, nil
+	return d.pool.body(resp, pc, stop, !resp.Close), nil
 }
 
 // lay writes the request into pc's buffer, for one flush (a body larger than the buffer goes

@@ -64,7 +64,7 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // short, and the body after them, by setting a deadline in the past.
 func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
 	pc.used++
-	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(time.Unix(1, 0)) })
+	stop := cutOnDone(ctx, pc)
 	err := writeRequest(pc.bw, req)
 	// WroteRequest as net/http calls it: the last byte is in the buffer, handed to the
 	// kernel by the flush (direct.go says why that instant is the send's).
@@ -85,13 +85,25 @@ func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.
 		stop()
 		return nil, err
 	}
-	b := &plainBody{rc: resp.Body, pc: pc, pool: t.pool, stop: stop, reuse: !resp.Close && !req.Close}
+	return t.pool.body(resp, pc, stop, !resp.Close && !req.Close), nil
+}
+
+// cutOnDone cuts pc's exchange short when ctx is done, by setting a deadline in the past
+// (which fails its reads and writes at once); the returned stop reports whether it had not.
+func cutOnDone(ctx context.Context, pc *plainConn) (stop func() bool) {
+	return context.AfterFunc(ctx, func() { pc.conn.SetDeadline(time.Unix(1, 0)) })
+}
+
+// body gives resp a body that hands pc back to the pool at its end (reuse permitting), or
+// hands it back at once when there is no body.
+func (p *connPool) body(resp *http.Response, pc *plainConn, stop func() bool, reuse bool) *http.Response {
+	b := &plainBody{rc: resp.Body, pc: pc, pool: p, stop: stop, reuse: reuse}
 	if resp.Body == http.NoBody {
 		b.release()
-		return resp, nil
+		return resp
 	}
 	resp.Body = b
-	return resp, nil
+	return resp
 }
 
 // readResponse reads the final response to req, past any informational (1xx) ones.
