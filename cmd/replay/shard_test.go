@@ -31,7 +31,9 @@ func shardRun(t *testing.T, bin, url, trace, out string, k, n int, startAt time.
 	return cmd, &stderr
 }
 
-// readArrivals reads replay sim's --arrival-log: request id -> arrival (Unix ns).
+// readArrivals reads replay sim's --arrival-log: request id -> arrival (Unix ns), when its
+// bytes reached the server's kernel where the log has that (the sends' own timing), else when
+// the handler started (which adds the server's wake-up).
 func readArrivals(t *testing.T, path string) map[string]int64 {
 	t.Helper()
 	f, err := os.Open(path)
@@ -42,13 +44,19 @@ func readArrivals(t *testing.T, path string) map[string]int64 {
 	out := map[string]int64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		ns, rest, ok := strings.Cut(sc.Text(), "\t")
-		id, _, _ := strings.Cut(rest, "\t")
-		v, err := strconv.ParseInt(ns, 10, 64)
-		if !ok || err != nil {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 3 {
 			t.Fatalf("%s: bad line %q", path, sc.Text())
 		}
-		out[id] = v
+		handler, err1 := strconv.ParseInt(f[0], 10, 64)
+		socket, err2 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: bad line %q", path, sc.Text())
+		}
+		out[f[1]] = handler
+		if socket > 0 {
+			out[f[1]] = socket
+		}
 	}
 	return out
 }
