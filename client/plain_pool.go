@@ -126,15 +126,24 @@ func (p *connPool) newConn(ctx context.Context, addr string) (*plainConn, error)
 func (p *connPool) put(pc *plainConn) {
 	pc.idle = time.Now()
 	p.mu.Lock()
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters = p.waiters[1:]
-		p.mu.Unlock()
-		w <- pc
+	if p.handOver(pc) {
 		return
 	}
 	p.idle[pc.addr] = append(p.idle[pc.addr], pc)
 	p.mu.Unlock()
+}
+
+// handOver gives pc (nil: a free slot to dial on) to the longest-waiting request and unlocks
+// mu, which the caller holds; false, with mu still held, when none waits.
+func (p *connPool) handOver(pc *plainConn) bool {
+	if len(p.waiters) == 0 {
+		return false
+	}
+	w := p.waiters[0]
+	p.waiters = p.waiters[1:]
+	p.mu.Unlock()
+	w <- pc
+	return true
 }
 
 // discard closes a connection that cannot be reused.
@@ -146,11 +155,7 @@ func (p *connPool) discard(pc *plainConn) {
 // closed frees a connection's slot: a waiting request may dial in its place.
 func (p *connPool) closed() {
 	p.mu.Lock()
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters = p.waiters[1:]
-		p.mu.Unlock()
-		w <- nil
+	if p.handOver(nil) {
 		return
 	}
 	p.open--

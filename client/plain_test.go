@@ -36,9 +36,16 @@ func (c *connCounter) state(_ net.Conn, s http.ConnState) {
 
 func plainServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *connCounter) {
 	t.Helper()
+	return plainServerIdle(t, h, 0)
+}
+
+// plainServerIdle is plainServer closing connections idle for idle (0: the default).
+func plainServerIdle(t *testing.T, h http.HandlerFunc, idle time.Duration) (*httptest.Server, *connCounter) {
+	t.Helper()
 	var cc connCounter
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = cc.state
+	srv.Config.IdleTimeout = idle
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, &cc
@@ -160,7 +167,7 @@ func TestPlainTransportCap(t *testing.T) {
 // at once with the context's error.
 func TestPlainTransportClosedConnections(t *testing.T) {
 	release := make(chan struct{})
-	srv, cc := plainServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv, cc := plainServerIdle(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/close":
 			w.Header().Set("Connection", "close")
@@ -177,8 +184,7 @@ func TestPlainTransportClosedConnections(t *testing.T) {
 			return
 		}
 		io.WriteString(w, "ok")
-	})
-	srv.Config.IdleTimeout = 20 * time.Millisecond
+	}, 20*time.Millisecond)
 	c, _ := plainClient(0)
 	ctx := context.Background()
 	get(t, c, ctx, "GET", srv.URL, nil)

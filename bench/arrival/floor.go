@@ -80,13 +80,7 @@ func floorSend(c config, sched []time.Duration, delay time.Duration, output int,
 			ok++
 		}
 	}
-	s.stop()
-	m, err := judge(arrivals, sched, start)
-	if err != nil {
-		return nil, err
-	}
-	m.answered = ok
-	return m, nil
+	return s.judged(arrivals, sched, start, ok)
 }
 
 // floorConn is one of the floor sender's connections; its reader reads each answer to its end,

@@ -487,6 +487,12 @@ func vegetaSend(c config, sched []time.Duration, delay time.Duration, output int
 			ok++
 		}
 	}
+	return s.judged(arrivals, sched, start, ok)
+}
+
+// judged stops the simulator (flushing its arrival log) and judges a sender's run of sched
+// from start, ok of its requests answered in full.
+func (s *sim) judged(arrivals string, sched []time.Duration, start time.Time, ok int) (*measure, error) {
 	s.stop()
 	m, err := judge(arrivals, sched, start)
 	if err != nil {
