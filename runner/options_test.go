@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -341,9 +342,9 @@ func TestOptionsNone(t *testing.T) {
 	}
 }
 
-// Logged cancellations happen at the logged duration after the send, ±5 ms, against a server
-// that streams slowly; the rows say so and are not errors, and a run of only such requests
-// is ok.
+// Logged cancellations happen at the logged duration after the send (typically within 5 ms),
+// against a server that streams slowly; the rows say so and are not errors, and a run of only
+// such requests is ok.
 func TestCancelledAsLogged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cancel.parquet")
 	w, err := trace.CreateFile(path)
@@ -377,13 +378,24 @@ func TestCancelledAsLogged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// None early; none as late as the 25 ms between two logged durations (a cancellation at
+	// another request's time fails); typically within 5 ms. The bound on each is loose
+	// because a timer on a shared two-core machine under the whole suite can fire a few ms
+	// late once; the median cannot be moved by one such.
+	var late []float64
 	for _, r := range rows {
 		want := time.Duration(after[id(t, r)%len(after)] * float64(time.Millisecond))
 		took := time.Duration(r.DoneNS - r.SentNS)
-		if !r.CancelledAsLogged || r.ErrorClass != "" || took < want || took > want+5*time.Millisecond {
+		if !r.CancelledAsLogged || r.ErrorClass != "" || took < want || took > want+20*time.Millisecond {
 			t.Errorf("request %s: cancelled %v (class %q) after %v, logged %v", r.RequestID, r.CancelledAsLogged, r.ErrorClass, took, want)
 		}
+		late = append(late, float64(took-want)/1e6)
 	}
+	sort.Float64s(late)
+	if m := late[len(late)/2]; len(late) != 12 || m > 5 {
+		t.Errorf("cancellations late by %v ms (sorted), want 12 with the median within 5 ms", late)
+	}
+	t.Logf("cancellations late by %.2f ms (median), %.2f ms (latest)", late[len(late)/2], late[len(late)-1])
 	if sum.Requests.CancelledAsLogged != 12 || sum.Requests.Failed != 0 || sum.Verdict != analysis.VerdictOK {
 		t.Fatalf("requests %+v verdict %q", sum.Requests, sum.Verdict)
 	}
