@@ -301,25 +301,25 @@ func ReadCalibration(path string) (*Calibration, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--calibration: %w", err)
+		return nil, fmt.Errorf("calibration: %w", err)
 	}
 	var c Calibration
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("--calibration %s: not a calibration.json: %w", path, err)
+		return nil, fmt.Errorf("calibration %s: not a calibration.json: %w", path, err)
 	}
 	if c.Version != CalibrationVersion {
-		return nil, fmt.Errorf("--calibration %s: field \"version\": %d, want %d (written by replay calibrate)", path, c.Version, CalibrationVersion)
+		return nil, fmt.Errorf("calibration %s: field \"version\": %d, want %d (written by replay calibrate)", path, c.Version, CalibrationVersion)
 	}
 	want := map[string]int{ModelLinear: 2, ModelQuadratic: 3}[c.TTFT.Model]
 	if want == 0 {
-		return nil, fmt.Errorf("--calibration %s: field \"ttft.model\": %q, want %s or %s", path, c.TTFT.Model, ModelLinear, ModelQuadratic)
+		return nil, fmt.Errorf("calibration %s: field \"ttft.model\": %q, want %s or %s", path, c.TTFT.Model, ModelLinear, ModelQuadratic)
 	}
 	if len(c.TTFT.Coef) != want {
-		return nil, fmt.Errorf("--calibration %s: field \"ttft.coef\": %d coefficients, a %s curve has %d", path, len(c.TTFT.Coef), c.TTFT.Model, want)
+		return nil, fmt.Errorf("calibration %s: field \"ttft.coef\": %d coefficients, a %s curve has %d", path, len(c.TTFT.Coef), c.TTFT.Model, want)
 	}
 	for i, v := range c.TTFT.Coef {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--calibration %s: field \"ttft.coef[%d]\": %v is not a number", path, i, v)
+			return nil, fmt.Errorf("calibration %s: field \"ttft.coef[%d]\": %v is not a number", path, i, v)
 		}
 	}
 	return &c, nil

@@ -27,9 +27,18 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	if err != nil {
 		return nil, RunInfo{}, err
 	}
-	info, err := runInfo(dir, rec)
+	info, own, err := runInfo(dir, rec)
 	if err != nil {
 		return nil, info, err
+	}
+	if o.Calibration == nil {
+		var ownInfo *RunInfo
+		if own {
+			ownInfo = &info
+		}
+		if o.Calibration, err = RunCalibration(dir, ownInfo, rec); err != nil {
+			return nil, info, err
+		}
 	}
 	if o.Speed > 0 {
 		info.Speed = o.Speed
@@ -64,13 +73,13 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	return m, info, nil
 }
 
-// runInfo is the run's metadata from dir/summary.json, if any is this run's, marked with the
-// run's recovery when it was cut.
-func runInfo(dir string, rec *results.Recovery) (RunInfo, error) {
-	var info RunInfo
+// runInfo is the run's metadata from dir/summary.json, if any is this run's (own), marked
+// with the run's recovery when it was cut.
+func runInfo(dir string, rec *results.Recovery) (info RunInfo, own bool, err error) {
 	prev, err := ReadSummary(filepath.Join(dir, SummaryFile))
 	switch {
 	case err == nil && (rec == nil || !prev.Run.StartedAt.Before(rec.JournalCreated)):
+		own = true
 		info = prev.Run
 		info.NotSent = prev.Requests.NotSent
 		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
@@ -79,7 +88,7 @@ func runInfo(dir string, rec *results.Recovery) (RunInfo, error) {
 		info.Partial, info.PartialRows = false, "" // a snapshot's: the rows are whole now
 	case err == nil, errors.Is(err, fs.ErrNotExist):
 	default:
-		return info, err
+		return info, false, err
 	}
 	if rec != nil {
 		info.Recovered, info.Recovery = true, rec
@@ -87,5 +96,5 @@ func runInfo(dir string, rec *results.Recovery) (RunInfo, error) {
 			info.StartedAt = rec.JournalCreated.UTC()
 		}
 	}
-	return info, nil
+	return info, own, nil
 }

@@ -121,7 +121,15 @@ func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
 
 // WriteRunFiles writes dir/summary.json and dir/report.html from a run's aggregated rows and
 // returns the summary. This is what a run calls when it ends and what `replay report` calls.
+// A calibrated run's calibration is kept beside them (calibration.json, named by
+// run.calibration) and, but in a snapshot, its per-request split (queueing.csv).
 func WriteRunFiles(dir string, m *Metrics, info RunInfo) (*Summary, error) {
+	if m.queue != nil {
+		info.Calibration = CalibrationFile
+		if err := WriteCalibration(dir, m.queue.cal); err != nil {
+			return nil, err
+		}
+	}
 	s := m.Summary(info)
 	if err := WriteSummary(dir, s); err != nil {
 		return s, err
@@ -130,7 +138,13 @@ func WriteRunFiles(dir string, m *Metrics, info RunInfo) (*Summary, error) {
 	if err := WriteHTML(&buf, m, s, ReportOptions{}); err != nil {
 		return s, err
 	}
-	return s, writeFileAtomic(filepath.Join(dir, ReportFile), buf.Bytes())
+	if err := writeFileAtomic(filepath.Join(dir, ReportFile), buf.Bytes()); err != nil {
+		return s, err
+	}
+	if m.queue == nil || info.Partial {
+		return s, nil
+	}
+	return s, writeFileAtomic(filepath.Join(dir, QueueingFile), QueueingCSV(m.queue.reqs))
 }
 
 var reportFuncs = template.FuncMap{

@@ -38,6 +38,10 @@ type RunInfo struct {
 	// prompt and output lengths are the engine's own, not the trace's.
 	Options string `json:"options,omitempty"`
 	Body    string `json:"body,omitempty"`
+	// Calibration names the file in the run's folder holding the calibration that split
+	// TTFT into prefill and queueing (calibration.json); empty for a run without one. It is
+	// what lets `replay report`, a cut run's recovery and a shard merge split it again.
+	Calibration string `json:"calibration,omitempty"`
 	// Stop says why sending ended (completed, duration, canceled), for the verdict.
 	Stop string `json:"stop,omitempty"`
 	// Limits are the thresholds the run is judged by; nil means DefaultLimits.

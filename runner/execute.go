@@ -37,10 +37,25 @@ func holdLimit(cfg Config, tg *target) (int, string) {
 	return clientLimit(tg.simulated)
 }
 
+// openRows creates dir's requests.parquet (and its journal) and, for a calibrated run, keeps
+// the calibration beside it, written with the journal: a cut run's recovery finds it there
+// and splits TTFT with it (analysis/run_calibration.go).
+func openRows(dir string, cal *analysis.Calibration) (*results.Writer, error) {
+	w, err := results.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+	if err != nil || cal == nil {
+		return w, err
+	}
+	if err := analysis.WriteCalibration(dir, cal); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("keeping the calibration in %s: %w", dir, err)
+	}
+	return w, nil
+}
+
 // execute sends the warmup, then the measured requests on schedule while the endpoint's
 // metrics are scraped, streaming every finished row to requests.parquet and the metrics.
 func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, error) {
-	w, err := results.NewWriter(filepath.Join(cfg.Out, "requests.parquet"))
+	w, err := openRows(cfg.Out, cfg.Calibration)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/llm-replay/replay/scheduler"
 )
 
-// finish writes summary.json and report.html (through analysis.WriteRunFiles, atomically),
-// prints the table and turns the run's end into its error: interrupted, nothing sent, or more
-// failures than cfg.MaxErrorRate allows.
+// finish writes summary.json and report.html, and a calibrated run's queueing.csv (through
+// analysis.WriteRunFiles, atomically), prints the table and turns the run's end into its
+// error: interrupted, nothing sent, or more failures than cfg.MaxErrorRate allows.
 func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, error) {
 	if err := addOverload(cfg.Out, tg.checks); err != nil {
 		return nil, err
@@ -24,10 +24,8 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 		return nil, err
 	}
 	wrote := "requests.parquet, summary.json, report.html"
-	if ok, err := writeQueueing(cfg.Out, o.metrics); err != nil {
-		return nil, err
-	} else if ok {
-		wrote += ", " + analysis.QueueingFile
+	if sum.Run.Calibration != "" {
+		wrote += ", " + analysis.QueueingFile + ", " + sum.Run.Calibration
 	}
 	if o.wroteMetrics {
 		wrote += ", " + ServerMetricsFile

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/synth"
@@ -188,7 +187,7 @@ func executeMulti(ctx context.Context, cfg Config, p *plan, legs []*leg) error {
 // sender. On an error what was opened is closed.
 func openLegs(ctx context.Context, cfg Config, p *plan, legs []*leg, sched scheduler.Config, prog *progress, scheduled int) error {
 	for i, l := range legs {
-		w, err := results.NewWriter(filepath.Join(l.cfg.Out, "requests.parquet"))
+		w, err := openRows(l.cfg.Out, cfg.Calibration)
 		if err == nil {
 			l.o = &outcome{speed: speedOf(cfg.Schedule), started: time.Now(), clientLimit: sched.ClientLimit}
 			l.o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration})

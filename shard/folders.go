@@ -36,6 +36,8 @@ type Folder struct {
 
 	info    Info
 	summary *analysis.Summary // nil when the shard wrote none for this run
+	// calibration is the one the shard's run was given (--calibration), nil for none.
+	calibration *analysis.Calibration
 }
 
 // Label names the shard and its folder, for errors and verdicts.

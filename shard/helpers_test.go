@@ -98,8 +98,9 @@ func splitShards(rows []results.Row, n int) [][]results.Row {
 type shardRun struct {
 	info    Info
 	rows    []results.Row
-	warmup  int   // warmup rows written first, ids warmup-0.. on every shard alike
-	notSent int64 // the shard's requests.not_sent
+	warmup  int                   // warmup rows written first, ids warmup-0.. on every shard alike
+	notSent int64                 // the shard's requests.not_sent
+	cal     *analysis.Calibration // the run's --calibration, nil for none
 }
 
 // writeShard writes a shard's folder as a sharded run leaves it: shard.json, then its rows
@@ -113,7 +114,7 @@ func writeShard(t *testing.T, dir string, sr shardRun) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := analysis.NewMetrics(analysis.Options{Speed: 1})
+	m := analysis.NewMetrics(analysis.Options{Speed: 1, Calibration: sr.cal})
 	for i := 0; i < sr.warmup; i++ {
 		r := results.Row{RequestID: fmt.Sprintf("warmup-%d", i), Warmup: true, HTTPStatus: 200}
 		m.Add(&r)

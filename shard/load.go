@@ -30,6 +30,13 @@ func (f *Folder) load() error {
 		s = nil // a snapshot, or an earlier run's summary in the same folder: not this run's
 	}
 	f.summary = s
+	var own *analysis.RunInfo
+	if s != nil {
+		own = &s.Run
+	}
+	if f.calibration, err = analysis.RunCalibration(f.Folder, own, rec); err != nil {
+		return fmt.Errorf("shard: %w", err)
+	}
 	f.Verdict = f.verdict(rec)
 	if s != nil && !s.Run.Recovered {
 		// A run that closed counted what it never sent; a cut one (even if `replay report`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 
 	"github.com/llm-replay/replay/analysis"
 )
@@ -53,12 +54,17 @@ func Merge(ctx context.Context, out string, dirs []string) (*Result, error) {
 		return nil, err
 	}
 	r.Schedule = schedule(fs, r.Missing)
-	r.Summary = m.Summary(runInfo(fs, r.Schedule.NotSent))
+	info := runInfo(fs, r.Schedule.NotSent)
+	info.Calibration = ""
+	if o.Calibration != nil {
+		info.Calibration = analysis.CalibrationFile
+	}
+	r.Summary = m.Summary(info)
 	r.Summary.Verdict = mergedVerdict(r.Summary.Verdict, fs, r.Missing, fs[0].info.Shards)
 	if err := writeManifest(out, r.manifest()); err != nil {
 		return nil, err
 	}
-	if err := writeRunFiles(out, m, r.Summary, r.Schedule.Line); err != nil {
+	if err := writeRunFiles(out, m, r.Summary, o.Calibration, r.Schedule.Line); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -74,6 +80,13 @@ func warnings(fs []*Folder) []string {
 	}
 	if base(fs) == nil {
 		w = append(w, "no shard wrote a summary.json (all were cut): speed 1 and no SLO assumed")
+	}
+	if c := calibration(fs); c != nil {
+		for _, f := range fs {
+			if !reflect.DeepEqual(f.calibration, c) {
+				w = append(w, fmt.Sprintf("%s was not run with the calibration of the others (--calibration): TTFT is split by the first one's", f.Label()))
+			}
+		}
 	}
 	return w
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -349,5 +350,46 @@ func TestMergeRefusesOutputFolder(t *testing.T) {
 	notShard := t.TempDir()
 	if _, err := Merge(context.Background(), filepath.Join(out, "x"), []string{notShard}); err == nil || !strings.Contains(err.Error(), notShard+": no shard.json") {
 		t.Fatalf("merging a folder without shard.json: %v", err)
+	}
+}
+
+// Shards run with a calibration merge into one split of TTFT over all rows, as a single
+// aggregation with it gives, kept beside the merged rows with the calibration itself.
+func TestMergeKeepsCalibration(t *testing.T) {
+	cal := &analysis.Calibration{Version: analysis.CalibrationVersion, Points: []analysis.CalPoint{
+		{Kind: analysis.PointUncached, PromptTokens: 100, UncachedTokens: 100, TTFTMS: 5},
+		{Kind: analysis.PointUncached, PromptTokens: 2000, UncachedTokens: 2000, TTFTMS: 40},
+	}}
+	if err := analysis.FitCalibration(cal); err != nil {
+		t.Fatal(err)
+	}
+	rows := runRows(2000, 4, 200)
+	root := t.TempDir()
+	var dirs []string
+	for k, rs := range splitShards(rows, 4) {
+		d := filepath.Join(root, fmt.Sprint("shard-", k))
+		writeShard(t, d, shardRun{info: shardInfo(k, 4), rows: rs, cal: cal})
+		dirs = append(dirs, d)
+	}
+	out, _ := merge(t, dirs)
+	single := analysis.NewMetrics(analysis.Options{Speed: 1, Calibration: cal})
+	for _, r := range rows {
+		single.Add(&r)
+	}
+	want := single.Summary(analysis.RunInfo{}).Queueing
+	got, err := analysis.ReadSummary(filepath.Join(out, analysis.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want == nil || want.Requests < 1000 || !reflect.DeepEqual(got.Queueing, want) || got.Run.Calibration != analysis.CalibrationFile {
+		t.Fatalf("merged queueing %+v (run.calibration %q), single aggregation %+v", got.Queueing, got.Run.Calibration, want)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, analysis.QueueingFile))
+	if err != nil || strings.Count(string(csv), "\n") != int(want.Requests)+1 {
+		t.Fatalf("merged queueing.csv: %v, %d lines, want a header and %d rows", err, strings.Count(string(csv), "\n"), want.Requests)
+	}
+	back, err := analysis.ReadCalibration(out)
+	if err != nil || !reflect.DeepEqual(back, cal) {
+		t.Fatalf("merged calibration.json: %v, %+v", err, back)
 	}
 }

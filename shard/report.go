@@ -9,11 +9,20 @@ import (
 	"github.com/llm-replay/replay/analysis"
 )
 
-// writeRunFiles writes out/summary.json and out/report.html, as analysis.WriteRunFiles does,
-// but with the merged verdict in both: WriteRunFiles judges the rows alone, and the rows
-// cannot say that a shard was cut, interrupted or client-bound. The report also gets the
-// combined schedule's line under its verdict.
-func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, line string) error {
+// writeRunFiles writes out/summary.json and out/report.html (and, for calibrated shards,
+// calibration.json and queueing.csv), as analysis.WriteRunFiles does, but with the merged
+// verdict in both: WriteRunFiles judges the rows alone, and the rows cannot say that a shard
+// was cut, interrupted or client-bound. The report also gets the combined schedule's line
+// under its verdict.
+func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, cal *analysis.Calibration, line string) error {
+	if cal != nil { // the merged run's split, kept as a run keeps it
+		if err := analysis.WriteCalibration(out, cal); err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(out, analysis.QueueingFile), analysis.QueueingCSV(m.QueueingRequests())); err != nil {
+			return err
+		}
+	}
 	if err := analysis.WriteSummary(out, s); err != nil {
 		return err
 	}

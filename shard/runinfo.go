@@ -26,7 +26,7 @@ func options(fs []*Folder) (analysis.Options, error) {
 		return analysis.Options{}, nil
 	}
 	s := b.summary
-	o := analysis.Options{Speed: s.Run.Speed}
+	o := analysis.Options{Speed: s.Run.Speed, Calibration: calibration(fs)}
 	if s.Cost != nil {
 		o.CostPerHour, o.GPUs = s.Cost.PerGPUHour, s.Cost.GPUs
 	}
@@ -35,6 +35,17 @@ func options(fs []*Folder) (analysis.Options, error) {
 		return o, fmt.Errorf("shard: %s: run.slo: %w", b.Folder, err)
 	}
 	return o, nil
+}
+
+// calibration is the one the shards were given: the first that names one (warnings says
+// when shards differ in it).
+func calibration(fs []*Folder) *analysis.Calibration {
+	for _, f := range fs {
+		if f.calibration != nil {
+			return f.calibration
+		}
+	}
+	return nil
 }
 
 // runInfo is the merged run's metadata. What is one figure per shard and has no exact

@@ -14,14 +14,15 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "summarize a run directory: summary.json, report.html and a terminal table (a cut run's rows recovered first)",
-		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N] [--require LIMITS]",
-		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8\n  replay report out/run1 --require 'ttft.p95<=500ms,errors<=1%'   # gate a stored run again: exit 4 if a limit fails",
+		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N] [--calibration FILE] [--require LIMITS]",
+		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8\n  replay report out/run1 --require 'ttft.p95<=500ms,errors<=1%'   # gate a stored run again: exit 4 if a limit fails\n  replay report out/run1 --calibration out/cal   # split an uncalibrated run's TTFT into prefill and queueing",
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 			slo := fs.String("slo", "", "SLO for goodput, e.g. ttft=500ms,itl=60ms,tpot=50ms,e2e=20s (default: the run's own)")
 			speed := fs.Float64("speed", 0, "the run's speed factor (default: from DIR/summary.json, else 1)")
 			cost := fs.Float64("cost-per-hour", 0, "price of one GPU-hour, to report the cost per million output tokens")
 			gpus := fs.Int("gpus", 1, "GPUs behind the endpoint, for --cost-per-hour")
 			quiet := fs.Bool("quiet", false, "write the files without printing the table")
+			calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into predicted prefill and queueing (default: the one the run was given, kept in DIR)")
 			var req requireFlag
 			req.add(fs)
 			return func(ctx context.Context, args []string) error {
@@ -39,6 +40,11 @@ func init() {
 				if o.SLO, err = analysis.ParseSLO(*slo); err != nil {
 					return fmt.Errorf("--slo: %w", err)
 				}
+				if *calibration != "" {
+					if o.Calibration, err = analysis.ReadCalibration(*calibration); err != nil {
+						return fmt.Errorf("--calibration: %w", err)
+					}
+				}
 				m, info, err := analysis.LoadDir(args[0], o)
 				if err != nil {
 					return err
@@ -53,7 +59,11 @@ func init() {
 						return err
 					}
 				}
-				fmt.Fprintf(os.Stderr, "wrote %s/%s and %s/%s\n", args[0], analysis.SummaryFile, args[0], analysis.ReportFile)
+				wrote := fmt.Sprintf("%s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], analysis.ReportFile)
+				if s.Run.Calibration != "" {
+					wrote = fmt.Sprintf("%s/%s, %s/%s, %s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], analysis.ReportFile, args[0], analysis.QueueingFile, args[0], s.Run.Calibration)
+				}
+				fmt.Fprintf(os.Stderr, "wrote %s\n", wrote)
 				return req.check(s, nil)
 			}
 		},

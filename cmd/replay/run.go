@@ -232,7 +232,7 @@ func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		if *calibration != "" {
 			if cfg.Calibration, err = analysis.ReadCalibration(*calibration); err != nil {
-				return err
+				return fmt.Errorf("--calibration: %w", err)
 			}
 		}
 		if err := req.parse(); err != nil {
