@@ -62,6 +62,9 @@ func (c *Client) Encode(req Request) (*Encoded, error) {
 	return &Encoded{body: body, maxTokens: k.maxTokens, wantUsage: k.wantUsage, streamed: k.streamed}, nil
 }
 
+// Size is the encoded body's length in bytes.
+func (e *Encoded) Size() int { return len(e.body) }
+
 // chatRequest is go-openai's request with the messages encoded by a plain struct: go-openai's
 // ChatCompletionMessage.MarshalJSON marshals each message on its own and encoding/json then
 // re-scans that output byte by byte, which cost ~25 µs per KB of prompt (BenchmarkRequest).

@@ -148,7 +148,7 @@ func runArm(ctx context.Context, cfg Config) (*studyArm, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := prepare(ctx, cfg)
+	p, err := prepare(ctx, cfg, false)
 	if err != nil {
 		return nil, err
 	}

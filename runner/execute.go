@@ -23,6 +23,9 @@ type outcome struct {
 	server       *analysis.ServerCache
 	wroteMetrics bool
 	clientLimit  int
+	// buildErr is why a plan built as the run went stopped the run (a record it could not
+	// build): the rows sent before it are written and summarised, and the run ends with it.
+	buildErr error
 }
 
 // holdLimit is the scheduler's ClientLimit for this run: cfg.ClientLimit when given, else what
@@ -78,12 +81,28 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	if o.clientLimit > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", o.clientLimit, why)
 	}
-	if sched.Shards <= 1 { // a shard sends a share of the plan: its encoder would run ahead of nothing
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	switch {
+	case p.stream != nil:
+		lead := time.Duration(float64(streamLead) * o.speed) // the first streamLead of the run's wall time
+		s.stream = startStream(runCtx, p.stream.builder, p.stream.recs, s, p.stream.budget, p.synth.BlockSize, lead, stopRun)
+	case sched.Shards <= 1: // a shard sends a share of the plan: its encoder would run ahead of nothing
 		s.pre = startPrebuild(ctx, s, p.reqs)
 	}
 	prog.run(cfg.Stderr)
-	runErr := o.run(ctx, cfg, p, tg, sched, s, items)
+	runErr := o.run(runCtx, cfg, p, tg, sched, s, items)
 	s.pre.close()
+	if s.stream != nil {
+		var buildErr error
+		p.ideal, buildErr = s.stream.close()
+		if buildErr != nil { // the run stopped for it: the error, not the stop, is what to say
+			o.buildErr = fmt.Errorf("building the prompts as the run went: %w", buildErr)
+			if errors.Is(runErr, context.Canceled) {
+				runErr = nil
+			}
+		}
+	}
 	prog.finish()
 	runErr = errors.Join(runErr, sk.close(), stopWatch())
 	return o, runErr
@@ -127,6 +146,11 @@ func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sche
 			scr.Stop()
 		}
 		return err
+	}
+	if s.stream != nil { // the first prompts ready before the clock starts
+		if err := s.stream.filled(ctx); err != nil {
+			return err
+		}
 	}
 	preconnect(ctx, tg.client, preconnectCount(cfg.Preconnect, items, sched.Speed, sched.ClientLimit), "", cfg.Stderr)
 	restoreGC := holdGC(cfg.Stderr)

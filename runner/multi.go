@@ -64,7 +64,7 @@ func runMulti(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	// Prepared as for a real endpoint: the tokenizer must be the served model's.
 	pcfg := cfg
 	pcfg.Endpoint = cfg.Endpoints[0].URL
-	p, err := prepare(ctx, pcfg)
+	p, err := prepare(ctx, pcfg, false)
 	if err != nil {
 		return nil, err
 	}

@@ -28,14 +28,18 @@ type plan struct {
 	reqs    []synth.Request
 	warm    []synth.Request
 	ideal   *analysis.IdealCache
+	// stream, when set, builds reqs' prompts as the run goes (stream_plan.go): reqs then hold
+	// each record's schedule and targets, and the sender takes the built request at its send.
+	stream *streamSource
 	// logged: each request is sent with its logged options (--options); verbatim: with its
 	// logged body (--body verbatim), so its prompt is not synthesized.
 	logged, verbatim bool
 }
 
 // prepare reads the trace window and builds every prompt, so that the send path does no
-// tokenizer work.
-func prepare(ctx context.Context, cfg Config) (*plan, error) {
+// tokenizer work; with mayStream, a window whose prompts would hold more memory than
+// cfg.PlanMemory allows is left to build as the run goes (a plan that is sent once).
+func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	slo, err := analysis.ParseSLO(cfg.SLO)
 	if err != nil {
 		return nil, fmt.Errorf("--slo: %w", err)
@@ -71,10 +75,12 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
 	}
-	if p.reqs, err = p.requests(ctx, cfg, recs); err != nil {
+	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}
-	p.ideal = idealCache(p.reqs, p.synth.BlockSize)
+	if p.stream == nil { // a streamed plan's ideal cache is counted as it builds
+		p.ideal = idealCache(p.reqs, p.synth.BlockSize)
+	}
 	if p.warm, err = p.warmup(ctx, cfg, recs); err != nil {
 		return nil, fmt.Errorf("warmup: %w", err)
 	}
@@ -83,19 +89,30 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 
 // requests builds the window's requests: prompts synthesized to the records' lengths, or
 // under --body verbatim the records alone, whose logged bodies are sent.
-func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record) ([]synth.Request, error) {
+func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record, mayStream bool) ([]synth.Request, error) {
 	if p.verbatim {
 		fmt.Fprintf(cfg.Stderr, "replay: --body verbatim: sending %d logged bodies as they were (model replaced); lengths are the engine's own\n", len(recs))
-		return verbatimRequests(recs), nil
+		return recordRequests(recs), nil
+	}
+	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
+	b, recs, err := newBuilder(p.tok, p.synth, recs, skip, cfg.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	if need, budget := planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory); mayStream && budget > 0 && need > budget {
+		p.stream = &streamSource{builder: b, recs: recs, budget: budget}
+		fmt.Fprintf(cfg.Stderr, "replay: the window's %d prompts would hold about %.1f GiB: building them with %s as the run goes, up to %.0f MiB ahead of their sends (--plan-memory)\n",
+			len(recs), float64(need)/(1<<30), p.tokPath, float64(budget)/(1<<20))
+		return recordRequests(recs), nil
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)
-	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
-	return build(ctx, p.tok, p.synth, recs, cfg.SendIDs, skip, cfg.Stderr)
+	return buildAll(ctx, b, p.synth, recs, cfg.SendIDs)
 }
 
-// verbatimRequests are the records as requests without prompts: their bodies are sent as
-// logged, and their targets are the logged counts, for fidelity to compare the engine's with.
-func verbatimRequests(recs []trace.Record) []synth.Request {
+// recordRequests are the records as requests without prompts: under --body verbatim their
+// bodies are sent as logged, and their targets are the logged counts, for fidelity to compare
+// the engine's with; in a streamed plan, they are the schedule the built requests fill.
+func recordRequests(recs []trace.Record) []synth.Request {
 	out := make([]synth.Request, len(recs))
 	for i, r := range recs {
 		out[i] = synth.Request{Index: i, Record: r, TargetPromptTokens: r.PromptTokens, MaxTokens: max(1, r.OutputTokens),
@@ -171,15 +188,30 @@ func makeUnique(recs []trace.Record) {
 
 // build synthesizes every request before the clock starts, so the send path does no tokenizer work.
 func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record, sendIDs, skip bool, stderr io.Writer) ([]synth.Request, error) {
-	b, err := synth.New(tok, scfg)
+	b, recs, err := newBuilder(tok, scfg, recs, skip, stderr)
 	if err != nil {
 		return nil, err
 	}
+	return buildAll(ctx, b, scfg, recs, sendIDs)
+}
+
+// newBuilder is the prompt builder for recs, and the records it can build: for the chat API
+// those longer than the template's own tokens (fitChat).
+func newBuilder(tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record, skip bool, stderr io.Writer) (*synth.Builder, []trace.Record, error) {
+	b, err := synth.New(tok, scfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	if scfg.API == synth.APIChat {
 		if recs, err = fitChat(b, recs, skip, stderr); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	return b, recs, nil
+}
+
+// buildAll builds every one of recs with b, in order.
+func buildAll(ctx context.Context, b *synth.Builder, scfg synth.Config, recs []trace.Record, sendIDs bool) ([]synth.Request, error) {
 	out := make([]synth.Request, 0, len(recs))
 	i := 0
 	next := func() (trace.Record, error) {
@@ -189,7 +221,7 @@ func build(ctx context.Context, tok tokenizer.Tokenizer, scfg synth.Config, recs
 		i++
 		return recs[i-1], nil
 	}
-	err = b.Stream(ctx, runtime.GOMAXPROCS(0), next, func(r synth.Request) error {
+	err := b.Stream(ctx, runtime.GOMAXPROCS(0), next, func(r synth.Request) error {
 		if scfg.API == synth.APIChat || !sendIDs {
 			r.PromptIDs = nil // not sent: don't hold every prompt twice during the run
 		}

@@ -102,6 +102,11 @@ type Config struct {
 	// PreconnectAuto for the default (preconnectCount), 0 for none.
 	Preconnect  int
 	KeepPrompts bool
+	// PlanMemory is the prompt memory, in bytes, a run may hold before its first send: a
+	// window that needs more builds its prompts as the run goes, at most this much ahead of
+	// their sends (stream_plan.go). 0: the default (1 GiB, or an eighth of the machine's
+	// memory when less); negative: always build before the run.
+	PlanMemory int64
 	CostPerHour float64
 	GPUs        int
 	// Calibration (replay calibrate's calibration.json, --calibration) splits each TTFT into the
@@ -173,7 +178,7 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := prepare(ctx, cfg)
+	p, err := prepare(ctx, cfg, true)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +200,9 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	sum, err := finish(cfg, p, tg, o)
 	if sum != nil {
 		err = errors.Join(err, writeChecks(cfg, []checks.Endpoint{analysis.ChecksEndpoint(tg.label, tg.checks)}))
+	}
+	if o.buildErr != nil { // what stopped the run, not that it stopped
+		return sum, o.buildErr
 	}
 	return sum, err
 }

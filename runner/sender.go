@@ -34,6 +34,9 @@ type sender struct {
 	capAsMaxTokens bool
 	// pre holds bodies encoded ahead of their sends (prebuild.go); nil encodes each at its send.
 	pre *prebuilder
+	// stream, when set, builds the measured requests as the run goes (stream_plan.go): an
+	// item's payload then holds its schedule and the built request is taken at its send.
+	stream *streamPlan
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -44,8 +47,18 @@ var errCancelAsLogged = errors.New("cancelled as the log says its client did")
 // written as its own row; the scheduler's next turn of the session waits for the last.
 func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing) {
 	r := it.Payload.(*synth.Request)
+	var body *client.Encoded
+	if s.stream != nil && !it.Warmup {
+		var err error
+		if r, body, err = s.stream.take(ctx, it.Index); err != nil {
+			return // the build failed or the run stopped first: the run ends with the build's error
+		}
+	}
 	req := s.request(r)
-	if !it.Warmup {
+	switch {
+	case body != nil:
+		req.Encoded = body
+	case !it.Warmup:
 		req.Encoded = s.pre.take(it.Index) // it.Index is the position in the plan's requests
 	}
 	req.ID = requestID(r, it.Warmup)

@@ -132,6 +132,7 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	fs.IntVar(&cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (-1: the most requests the schedule sends within 5 s, at most 256; 0: none)")
 	fs.IntVar(&cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (0: from ulimit -n and the ephemeral ports; -1: none)")
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
+	fs.Var(sizeFlag{&cfg.PlanMemory}, "plan-memory", "prompt memory held before the first send: a window whose prompts need more (a day of traffic) builds them as the run goes, this much ahead of their sends; e.g. 512MiB, 8GiB; all: always build every prompt first (0: 1 GiB, or an eighth of this machine's memory when less)")
 }
 
 // addMeasures: the server's metrics scraped during the run, and the cost of its GPUs.

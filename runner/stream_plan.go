@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/trace"
+)
+
+// streamPlan builds a large window's prompts while the run goes, ahead of their sends, instead
+// of all of them before the clock starts: a day of production traffic is millions of prompts
+// of thousands of tokens, tens of GiB held at once (328,000 prompts of the default workload's
+// shapes: 13 GiB at its peak and 3.5 minutes before the first send). It holds at most its
+// budget of built, encoded bodies not yet sent, so memory is the budget plus what is in
+// flight, whatever the window's length.
+//
+// The prompts are the same as an eager build's, byte for byte: one builder goes through the
+// records in the window's order, as build does (sessions extend their earlier turns). It runs
+// on one worker, so that on a small machine the other processors are the dispatcher's and the
+// senders'; a schedule that outruns it waits for its prompts, and that wait is lateness, in
+// the rows and the verdict, as any client-side delay.
+type streamPlan struct {
+	slots  []atomic.Pointer[streamed] // by request index; nil until built, and again once taken
+	budget int64
+
+	mu      sync.Mutex
+	changed *sync.Cond
+	ahead   int64 // bytes built and not yet taken
+	built   int   // requests built so far, in index order
+	need    int   // the highest index a send waits for, -1 for none: the builder passes its budget to reach it
+	full    bool  // the builder waits for room in its budget
+	ahead0  bool  // the built requests reach lead past the first: the run may start
+	err     error // the build's error; done once set or every request is built
+	done    bool
+	ideal   *analysis.IdealCounter
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+// streamed is one built request with its body encoded for its send.
+type streamed struct {
+	req  *synth.Request
+	body *client.Encoded // nil when encoding failed: the send encodes again and reports it
+	size int64
+}
+
+// errBuildBehind is the error of a send whose prompt was not built: the run was stopped first.
+var errBuildBehind = errors.New("the run stopped before this request's prompt was built")
+
+// startStream starts building recs' requests with b, encoding each for s; stop it with close.
+// blockSize is the ideal cache's block size (0: each record's own); lead is how far past the
+// first record, in trace time, the builder gets before the run starts (filled); fail stops
+// the run when a record cannot be built.
+func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, s *sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
+	ctx, cancel := context.WithCancel(ctx)
+	sp := &streamPlan{slots: make([]atomic.Pointer[streamed], len(recs)), budget: budget, need: -1,
+		ideal: analysis.NewIdealCounter(), stop: cancel}
+	sp.changed = sync.NewCond(&sp.mu)
+	context.AfterFunc(ctx, sp.wake)
+	i := 0
+	next := func() (trace.Record, error) {
+		if i == len(recs) {
+			return trace.Record{}, io.EOF
+		}
+		i++
+		return recs[i-1], nil
+	}
+	sp.wg.Go(func() {
+		first := recs[0].Timestamp
+		err := b.Stream(ctx, 1, next, func(r synth.Request) error {
+			return sp.put(ctx, s, r, blockSize, r.Record.Timestamp-first >= lead)
+		})
+		sp.mu.Lock()
+		sp.err, sp.done = err, true
+		sp.changed.Broadcast()
+		sp.mu.Unlock()
+		if err != nil && ctx.Err() == nil {
+			fail(err) // a record that cannot be built stops the run, as it stops an eager build
+		}
+	})
+	return sp
+}
+
+// put stores a built request, encoded, once the budget has room for it (or a send waits for it).
+func (sp *streamPlan) put(ctx context.Context, s *sender, r synth.Request, blockSize int, past bool) error {
+	bs := blockSize
+	if bs <= 0 {
+		bs = r.Record.BlockSize
+	}
+	sp.ideal.Add(r.BlockHashes, bs, r.TargetPromptTokens)
+	e := &streamed{req: &r}
+	e.body, _ = s.client.Encode(s.request(&r))
+	if e.body != nil && !s.keepPrompts {
+		r.Prompt, r.Messages, r.PromptIDs = "", nil, nil // the body holds them now
+	}
+	e.size = int64(len(r.Prompt)) + 64
+	if e.body != nil {
+		e.size += int64(e.body.Size())
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for sp.ahead+e.size > sp.budget && sp.ahead > 0 && sp.need < r.Index && ctx.Err() == nil {
+		sp.full = true
+		sp.changed.Broadcast()
+		sp.changed.Wait()
+	}
+	sp.full = false
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sp.slots[r.Index].Store(e)
+	sp.ahead += e.size
+	sp.built = r.Index + 1
+	sp.ahead0 = sp.ahead0 || past
+	sp.changed.Broadcast()
+	return nil
+}
+
+// filled waits until the built requests reach the lead past the first, the budget is full or
+// every request is built: the run starts with its first prompts ready and the builder ahead.
+// It returns the build's error, if any.
+func (sp *streamPlan) filled(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, sp.wake)
+	defer stop()
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for !sp.done && !sp.full && !sp.ahead0 && ctx.Err() == nil {
+		sp.changed.Wait()
+	}
+	if sp.err == nil {
+		return ctx.Err()
+	}
+	return sp.err
+}
+
+// wake wakes every waiter, to look at its context again.
+func (sp *streamPlan) wake() {
+	sp.mu.Lock()
+	sp.changed.Broadcast()
+	sp.mu.Unlock()
+}
+
+// take returns request i, built, and its body, waiting for the builder when it is behind; it
+// gives i up for the builder's budget. An error means the build failed or the run stopped.
+func (sp *streamPlan) take(ctx context.Context, i int) (*synth.Request, *client.Encoded, error) {
+	e := sp.slots[i].Swap(nil)
+	if e == nil {
+		stop := context.AfterFunc(ctx, sp.wake)
+		defer stop()
+		sp.mu.Lock()
+		sp.need = max(sp.need, i)
+		sp.changed.Broadcast()
+		for e = sp.slots[i].Swap(nil); e == nil; e = sp.slots[i].Swap(nil) {
+			if sp.done || ctx.Err() != nil {
+				err := sp.err
+				sp.mu.Unlock()
+				if err == nil {
+					err = errBuildBehind
+				}
+				return nil, nil, err
+			}
+			sp.changed.Wait()
+		}
+		sp.mu.Unlock()
+	}
+	sp.mu.Lock()
+	sp.ahead -= e.size
+	sp.changed.Broadcast()
+	sp.mu.Unlock()
+	return e.req, e.body, nil
+}
+
+// close stops the builder and waits for it; it returns the build's error and the ideal cache
+// of the requests built (all of them when the run sent every request).
+func (sp *streamPlan) close() (*analysis.IdealCache, error) {
+	sp.stop()
+	sp.wg.Wait()
+	err := sp.err
+	if errors.Is(err, context.Canceled) {
+		err = nil // stopped by the run's end, not failed
+	}
+	return sp.ideal.Result(), err
+}
+
+// String says what the stream holds, for the run's messages.
+func (sp *streamPlan) String() string {
+	return fmt.Sprintf("up to %.0f MiB of prompts ahead of their sends", float64(sp.budget)/(1<<20))
+}
