@@ -106,7 +106,7 @@ type Config struct {
 	// window that needs more builds its prompts as the run goes, at most this much ahead of
 	// their sends (stream_plan.go). 0: the default (1 GiB, or an eighth of the machine's
 	// memory when less); negative: always build before the run.
-	PlanMemory int64
+	PlanMemory  int64
 	CostPerHour float64
 	GPUs        int
 	// Calibration (replay calibrate's calibration.json, --calibration) splits each TTFT into the
