@@ -101,8 +101,8 @@ func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record, ma
 	}
 	if need, budget := planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory); mayStream && budget > 0 && need > budget {
 		p.stream = &streamSource{builder: b, recs: recs, budget: budget}
-		fmt.Fprintf(cfg.Stderr, "replay: the window's %d prompts would hold about %.1f GiB: building them with %s as the run goes, up to %.0f MiB ahead of their sends (--plan-memory)\n",
-			len(recs), float64(need)/(1<<30), p.tokPath, float64(budget)/(1<<20))
+		fmt.Fprintf(cfg.Stderr, "replay: the window's %d prompts would hold about %.1f GiB: building them with %s as the run goes, %v of the run (at most %.0f MiB) ahead of their sends (--plan-memory)\n",
+			len(recs), float64(need)/(1<<30), p.tokPath, streamLead, float64(budget)/(1<<20))
 		return recordRequests(recs), nil
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)
