@@ -85,8 +85,12 @@ func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, er
 	defer stopRun(nil)
 	switch {
 	case p.stream != nil:
+		mine, err := ownRequests(items, sched)
+		if err != nil {
+			return nil, errors.Join(err, sk.close(), stopWatch())
+		}
 		lead := time.Duration(float64(streamLead) * o.speed) // the first streamLead of the run's wall time
-		s.stream = startStream(runCtx, p.stream.builder, p.stream.recs, s, p.stream.budget, p.synth.BlockSize, lead, stopRun)
+		s.stream = startStream(runCtx, p.stream.builder, p.stream.recs, mine, s, p.stream.budget, p.synth.BlockSize, lead, stopRun)
 	case sched.Shards <= 1: // a shard sends a share of the plan: its encoder would run ahead of nothing
 		s.pre = startPrebuild(ctx, s, p.reqs)
 	}
@@ -168,6 +172,23 @@ func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sche
 		o.wroteMetrics = res.Scrapes > 0 && res.WriteError == nil
 	}
 	return err
+}
+
+// ownRequests marks the requests a shard sends, by index (nil for a run that sends them all):
+// a streamed plan builds every request, in order, and keeps a shard's own.
+func ownRequests(items []scheduler.Item, sched scheduler.Config) ([]bool, error) {
+	if sched.Shards <= 1 {
+		return nil, nil
+	}
+	share, err := scheduler.Share(items, sched)
+	if err != nil {
+		return nil, err
+	}
+	mine := make([]bool, len(items))
+	for _, it := range share {
+		mine[it.Index] = true
+	}
+	return mine, nil
 }
 
 // scheduleItems turns built requests into the scheduler's items and returns the latest trace

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,13 +37,13 @@ type streamPlan struct {
 
 	mu      sync.Mutex
 	changed *sync.Cond
-	ahead   int64 // bytes built and not yet taken
-	built   int   // requests built so far, in index order
-	need    int   // the highest index a send waits for, -1 for none: the builder passes its budget to reach it
-	full    bool  // the builder waits for room in its budget or lead
+	ahead   int64         // bytes built and not yet taken
+	built   int           // requests built so far, in index order
+	need    int           // the highest index a send waits for, -1 for none: the builder passes its budget to reach it
+	full    bool          // the builder waits for room in its budget or lead
 	lead    time.Duration // how far in trace time the builder goes past the latest request taken
 	sentTS  time.Duration // the latest trace offset of a request taken (the first record's before any)
-	err     error // the build's error; done once set or every request is built
+	err     error         // the build's error; done once set or every request is built
 	done    bool
 	ideal   *analysis.IdealCounter
 
@@ -61,10 +62,11 @@ type streamed struct {
 var errBuildBehind = errors.New("the run stopped before this request's prompt was built")
 
 // startStream starts building recs' requests with b, encoding each for s; stop it with close.
-// blockSize is the ideal cache's block size (0: each record's own); lead is how far past the
-// first record, in trace time, the builder gets before the run starts (filled); fail stops
-// the run when a record cannot be built.
-func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, s *sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
+// mine marks a shard's own requests (nil: all); the others are built, for the prompts after
+// them, and dropped. blockSize is the ideal cache's block size (0: each record's own); lead
+// is how far past the latest send, in trace time, the builder goes (the run starts once it is
+// that far past the first, filled); fail stops the run when a record cannot be built.
+func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, mine []bool, s *sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
 	ctx, cancel := context.WithCancel(ctx)
 	sp := &streamPlan{slots: make([]atomic.Pointer[streamed], len(recs)), budget: budget, need: -1,
 		lead: lead, sentTS: recs[0].Timestamp, ideal: analysis.NewIdealCounter(), stop: cancel}
@@ -79,7 +81,13 @@ func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, s *
 		return recs[i-1], nil
 	}
 	sp.wg.Go(func() {
-		err := b.Stream(ctx, 1, next, func(r synth.Request) error { return sp.put(ctx, s, r, blockSize) })
+		err := b.Stream(ctx, 1, next, func(r synth.Request) error {
+			if mine != nil && !mine[r.Index] { // another shard's: built for the prompts after it, not kept
+				sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
+				return nil
+			}
+			return sp.put(ctx, s, r, blockSize)
+		})
 		sp.mu.Lock()
 		sp.err, sp.done = err, true
 		sp.changed.Broadcast()
@@ -94,11 +102,7 @@ func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, s *
 // put stores a built request, encoded, once the budget has room for it and it is within the
 // lead of the latest request taken (or a send waits for it).
 func (sp *streamPlan) put(ctx context.Context, s *sender, r synth.Request, blockSize int) error {
-	bs := blockSize
-	if bs <= 0 {
-		bs = r.Record.BlockSize
-	}
-	sp.ideal.Add(r.BlockHashes, bs, r.TargetPromptTokens)
+	sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
 	e := &streamed{req: &r}
 	e.body, _ = s.client.Encode(s.request(&r))
 	if e.body != nil && !s.keepPrompts {

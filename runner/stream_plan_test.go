@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -134,4 +135,50 @@ func TestStreamedPlanStopsAtABadRecord(t *testing.T) {
 			t.Fatalf("streamed: summary %v, requests %+v, verdict %q: want the sends before the record", serr, s.Requests, s.Verdict)
 		}
 	}
+}
+
+// A shard's streamed plan builds every request, in order, and sends its own share: the same
+// request ids and prompts as the shard built before the run.
+func TestStreamedPlanShard(t *testing.T) {
+	recs, err := gen.Records(gen.Config{Shape: "mixed", Duration: 30 * time.Second, Rate: 4, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	var b bytes.Buffer
+	if err := gen.WriteRecords(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(planMemory int64) map[string]string {
+		sc := sim.DefaultConfig()
+		sc.ZeroCost = true
+		var stderr bytes.Buffer
+		cfg := Config{Trace: path, Out: t.TempDir(), KeepPrompts: true, PlanMemory: planMemory, MetricsURL: "none", MaxLateness: -1,
+			Sim: sc, Stderr: &stderr, Stdout: io.Discard}
+		cfg.Schedule.Speed, cfg.Schedule.Shard, cfg.Schedule.Shards = 20, 1, 2
+		cfg.Schedule.StartAt = time.Now().Add(2 * time.Second) // the shared instant of a sharded run
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatalf("plan memory %d: %v\n%s", planMemory, err, stderr.String())
+		}
+		rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range rows {
+			if !r.OK() {
+				t.Fatalf("plan memory %d: request %s failed: %s", planMemory, r.RequestID, r.ErrorMessage)
+			}
+			out[r.RequestID] = r.Prompt
+		}
+		return out
+	}
+	eager, streamed := run(-1), run(16<<10)
+	if len(eager) == 0 || len(eager) >= len(recs) || !reflect.DeepEqual(eager, streamed) {
+		t.Fatalf("shard 1 of 2: %d requests eager, %d streamed (of %d); same prompts: %v", len(eager), len(streamed), len(recs), reflect.DeepEqual(eager, streamed))
+	}
+	t.Logf("shard 1 of 2: %d of %d requests, the same prompts", len(streamed), len(recs))
 }

@@ -57,6 +57,17 @@ func NewPacer(items []Item, cfg Config) (Pacer, error) {
 	return newTracePacer(slices.Clone(items), cfg)
 }
 
+// Share is the items a run with cfg sends, in schedule order: cfg's window (From, To, Limit),
+// then its shard's share; what NewPacer paces. A shard's runner uses it to know which of the
+// window's requests are its own before they are due.
+func Share(items []Item, cfg Config) ([]Item, error) {
+	p, err := newTracePacer(slices.Clone(items), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return p.items, nil
+}
+
 // newTracePacer is NewPacer on a slice the pacer may own and reorder.
 func newTracePacer(sorted []Item, cfg Config) (*tracePacer, error) {
 	if err := cfg.validate(); err != nil {
