@@ -16,6 +16,7 @@ import (
 	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/sim"
+	"github.com/llm-replay/replay/trace"
 )
 
 // A plan built as the run goes sends what the plan built before the run sends, prompt for
@@ -24,18 +25,7 @@ import (
 // prompts kept in the rows. Its budget is a few prompts, so most are built while earlier ones
 // are in flight; the ideal cache is the same.
 func TestStreamedPlanSendsTheSamePrompts(t *testing.T) {
-	recs, err := gen.Records(gen.Config{Shape: "mixed", Duration: 40 * time.Second, Rate: 4, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	var b bytes.Buffer
-	if err := gen.WriteRecords(&b, recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, recs := writeGenTrace(t, gen.Config{Shape: "mixed", Duration: 40 * time.Second, Rate: 4, Seed: 9})
 	for _, api := range []string{"completions", "chat"} {
 		run := func(planMemory int64, keep bool) ([]results.Row, string, *float64) {
 			var stderr bytes.Buffer
@@ -140,18 +130,7 @@ func TestStreamedPlanStopsAtABadRecord(t *testing.T) {
 // A shard's streamed plan builds every request, in order, and sends its own share: the same
 // request ids and prompts as the shard built before the run.
 func TestStreamedPlanShard(t *testing.T) {
-	recs, err := gen.Records(gen.Config{Shape: "mixed", Duration: 30 * time.Second, Rate: 4, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	var b bytes.Buffer
-	if err := gen.WriteRecords(&b, recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, recs := writeGenTrace(t, gen.Config{Shape: "mixed", Duration: 30 * time.Second, Rate: 4, Seed: 11})
 	run := func(planMemory int64) map[string]string {
 		sc := sim.DefaultConfig()
 		sc.ZeroCost = true
@@ -181,4 +160,23 @@ func TestStreamedPlanShard(t *testing.T) {
 		t.Fatalf("shard 1 of 2: %d requests eager, %d streamed (of %d); same prompts: %v", len(eager), len(streamed), len(recs), reflect.DeepEqual(eager, streamed))
 	}
 	t.Logf("shard 1 of 2: %d of %d requests, the same prompts", len(streamed), len(recs))
+}
+
+// writeGenTrace writes the trace gen makes with cfg to a JSONL file and returns its path and
+// records.
+func writeGenTrace(t *testing.T, cfg gen.Config) (string, []trace.Record) {
+	t.Helper()
+	recs, err := gen.Records(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := gen.WriteRecords(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, recs
 }
