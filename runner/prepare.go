@@ -210,18 +210,22 @@ func newBuilder(tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record,
 	return b, recs, nil
 }
 
-// buildAll builds every one of recs with b, in order.
-func buildAll(ctx context.Context, b *synth.Builder, scfg synth.Config, recs []trace.Record, sendIDs bool) ([]synth.Request, error) {
-	out := make([]synth.Request, 0, len(recs))
+// eachRecord is Builder.Stream's source over recs: each in order, then io.EOF.
+func eachRecord(recs []trace.Record) func() (trace.Record, error) {
 	i := 0
-	next := func() (trace.Record, error) {
+	return func() (trace.Record, error) {
 		if i == len(recs) {
 			return trace.Record{}, io.EOF
 		}
 		i++
 		return recs[i-1], nil
 	}
-	err := b.Stream(ctx, runtime.GOMAXPROCS(0), next, func(r synth.Request) error {
+}
+
+// buildAll builds every one of recs with b, in order.
+func buildAll(ctx context.Context, b *synth.Builder, scfg synth.Config, recs []trace.Record, sendIDs bool) ([]synth.Request, error) {
+	out := make([]synth.Request, 0, len(recs))
+	err := b.Stream(ctx, runtime.GOMAXPROCS(0), eachRecord(recs), func(r synth.Request) error {
 		if scfg.API == synth.APIChat || !sendIDs {
 			r.PromptIDs = nil // not sent: don't hold every prompt twice during the run
 		}
