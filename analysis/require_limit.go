@@ -6,12 +6,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
 
 // durationUnits are the units a duration limit may carry, canonical spelling first.
-const durationUnits = "ns, us, µs, ms, s or m"
+// A limit may also be any duration time.ParseDuration reads (1h30m, 1m0.5s), read in ms.
+const durationUnits = "ns, us, µs, ms, s, m or h, or a Go duration such as 1h30m"
 
 // decimal is the number syntax of a limit. strconv.ParseFloat alone would also take "inf",
 // "nan", hex floats and underscores, none of which a limit in a CI gate should be.
@@ -25,7 +27,12 @@ func parseLimit(text string) (float64, string, error) {
 	}
 	num, unit := splitUnit(text)
 	if !decimal.MatchString(num) {
-		return 0, "", fmt.Errorf("limit %q: want a number, e.g. 500ms, 95%% or 3", text)
+		// A compound duration (1h30m, 2m0.5s) has no single unit to keep: it is held in ms,
+		// the unit summary.json uses, so that it formats back to a limit that reads the same.
+		if d, err := time.ParseDuration(text); err == nil {
+			return float64(d) / float64(time.Millisecond), "ms", nil
+		}
+		return 0, "", fmt.Errorf("limit %q: want a number, e.g. 500ms, 95%% or 3, or a Go duration, e.g. 1h30m", text)
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || !isFinite(v) {
@@ -122,6 +129,8 @@ func msPerUnit(unit string) (float64, bool) {
 		return 1e3, true
 	case "m":
 		return 60e3, true
+	case "h":
+		return 3600e3, true
 	}
 	return 0, false
 }
@@ -138,6 +147,8 @@ func inUnit(v float64, unit string) float64 {
 		return v / 1e3
 	case "m":
 		return v / 60e3
+	case "h":
+		return v / 3600e3
 	}
 	return v
 }
@@ -152,6 +163,8 @@ func toBase(v float64, unit string) float64 {
 		return v * 1e3
 	case "m":
 		return v * 60e3
+	case "h":
+		return v * 3600e3
 	}
 	return v
 }

@@ -85,6 +85,10 @@ func TestRequireLatency(t *testing.T) {
 		{"e2e.p50<=8s", true, "7.912s", ""},
 		{"e2e_sched.p50<=8s", true, "8s", ""}, // 8000 ms is exactly 8 s
 		{"e2e.max<=0.3m", false, "0.333m", ""},
+		{"e2e.max<=1h", true, "0.006h", ""},     // hours, as time.ParseDuration reads them
+		{"e2e.max<=0.005h", false, "", ""},      // 18 s
+		{"e2e.max<=1m30s", true, "20000ms", ""}, // a compound duration is held in ms
+		{"e2e.max<20s", false, "", ""},
 		{"lateness.p99<=1ms", true, "", ""},
 		{"queue_wait.mean<=0.2ms", false, "0.25ms", ""},
 		{"tpot.p50<=50ms", false, "-", "no tpot samples"},
@@ -209,6 +213,9 @@ func TestParseRequireList(t *testing.T) {
 	if got := FormatRequire(reqs); got != canonical {
 		t.Errorf("FormatRequire = %q", got)
 	}
+	if got := FormatRequire(mustParse(t, "e2e.p50<=1h30m,e2e.p99<=2h")); got != "e2e.p50<=5.4e+06ms,e2e.p99<=2h" {
+		t.Errorf("FormatRequire of Go durations = %q", got)
+	}
 	if reqs, err := ParseRequire("  "); err != nil || reqs != nil {
 		t.Errorf("empty: %v, %v", reqs, err)
 	}
@@ -235,7 +242,9 @@ func TestParseRequireErrors(t *testing.T) {
 		{"ttft.p95<=inf", `want a number`},
 		{"ttft.p95<=1e400ms", `out of range`},
 		{"ttft.p95<=1e306m", `out of range`},
-		{"ttft.p95<=500kb", `ttft.p95 takes a duration (ns, us, µs, ms, s or m), not unit "kb"`},
+		{"ttft.p95<=500kb", `ttft.p95 takes a duration (ns, us, µs, ms, s, m or h, or a Go duration such as 1h30m), not unit "kb"`},
+		{"e2e.max<=1h30", `want a number`},
+		{"e2e.max<=1h30x", `want a number`},
 		{"ttft.p95<=10%", `takes a duration`},
 		{"ttft.p95<=-5ms", `want a non-negative number`},
 		{"goodput>=95ms", `goodput takes a percentage (e.g. 95%), not unit "ms"`},

@@ -17,7 +17,7 @@ type requireFlag struct {
 }
 
 func (r *requireFlag) add(fs *pflag.FlagSet) {
-	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (a paired run or compare: 'delta.ttft.p95<=+10%' too, B against A; run: 'checks' or 'checks.tool_calls', the behaviour checks passed)")
+	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (a paired run or compare: 'delta.ttft.p95<=+10%' too, B against A; run: 'checks' or 'checks.tool_calls', the behaviour checks passed); a duration limit takes what Go's time.ParseDuration reads (500ms, 1.5s, 1h30m), a bare number is ms")
 }
 
 // parse checks the expression before anything runs; the error names the term.
