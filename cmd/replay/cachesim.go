@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func (f *cacheSimFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer.json or folder, to count and hash the prompts")
 }
 
-func setupCacheSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+func setupCacheSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	var in ingestFlags
 	in.add(fs)
 	var f cacheSimFlags
@@ -67,7 +68,7 @@ func setupCacheSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) e
 			return err
 		}
 		single := f.gib == "" && !strings.ContainsAny(f.blocks, ",-")
-		return cacheSim(ctx, in.trace, opts, sizes, single)
+		return cacheSim(ctx, std, in.trace, opts, sizes, single)
 	}
 }
 
@@ -190,7 +191,7 @@ func logSpaced(lo, hi float64) []float64 {
 
 // cacheSim opens the trace, runs it once through the curve (tracestat) and prints the hit
 // rates: single keeps the one-capacity output that scripts parse (`hit rate 64.0%`).
-func cacheSim(ctx context.Context, path string, opts ingest.Options, sizes tracestat.CacheSizes, single bool) error {
+func cacheSim(ctx context.Context, std cli, path string, opts ingest.Options, sizes tracestat.CacheSizes, single bool) error {
 	r, err := ingest.Open(path, opts)
 	if err != nil {
 		return err
@@ -205,31 +206,31 @@ func cacheSim(ctx context.Context, path string, opts ingest.Options, sizes trace
 		return fmt.Errorf("%s: no block hashes in this trace, nothing to simulate", path)
 	}
 	if n := r.Counts().Rejected; n > 0 {
-		fmt.Fprintf(os.Stderr, "%d rows rejected and left out\n", n)
+		fmt.Fprintf(std.stderr, "%d rows rejected and left out\n", n)
 	}
 	if single {
-		return printSingle(curve.Points[0])
+		return printSingle(std, curve.Points[0])
 	}
-	return printCurve(curve)
+	return printCurve(std, curve)
 }
 
 // printSingle is the one-capacity output, unchanged since external checks parse it.
-func printSingle(p tracestat.CachePoint) error {
+func printSingle(std cli, p tracestat.CachePoint) error {
 	size := "infinite"
 	if p.CapacityBlocks > 0 {
 		size = fmt.Sprintf("LRU %d blocks", p.CapacityBlocks)
 	}
-	fmt.Fprintf(os.Stderr, "%d of %d blocks hit (%s cache)\n", p.Hits, p.Blocks, size)
-	_, err := fmt.Fprintf(os.Stdout, "hit rate %.1f%%\n", 100*p.Rate())
+	fmt.Fprintf(std.stderr, "%d of %d blocks hit (%s cache)\n", p.Hits, p.Blocks, size)
+	_, err := fmt.Fprintf(std.stdout, "hit rate %.1f%%\n", 100*p.Rate())
 	return err
 }
 
 // printCurve prints a line per capacity, smallest first, then the infinite cache.
-func printCurve(c tracestat.CacheCurve) error {
+func printCurve(std cli, c tracestat.CacheCurve) error {
 	inf := c.Points[len(c.Points)-1]
-	fmt.Fprintf(os.Stderr, "%d blocks, %d distinct; one pass for every capacity\n", inf.Blocks, c.Distinct)
+	fmt.Fprintf(std.stderr, "%d blocks, %d distinct; one pass for every capacity\n", inf.Blocks, c.Distinct)
 	if c.Model != "" {
-		fmt.Fprintf(os.Stderr, "model config: %s\n", c.Model)
+		fmt.Fprintf(std.stderr, "model config: %s\n", c.Model)
 	}
 	var b strings.Builder
 	for _, p := range c.Points {
@@ -243,7 +244,7 @@ func printCurve(c tracestat.CacheCurve) error {
 		}
 		fmt.Fprintf(&b, ": hit rate %.1f%%\n", 100*p.Rate())
 	}
-	_, err := os.Stdout.WriteString(b.String())
+	_, err := io.WriteString(std.stdout, b.String())
 	return err
 }
 

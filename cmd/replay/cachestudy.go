@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -48,8 +47,8 @@ func (f *cacheStudyFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.simBlocks, "sim-kv-blocks", 0, "simulator (no --endpoint): KV cache capacity in blocks (0: its default)")
 }
 
-func setupCacheStudy(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
-	config := addRunFlags(fs)
+func setupCacheStudy(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
+	config := addRunFlags(fs, std)
 	var f cacheStudyFlags
 	f.add(fs)
 	return func(ctx context.Context, args []string) error {
@@ -84,17 +83,14 @@ func setupCacheStudy(fs *pflag.FlagSet) func(ctx context.Context, args []string)
 				return err
 			}
 		}
-		if cfg.Stderr == nil {
-			sc.Run.Stderr = os.Stderr
-		}
 		st, err := runner.CacheStudy(ctx, sc)
 		if st != nil {
-			fmt.Fprintln(os.Stdout, st.Verdict)
+			fmt.Fprintln(std.stdout, st.Verdict)
 			for _, l := range st.Lines {
-				fmt.Fprintln(os.Stdout, "  "+l)
+				fmt.Fprintln(std.stdout, "  "+l)
 			}
 			for _, c := range st.Caveat {
-				fmt.Fprintln(os.Stdout, "  note: "+c)
+				fmt.Fprintln(std.stdout, "  note: "+c)
 			}
 		}
 		return runExit(err)

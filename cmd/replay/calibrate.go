@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -31,8 +30,8 @@ func init() {
 	})
 }
 
-func setupCalibrate(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
-	config := addRunFlags(fs)
+func setupCalibrate(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
+	config := addRunFlags(fs, std)
 	fs.Lookup("max-prompt-tokens").Usage = "largest prompt measured (default: the --trace's p99 prompt, else 2048)"
 	var o runner.CalibrateOptions
 	fs.IntVar(&o.Points, "points", 6, "prompt lengths measured, evenly spread up to the largest")
@@ -61,7 +60,7 @@ func setupCalibrate(fs *pflag.FlagSet) func(ctx context.Context, args []string) 
 		if err != nil {
 			return err
 		}
-		runner.WriteCalibrationSummary(os.Stdout, c)
+		runner.WriteCalibrationSummary(std.stdout, c)
 		return nil
 	}
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // runCLI runs the real entry point in this process with stdout and stderr captured in files
-// (not pipes, so a command that writes more than a pipe holds cannot block).
+// (not pipes, so a command that writes more than a pipe holds cannot block) and no stdin.
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -19,10 +20,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = outF, errF
-	code = run(args)
-	os.Stdout, os.Stderr = oldOut, oldErr
+	code = run(args, cli{stdin: strings.NewReader(""), stdout: outF, stderr: errF})
 	outF.Close()
 	errF.Close()
 	o, _ := os.ReadFile(outF.Name())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -18,14 +19,14 @@ func init() {
 		summary: "compare two runs of the same trace: percentiles side by side, bootstrap CIs, verdict",
 		usage:   "DIR_A DIR_B [--html FILE] [--slo S] [--fail-if-slower] [--require LIMITS]",
 		example: "  replay compare out/current out/candidate --html compare.html --slo ttft=500ms,itl=60ms",
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+		setup: func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 			html := fs.String("html", "", "also write the comparison as a self-contained HTML page to this file")
 			slo := fs.String("slo", "", "SLO for goodput on both runs (default: run A's own)")
 			resamples := fs.Int("resamples", 2000, "bootstrap resamples")
 			seed := fs.Uint64("seed", 1, "bootstrap seed")
 			failIfSlower := fs.Bool("fail-if-slower", false, "exit 3 when B is significantly slower (or mixed), for migration gates")
 			var req requireFlag
-			req.add(fs)
+			req.add(fs, std.stderr)
 			return func(ctx context.Context, args []string) error {
 				if err := req.parse(); err != nil {
 					return err
@@ -45,7 +46,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				noteRecovery("compare", args[0], ia)
+				noteRecovery(std.stderr, "compare", args[0], ia)
 				// Both runs are judged against the same SLO.
 				if o.SLO.IsZero() && ia.SLO != "" {
 					o.SLO, _ = analysis.ParseSLO(ia.SLO)
@@ -54,14 +55,14 @@ func init() {
 				if err != nil {
 					return err
 				}
-				noteRecovery("compare", args[1], ib)
+				noteRecovery(std.stderr, "compare", args[1], ib)
 				sa, sb := ma.Summary(ia), mb.Summary(ib)
 				c := analysis.Compare(ma, mb, sa, sb, analysis.CompareOptions{
 					LabelA: args[0], LabelB: args[1], Resamples: *resamples, Seed: *seed})
-				if err := analysis.WriteCompareTable(os.Stdout, c); err != nil {
+				if err := analysis.WriteCompareTable(std.stdout, c); err != nil {
 					return err
 				}
-				if err := pairedCompare(args[0], args[1], *resamples, *seed); err != nil {
+				if err := pairedCompare(std.stdout, args[0], args[1], *resamples, *seed); err != nil {
 					return err
 				}
 				if *html != "" {
@@ -86,18 +87,18 @@ func init() {
 // pairedCompare prints the per-request paired tests when the two runs share request ids (the
 // same trace replayed against both): far more sensitive than comparing the two distributions,
 // since each request's own size and prefix cancel out.
-func pairedCompare(dirA, dirB string, resamples int, seed uint64) error {
+func pairedCompare(stdout io.Writer, dirA, dirB string, resamples int, seed uint64) error {
 	tests, err := analysis.PairedDirs(dirA, dirB, analysis.PairedOptions{Resamples: resamples, Seed: seed})
 	if err != nil {
 		return err
 	}
 	if len(tests) == 0 || tests[0].N == 0 {
-		fmt.Fprintln(os.Stdout, "paired: no request id is ok in both runs; only the unpaired comparison above applies")
+		fmt.Fprintln(stdout, "paired: no request id is ok in both runs; only the unpaired comparison above applies")
 		return nil
 	}
-	fmt.Fprintf(os.Stdout, "\npaired per request (%d requests ok in both):\n", tests[0].N)
+	fmt.Fprintf(stdout, "\npaired per request (%d requests ok in both):\n", tests[0].N)
 	for _, t := range tests {
-		fmt.Fprintf(os.Stdout, "  %s\n", t.Verdict)
+		fmt.Fprintf(stdout, "  %s\n", t.Verdict)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func parseRunFlags(t *testing.T, args ...string) (runner.Config, *pflag.FlagSet,
 	t.Helper()
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	config := addRunFlags(fs)
+	config := addRunFlags(fs, cli{stdout: io.Discard, stderr: io.Discard})
 	if err := fs.Parse(append([]string{"--out", t.TempDir()}, args...)); err != nil {
 		return runner.Config{}, fs, err
 	}

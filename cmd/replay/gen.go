@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -28,7 +27,7 @@ func init() {
 	})
 }
 
-func setupGen(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+func setupGen(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	d := gen.Default()
 	out := fs.String("out", "", "JSONL file to write, one request a line; - for stdout (required)")
 	shape := fs.String("shape", d.Shape, "traffic shape: "+strings.Join(gen.Shapes, ", ")+" (see gen/doc.go for what each models)")
@@ -53,7 +52,7 @@ func setupGen(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 			return fmt.Errorf("--block-size %d: must be positive", *blockSize)
 		}
 		cfg := gen.Config{Shape: *shape, Duration: *duration, Rate: *rate, Seed: *seed, BlockSize: *blockSize}
-		return runGen(cfg, *out, os.Stdout, os.Stderr)
+		return runGen(cfg, *out, std.stdout, std.stderr)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -90,7 +89,7 @@ func (o *ingestOutputs) shape() (*tracestat.ShapeBuilder, func(trace.Record)) {
 	return b, b.Add
 }
 
-func setupIngest(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+func setupIngest(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	var in ingestFlags
 	in.add(fs)
 	var o ingestOutputs
@@ -103,9 +102,9 @@ func setupIngest(fs *pflag.FlagSet) func(ctx context.Context, args []string) err
 		}
 		o.onErrorSet = fs.Changed("on-error")
 		if in.trace != "" && isRequestLog(in) {
-			return convertLog(ctx, in, lf, o)
+			return convertLog(ctx, std, in, lf, o)
 		}
-		return normalizeTrace(ctx, in, lf, o)
+		return normalizeTrace(ctx, std, in, lf, o)
 	}
 }
 
@@ -117,7 +116,7 @@ func isRequestLog(in ingestFlags) bool {
 }
 
 // normalizeTrace is `replay ingest` of a trace that is not a request log.
-func normalizeTrace(ctx context.Context, in ingestFlags, lf logFlags, o ingestOutputs) error {
+func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ingestOutputs) error {
 	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText {
 		return errors.New("--tokenizer, --export, --hash-key-file and --keep-text are for request logs (--format openai-log)")
 	}
@@ -139,12 +138,12 @@ func normalizeTrace(ctx context.Context, in ingestFlags, lf logFlags, o ingestOu
 	opts.Sort = o.sort
 	shape, observe := o.shape()
 	c, err := ingest.Normalize(ctx, ingest.NormalizeOptions{
-		Trace: in.trace, Read: opts, Out: o.out, Arrow: o.arrow, Observe: observe, Stderr: os.Stderr,
+		Trace: in.trace, Read: opts, Out: o.out, Arrow: o.arrow, Observe: observe, Stderr: std.stderr,
 	})
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(os.Stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected}, shape, o.asJSON)
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected}, shape, o.asJSON)
 }
 
 // ingestCounts is the contract's one-line count, and under --stats what a request log's

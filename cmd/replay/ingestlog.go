@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -26,7 +25,7 @@ func (f *logFlags) add(fs *pflag.FlagSet) {
 }
 
 // convertLog is `replay ingest` of a request log: the flags checked, requestlog converts.
-func convertLog(ctx context.Context, in ingestFlags, lf logFlags, o ingestOutputs) error {
+func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ingestOutputs) error {
 	if o.out == "" && o.arrow == "" && !o.stats {
 		return errors.New("nothing to do: give --out FILE.parquet, --export mooncake --out FILE.jsonl, --arrow FILE.arrow or --stats")
 	}
@@ -59,10 +58,10 @@ func convertLog(ctx context.Context, in ingestFlags, lf logFlags, o ingestOutput
 		Log: in.trace, Tokenizer: lf.tokenizer, HashKeyFile: lf.hashKeyFile,
 		BlockSize: in.blockSize, Map: m, TimeUnit: in.timeUnit, OnError: in.onError, KeepText: lf.keepText,
 		Out: o.out, Arrow: o.arrow, Mooncake: lf.export == "mooncake", Quarantine: o.quarantine,
-		Observe: observe, Stderr: os.Stderr,
+		Observe: observe, Stderr: std.stderr,
 	})
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(os.Stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Unknown: c.UnknownFields, UnknownText: c.UnknownFieldsText()}, shape, o.asJSON)
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Unknown: c.UnknownFields, UnknownText: c.UnknownFieldsText()}, shape, o.asJSON)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sort"
@@ -14,6 +15,13 @@ import (
 
 	"github.com/spf13/pflag"
 )
+
+// cli is the streams a subcommand reads and writes. main passes the process's own; tests pass
+// files or buffers and run a subcommand in-process. No subcommand reaches for os.Stdout itself.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
 
 // command is one subcommand: its flags are defined by setup, run gets the parsed positional args.
 type command struct {
@@ -24,7 +32,7 @@ type command struct {
 	// example is shown under --help, and exits (the exit codes) after it.
 	example string
 	exits   string
-	setup   func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error
+	setup   func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error
 }
 
 var commands = map[string]*command{}
@@ -41,11 +49,12 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() { os.Exit(run(os.Args[1:], cli{os.Stdin, os.Stdout, os.Stderr})) }
 
-func run(argv []string) int {
+// run runs the subcommand argv names with std's streams and returns its exit code.
+func run(argv []string, std cli) int {
 	if len(argv) == 0 || argv[0] == "-h" || argv[0] == "--help" || argv[0] == "help" {
-		topUsage(os.Stdout)
+		topUsage(std.stdout)
 		if len(argv) == 0 {
 			return 2
 		}
@@ -53,33 +62,34 @@ func run(argv []string) int {
 	}
 	c, ok := commands[argv[0]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "replay: unknown command %q\n\n", argv[0])
-		topUsage(os.Stderr)
+		fmt.Fprintf(std.stderr, "replay: unknown command %q\n\n", argv[0])
+		topUsage(std.stderr)
 		return 2
 	}
 	fs := pflag.NewFlagSet("replay "+c.name, pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "%s\n\nUsage:\n  replay %s %s\n\nFlags:\n%s", c.summary, c.name, c.usage, fs.FlagUsages())
+		fmt.Fprintf(std.stderr, "%s\n\nUsage:\n  replay %s %s\n\nFlags:\n%s", c.summary, c.name, c.usage, fs.FlagUsages())
 		if c.example != "" {
-			fmt.Fprintf(os.Stderr, "\nExample:\n%s\n", c.example)
+			fmt.Fprintf(std.stderr, "\nExample:\n%s\n", c.example)
 		}
 		if c.exits != "" {
-			fmt.Fprintf(os.Stderr, "\nExit codes:\n%s\n", c.exits)
+			fmt.Fprintf(std.stderr, "\nExit codes:\n%s\n", c.exits)
 		}
 	}
-	runFn := c.setup(fs)
+	fs.SetOutput(std.stderr)
+	runFn := c.setup(fs, std)
 	if err := fs.Parse(argv[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(os.Stderr, "replay %s: %v\n", c.name, err)
+		fmt.Fprintf(std.stderr, "replay %s: %v\n", c.name, err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := runFn(ctx, fs.Args()); err != nil {
-		fmt.Fprintf(os.Stderr, "replay %s: %v\n", c.name, err)
+		fmt.Fprintf(std.stderr, "replay %s: %v\n", c.name, err)
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -89,7 +99,7 @@ func run(argv []string) int {
 	return 0
 }
 
-func topUsage(w *os.File) {
+func topUsage(w io.Writer) {
 	fmt.Fprintln(w, "replay: replay production LLM traffic against an OpenAI-compatible endpoint, faithfully.")
 	fmt.Fprintln(w, "\nUsage:\n  replay COMMAND [flags]\n\nCommands:")
 	names := make([]string, 0, len(commands))

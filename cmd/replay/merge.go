@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -23,7 +22,7 @@ func init() {
 		exits: "  0 merged (the verdict is in OUT/summary.json; a missing shard is named there)\n" +
 			"  1 bad input: a folder is not a shard's, or the folders are not shares of one run\n" +
 			"    (different traces, N or --start-at, a shard twice, a request id in two shards)",
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+		setup: func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "the merged run's folder: requests.parquet, shards.json, summary.json, report.html")
 			quiet := fs.Bool("quiet", false, "write the files without printing the table")
 			return func(ctx context.Context, args []string) error {
@@ -33,7 +32,7 @@ func init() {
 				if len(args) == 0 {
 					return errors.New("want the shard folders to merge, e.g. replay merge --out merged /results/shard-*")
 				}
-				return mergeShards(ctx, *out, args, *quiet)
+				return mergeShards(ctx, std, *out, args, *quiet)
 			}
 		},
 	})
@@ -41,27 +40,27 @@ func init() {
 
 // mergeShards runs the merge and says on stderr what a person must know: the shards that
 // were cut and recovered, warnings, the combined schedule and the verdict.
-func mergeShards(ctx context.Context, out string, dirs []string, quiet bool) error {
+func mergeShards(ctx context.Context, std cli, out string, dirs []string, quiet bool) error {
 	r, err := shard.Merge(ctx, out, dirs)
 	if err != nil {
 		return err
 	}
 	if !quiet {
-		if err := analysis.WriteTable(os.Stdout, r.Summary); err != nil {
+		if err := analysis.WriteTable(std.stdout, r.Summary); err != nil {
 			return err
 		}
 	}
 	for _, f := range r.Folders {
 		if f.Recovery != "" {
-			fmt.Fprintf(os.Stderr, "replay merge: %s: %s\n", f.Folder, f.Recovery)
+			fmt.Fprintf(std.stderr, "replay merge: %s: %s\n", f.Folder, f.Recovery)
 		}
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(os.Stderr, "replay merge: warning: %s\n", w)
+		fmt.Fprintf(std.stderr, "replay merge: warning: %s\n", w)
 	}
-	fmt.Fprintf(os.Stderr, "replay merge: %s\n", r.Schedule.Line)
-	fmt.Fprintf(os.Stderr, "replay merge: verdict: %s\n", r.Summary.Verdict)
-	fmt.Fprintf(os.Stderr, "wrote %d rows of %d shards to %s (%s, %s, %s, %s)\n", r.Rows, len(r.Folders), out,
+	fmt.Fprintf(std.stderr, "replay merge: %s\n", r.Schedule.Line)
+	fmt.Fprintf(std.stderr, "replay merge: verdict: %s\n", r.Summary.Verdict)
+	fmt.Fprintf(std.stderr, "wrote %d rows of %d shards to %s (%s, %s, %s, %s)\n", r.Rows, len(r.Folders), out,
 		analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, analysis.ReportFile)
 	return nil
 }

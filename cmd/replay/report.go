@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -16,7 +16,7 @@ func init() {
 		summary: "summarize a run directory: summary.json, report.html and a terminal table (a cut run's rows recovered first)",
 		usage:   "DIR [--slo ttft=500ms,itl=60ms] [--speed X] [--cost-per-hour P --gpus N] [--calibration FILE] [--require LIMITS]",
 		example: "  replay report out/run1\n  replay report out/run1 --slo ttft=500ms,itl=60ms,e2e=20s --cost-per-hour 2.5 --gpus 8\n  replay report out/run1 --require 'ttft.p95<=500ms,errors<=1%'   # gate a stored run again: exit 4 if a limit fails\n  replay report out/run1 --calibration out/cal   # split an uncalibrated run's TTFT into prefill and queueing",
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+		setup: func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 			slo := fs.String("slo", "", "SLO for goodput, e.g. ttft=500ms,itl=60ms,tpot=50ms,e2e=20s (default: the run's own)")
 			speed := fs.Float64("speed", 0, "the run's speed factor (default: from DIR/summary.json, else 1)")
 			cost := fs.Float64("cost-per-hour", 0, "price of one GPU-hour, to report the cost per million output tokens")
@@ -24,7 +24,7 @@ func init() {
 			quiet := fs.Bool("quiet", false, "write the files without printing the table")
 			calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into predicted prefill and queueing (default: the one the run was given, kept in DIR)")
 			var req requireFlag
-			req.add(fs)
+			req.add(fs, std.stderr)
 			return func(ctx context.Context, args []string) error {
 				if err := req.parse(); err != nil {
 					return err
@@ -49,13 +49,13 @@ func init() {
 				if err != nil {
 					return err
 				}
-				noteRecovery("report", args[0], info)
+				noteRecovery(std.stderr, "report", args[0], info)
 				s, err := analysis.WriteRunFiles(args[0], m, info)
 				if err != nil {
 					return err
 				}
 				if !*quiet {
-					if err := analysis.WriteTable(os.Stdout, s); err != nil {
+					if err := analysis.WriteTable(std.stdout, s); err != nil {
 						return err
 					}
 				}
@@ -63,7 +63,7 @@ func init() {
 				if s.Run.Calibration != "" {
 					wrote = fmt.Sprintf("%s/%s, %s/%s, %s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], analysis.ReportFile, args[0], analysis.QueueingFile, args[0], s.Run.Calibration)
 				}
-				fmt.Fprintf(os.Stderr, "wrote %s\n", wrote)
+				fmt.Fprintf(std.stderr, "wrote %s\n", wrote)
 				return req.check(s, nil)
 			}
 		},
@@ -71,8 +71,8 @@ func init() {
 }
 
 // noteRecovery says on stderr that a run was cut and how its rows were recovered.
-func noteRecovery(cmd, dir string, info analysis.RunInfo) {
+func noteRecovery(stderr io.Writer, cmd, dir string, info analysis.RunInfo) {
 	if info.Recovery != nil {
-		fmt.Fprintf(os.Stderr, "replay %s: %s: %s\n", cmd, dir, info.Recovery)
+		fmt.Fprintf(stderr, "replay %s: %s: %s\n", cmd, dir, info.Recovery)
 	}
 }

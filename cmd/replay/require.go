@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -12,11 +12,13 @@ import (
 // requireFlag is --require on run, report and compare: limits over the summary that turn a
 // run into a CI gate (exit 4 when one fails, after every file is written).
 type requireFlag struct {
-	expr string
+	expr   string
+	stderr io.Writer // where check prints each term
 	reqs []analysis.Requirement
 }
 
-func (r *requireFlag) add(fs *pflag.FlagSet) {
+func (r *requireFlag) add(fs *pflag.FlagSet, stderr io.Writer) {
+	r.stderr = stderr
 	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (a paired run or compare: 'delta.ttft.p95<=+10%' too, B against A; run: 'checks' or 'checks.tool_calls', the behaviour checks passed); a duration limit takes what Go's time.ParseDuration reads (500ms, 1.5s, 1h30m), a bare number is ms")
 }
 
@@ -34,8 +36,8 @@ func (r *requireFlag) check(s, base *analysis.Summary) error {
 		return nil
 	}
 	outs, ok := analysis.CheckAll(r.reqs, s, base)
-	fmt.Fprintln(os.Stderr, "requirements (--require):")
-	if err := analysis.WriteOutcomes(os.Stderr, outs); err != nil {
+	fmt.Fprintln(r.stderr, "requirements (--require):")
+	if err := analysis.WriteOutcomes(r.stderr, outs); err != nil {
 		return err
 	}
 	if ok {

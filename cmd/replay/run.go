@@ -65,12 +65,13 @@ type runFlags struct {
 	extra       string
 	maxLateness time.Duration
 	shards      shardFlags
+	std         cli // the run's table goes to stdout, its progress and notes to stderr
 }
 
 // addRunFlags defines the flags of a replay run and returns the function that turns them into
 // a runner.Config once parsed. The groups below define them in the order --help shows.
-func addRunFlags(fs *pflag.FlagSet) func(args []string) (runner.Config, error) {
-	f := &runFlags{sc: sim.DefaultConfig()}
+func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config, error) {
+	f := &runFlags{sc: sim.DefaultConfig(), std: std}
 	f.in.add(fs)
 	fs.Lookup("trace").Usage = "trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)"
 	f.addTarget(fs)
@@ -216,14 +217,15 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 		return cfg, err
 	}
 	cfg.Sim = f.sc
+	cfg.Stdout, cfg.Stderr = f.std.stdout, f.std.stderr
 	cfg.Version = version
 	return cfg, nil
 }
 
-func setupRun(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
-	config := addRunFlags(fs)
+func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
+	config := addRunFlags(fs, std)
 	var req requireFlag
-	req.add(fs)
+	req.add(fs, std.stderr)
 	checks := fs.String("checks", runner.ChecksAuto, "behaviour checks probed before the warmup (streaming, stop, max_tokens, sampling; all adds tool calls and json_schema), and overload (Retry-After) over the run's answers: "+strings.Join(runner.ChecksLevels, ", ")+" (auto: basic against an endpoint, none against the built-in simulator or in a --shard run); a failed check is reported, and exits 4 only under --require checks")
 	calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into the predicted prefill of one request alone and queueing (summary, report, queueing.csv)")
 	return func(ctx context.Context, args []string) error {

@@ -25,7 +25,7 @@ func init() {
 	})
 }
 
-func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	cfg := sim.DefaultConfig()
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
 	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, the chat template with its tools and tool calls); without it prompt counts are approximate (about 4 bytes a token)")
@@ -61,7 +61,7 @@ func setupSim(fs *pflag.FlagSet) func(ctx context.Context, args []string) error 
 		if cfg.ZeroCost {
 			mode = "zero-cost"
 		}
-		fmt.Fprintf(os.Stderr, "replay sim: simulated engine (%s, not a real model) listening on %s/v1 (Ctrl-C to stop)\n", mode, url)
+		fmt.Fprintf(std.stderr, "replay sim: simulated engine (%s, not a real model) listening on %s/v1 (Ctrl-C to stop)\n", mode, url)
 		<-ctx.Done()
 		return stop()
 	}

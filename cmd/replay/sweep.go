@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -31,8 +30,8 @@ func init() {
 	})
 }
 
-func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
-	config := addRunFlags(fs)
+func setupSweep(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
+	config := addRunFlags(fs, std)
 	speeds := fs.String("speeds", "1,2,4,8", "speed factors to try, increasing; the sweep stops at the first that fails the SLO")
 	conc := fs.String("concurrency", "", "closed loop instead of speeds: requests in flight per level, increasing (e.g. 1,2,4,8,16)")
 	all := fs.Bool("all", false, "with --concurrency: run every level, not only up to the first that breaks the SLO")
@@ -41,9 +40,6 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 		cfg, err := config(args)
 		if err != nil {
 			return err
-		}
-		if cfg.Stderr == nil {
-			cfg.Stderr = os.Stderr
 		}
 		if fs.Changed("concurrency") {
 			if fs.Changed("speeds") {
@@ -59,7 +55,7 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 			}
 			res, err := runner.SweepConcurrency(ctx, cfg, runner.ConcurrencyOptions{Levels: levels, TargetPct: *target, All: *all})
 			if res != nil && len(res.Points) > 0 {
-				runner.WriteConcurrencyTable(os.Stdout, res)
+				runner.WriteConcurrencyTable(std.stdout, res)
 			}
 			return runExit(err)
 		}
@@ -76,7 +72,7 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 		}
 		res, err := runner.Sweep(ctx, cfg, sp, *target)
 		if res != nil && len(res.Points) > 0 {
-			runner.WriteSweepTable(os.Stdout, res)
+			runner.WriteSweepTable(std.stdout, res)
 		}
 		return runExit(err)
 	}

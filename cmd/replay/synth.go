@@ -28,7 +28,7 @@ func init() {
 	})
 }
 
-func setupSynth(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	var in ingestFlags
 	in.add(fs)
 	tokPath := fs.String("tokenizer", "", "tokenizer.json, or a folder with tokenizer.json and tokenizer_config.json (required)")
@@ -59,7 +59,7 @@ func setupSynth(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 				return err
 			}
 			if cfg.Chat.Source == "" {
-				fmt.Fprintln(os.Stderr, "replay synth: tokenizer_config.json has no chat_template; using chat.DefaultTemplate (Mistral-Instruct form)")
+				fmt.Fprintln(std.stderr, "replay synth: tokenizer_config.json has no chat_template; using chat.DefaultTemplate (Mistral-Instruct form)")
 			}
 		}
 		tok, err := tokenizer.Load(*tokPath)
@@ -76,11 +76,11 @@ func setupSynth(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 			}
 		}
 		opts.Tokenizer = *tokPath // a request log is counted with the prompts' tokenizer
-		return runSynth(ctx, opts, in.trace, b, cfg.API, *out, *limit, *workers)
+		return runSynth(ctx, std.stderr, opts, in.trace, b, cfg.API, *out, *limit, *workers)
 	}
 }
 
-func runSynth(ctx context.Context, opts ingest.Options, path string, b *synth.Builder, api synth.API, out string, limit, workers int) (err error) {
+func runSynth(ctx context.Context, stderr io.Writer, opts ingest.Options, path string, b *synth.Builder, api synth.API, out string, limit, workers int) (err error) {
 	r, err := ingest.Open(path, opts)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func runSynth(ctx context.Context, opts ingest.Options, path string, b *synth.Bu
 		return err
 	}
 	s := b.Stats()
-	fmt.Fprintf(os.Stderr, "replay synth: %d requests to %s (%d capped at --max-prompt-tokens, %d session turns extended, %d restarted, %d repaired, %d adjusted, %d sibling clashes)\n",
+	fmt.Fprintf(stderr, "replay synth: %d requests to %s (%d capped at --max-prompt-tokens, %d session turns extended, %d restarted, %d repaired, %d adjusted, %d sibling clashes)\n",
 		s.Requests, out, s.Capped, s.SessionTurns, s.SessionRestarts, s.Repaired, s.Adjusted, s.SiblingClashes)
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -18,7 +17,7 @@ func init() {
 		usage:   "--tokenizer FILE [--special] < lines.jsonl",
 		example: "  echo '{\"text\": \"Hello world\"}' | replay tokenize --tokenizer samples/tokenizer/mistral/tokenizer.json\n" +
 			"  replay tokenize --tokenizer ~/models/llama3/ --special < prompts.jsonl > ids.jsonl",
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+		setup: func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 			path := fs.String("tokenizer", "", "tokenizer.json file, or a folder holding one (Hugging Face layout)")
 			special := fs.Bool("special", false, "add the special tokens of the post-processor (BOS etc.)")
 			return func(ctx context.Context, args []string) error {
@@ -32,7 +31,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return tokenizer.EncodeLines(tk, os.Stdin, os.Stdout, *special, "stdin")
+				return tokenizer.EncodeLines(tk, std.stdin, std.stdout, *special, "stdin")
 			}
 		},
 	})

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -23,18 +22,18 @@ func init() {
 	})
 }
 
-func setupTrend(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
+func setupTrend(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "folder for trend.json and trend.html")
 	k := fs.Float64("k", analysis.DefaultTrendK, "band half-width in robust standard deviations (1.4826 x MAD) of the other runs")
 	return func(ctx context.Context, args []string) error {
 		if len(args) == 0 {
 			return errors.New("give the run folders to compare: replay trend DIR... --out DIR")
 		}
-		t, err := runner.Trend(args, *out, *k, os.Stderr)
+		t, err := runner.Trend(args, *out, *k, std.stderr)
 		if err != nil {
 			return err
 		}
-		runner.WriteTrendTable(os.Stdout, t)
+		runner.WriteTrendTable(std.stdout, t)
 		return nil
 	}
 }
