@@ -14,7 +14,7 @@ import (
 type requireFlag struct {
 	expr   string
 	stderr io.Writer // where check prints each term
-	reqs []analysis.Requirement
+	reqs   []analysis.Requirement
 }
 
 func (r *requireFlag) add(fs *pflag.FlagSet, stderr io.Writer) {
