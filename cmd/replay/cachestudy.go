@@ -36,7 +36,6 @@ type cacheStudyFlags struct {
 	blocks, modelConfig string
 	kvBytes             int
 	engineTokens        int64
-	simBlocks           int
 }
 
 func (f *cacheStudyFlags) add(fs *pflag.FlagSet) {
@@ -44,7 +43,6 @@ func (f *cacheStudyFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.kvBytes, "kv-bytes-per-token", 0, "KV cache bytes one token takes (2 x layers x KV heads x head dim x bytes per element), to show capacities in GiB")
 	fs.StringVar(&f.modelConfig, "model-config", "", "the model's Hugging Face config.json (or its folder), giving --kv-bytes-per-token")
 	fs.Int64Var(&f.engineTokens, "engine-kv-tokens", 0, "the engine's KV cache in tokens, when its metrics do not serve vllm:cache_config_info (e.g. Ollama: context length x parallel slots); marks the curve and gives the prediction")
-	fs.IntVar(&f.simBlocks, "sim-kv-blocks", 0, "simulator (no --endpoint): KV cache capacity in blocks (0: its default)")
 }
 
 func setupCacheStudy(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
@@ -63,14 +61,12 @@ func setupCacheStudy(fs *pflag.FlagSet, std cli) func(ctx context.Context, args 
 		if f.engineTokens < 0 {
 			return errors.New("--engine-kv-tokens must be positive")
 		}
-		if f.simBlocks < 0 {
+		// --sim-kv-blocks is the run's simulator flag; the study curves its capacity.
+		if cfg.Sim.NumBlocks <= 0 {
 			return errors.New("--sim-kv-blocks must be positive")
 		}
-		if f.simBlocks > 0 {
-			if cfg.Endpoint != "" {
-				return errors.New("--sim-kv-blocks sets the built-in simulator's cache: not with --endpoint")
-			}
-			sc.Run.Sim.NumBlocks = f.simBlocks
+		if fs.Changed("sim-kv-blocks") && cfg.Endpoint != "" {
+			return errors.New("--sim-kv-blocks sets the built-in simulator's cache: not with --endpoint")
 		}
 		if f.blocks != "" {
 			if sc.CapacityBlocks, err = parseBlocks(f.blocks); err != nil {

@@ -149,20 +149,10 @@ func (f *runFlags) addMeasures(fs *pflag.FlagSet) {
 	fs.IntVar(&cfg.GPUs, "gpus", 1, "GPUs behind the endpoint, with --cost-per-hour")
 }
 
-// addSim: the built-in simulator's model, when there is no --endpoint.
+// addSim: the built-in simulator's model, when there is no --endpoint: replay sim's own flags,
+// each as --sim-NAME.
 func (f *runFlags) addSim(fs *pflag.FlagSet) {
-	sc := &f.sc
-	fs.BoolVar(&sc.ZeroCost, "sim-zero-cost", false, "simulator: answer at once with no modeled delay")
-	fs.DurationVar(&sc.PrefillPerToken, "sim-prefill-per-token", sc.PrefillPerToken, "simulator: prefill time per uncached prompt token")
-	fs.DurationVar(&sc.StepBase, "sim-step-base", sc.StepBase, "simulator: fixed time of each decode step")
-	fs.IntVar(&sc.MaxBatch, "sim-max-batch", sc.MaxBatch, "simulator: maximum running sequences")
-	fs.Float64Var(&sc.Faults.ErrorRate, "sim-fault-error-rate", 0, "simulator: fraction of requests answered with HTTP 500")
-	fs.Float64Var(&sc.Faults.RateLimitRate, "sim-fault-429-rate", 0, "simulator: fraction answered with HTTP 429")
-	fs.Float64Var(&sc.Faults.BreakRate, "sim-fault-break-rate", 0, "simulator: fraction whose connection is cut half-way")
-	fs.Float64Var(&sc.Faults.GarbageRate, "sim-fault-garbage-rate", 0, "simulator: fraction answered with SSE frames that are not JSON")
-	fs.Float64Var(&sc.Faults.StallRate, "sim-fault-stall-rate", 0, "simulator: fraction stalled (see --sim-fault-stall, --sim-fault-stall-at); one fault per request at most")
-	fs.DurationVar(&sc.Faults.Stall, "sim-fault-stall", 0, "simulator: how long a stall lasts (0 with first-token: until the client leaves)")
-	fs.StringVar(&sc.Faults.StallAt, "sim-fault-stall-at", sim.StallFirstByte, "simulator: where a stall happens: first-byte or first-token")
+	addSimFlags(fs, &f.sc, "sim-")
 }
 
 // config checks the parsed flags and builds the run's configuration from them.

@@ -30,7 +30,7 @@ func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
 	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, the chat template with its tools and tool calls); without it prompt counts are approximate (about 4 bytes a token)")
 	arrivalLog := fs.String("arrival-log", "", "write each completion request's arrival to FILE as it comes, on the server's clock: '<unix ns>\\t<X-Request-Id>\\t<socket unix ns>' a line, the first when the handler starts, the last when the request's bytes reached the kernel (0 where unknown)")
-	addSimFlags(fs, &cfg)
+	addSimFlags(fs, &cfg, "")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
@@ -76,30 +76,55 @@ func listenSim(ctx context.Context, addr string, cfg sim.Config, arrivals *os.Fi
 }
 
 // addSimFlags defines the simulated engine's model: its cost model, its limits and its faults.
-func addSimFlags(fs *pflag.FlagSet, cfg *sim.Config) {
-	fs.StringVar(&cfg.ModelName, "model-name", cfg.ModelName, "model id listed by /v1/models")
-	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed for step-time jitter and fault injection")
-	fs.BoolVar(&cfg.ZeroCost, "zero-cost", false, "answer at once with no modeled delay (to measure the client)")
-	fs.DurationVar(&cfg.TokenDelay, "token-delay", 0, "with --zero-cost: the time between streamed chunks (the first goes at once), a fixed decode speed with no engine, to measure a client holding many open streams")
-	fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "tokens per KV block and prefix-cache block")
-	fs.IntVar(&cfg.NumBlocks, "kv-blocks", cfg.NumBlocks, "KV cache capacity in blocks")
-	fs.IntVar(&cfg.MaxBatch, "max-batch", cfg.MaxBatch, "maximum running sequences")
-	fs.IntVar(&cfg.TokenBudget, "token-budget", cfg.TokenBudget, "tokens per step (decode tokens plus prefill chunks)")
-	fs.IntVar(&cfg.MaxWaiting, "max-waiting", cfg.MaxWaiting, "waiting-queue length beyond which requests get HTTP 429")
-	fs.IntVar(&cfg.MaxModelLen, "max-model-len", cfg.MaxModelLen, "maximum prompt plus max_tokens")
-	fs.IntVar(&cfg.DefaultMaxTokens, "default-max-tokens", cfg.DefaultMaxTokens, "max_tokens when a request gives none")
-	fs.IntVar(&cfg.TokensPerChunk, "tokens-per-chunk", cfg.TokensPerChunk, "tokens per SSE chunk")
-	fs.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "prefill time per uncached prompt token")
-	fs.DurationVar(&cfg.StepBase, "step-base", cfg.StepBase, "fixed time of each engine step")
-	fs.DurationVar(&cfg.StepPerSeq, "step-per-seq", cfg.StepPerSeq, "added step time per decoding sequence")
-	fs.DurationVar(&cfg.StepPerKVToken, "step-per-kv-token", cfg.StepPerKVToken, "added step time per resident KV token")
-	fs.Float64Var(&cfg.Jitter, "jitter", cfg.Jitter, "relative random spread of step times, in [0,1)")
-	fs.Float64Var(&cfg.Faults.ErrorRate, "fault-error-rate", 0, "fraction of requests answered with HTTP 500 (a request gets at most one fault: the fault rates sum to at most 1; with an X-Request-Id header the fault follows from --seed and that id)")
-	fs.Float64Var(&cfg.Faults.RateLimitRate, "fault-429-rate", 0, "fraction of requests answered with HTTP 429")
-	fs.Float64Var(&cfg.Faults.BreakRate, "fault-break-rate", 0, "fraction of answers whose connection is cut half-way")
-	fs.Float64Var(&cfg.Faults.StallRate, "fault-stall-rate", 0, "fraction of requests that stall for --fault-stall at --fault-stall-at, then answer normally")
-	fs.DurationVar(&cfg.Faults.Stall, "fault-stall", 0, "how long a stalled request stalls (> 0 with first-byte; with first-token 0 means until the client goes away)")
-	fs.StringVar(&cfg.Faults.StallAt, "fault-stall-at", sim.StallFirstByte, "where a stall happens: first-byte (before anything is written) or first-token (after the headers and the first chunk)")
-	fs.Float64Var(&cfg.Faults.GarbageRate, "fault-garbage-rate", 0, "fraction of requests answered HTTP 200 with event-stream frames that are not JSON, then [DONE]")
-	fs.DurationVar(&cfg.Faults.RetryAfter, "fault-retry-after", 0, "send Retry-After (whole seconds, rounded up) on every 429 and 503; 0 sends none")
+// replay sim defines them as they are (prefix ""); replay run and the commands built on it
+// define the same flags for their built-in simulator as --sim-NAME (prefix "sim-"), with the
+// same defaults and help, so the two sets cannot drift apart.
+func addSimFlags(fs *pflag.FlagSet, cfg *sim.Config, prefix string) {
+	name := func(n string) string { return prefix + n }
+	ref := func(n string) string { return "--" + prefix + n } // a flag named in another's help
+	help := func(text string) string {
+		if prefix == "" {
+			return text
+		}
+		return "simulator: " + text
+	}
+	fs.StringVar(&cfg.ModelName, name("model-name"), cfg.ModelName, help("model id listed by /v1/models"))
+	fs.Int64Var(&cfg.Seed, name("seed"), cfg.Seed, help("seed for step-time jitter and fault injection"))
+	fs.BoolVar(&cfg.ZeroCost, name("zero-cost"), cfg.ZeroCost, help("answer at once with no modeled delay (to measure the client)"))
+	fs.DurationVar(&cfg.TokenDelay, name("token-delay"), cfg.TokenDelay, help("with "+ref("zero-cost")+": the time between streamed chunks (the first goes at once), a fixed decode speed with no engine, to measure a client holding many open streams"))
+	addSimCostFlags(fs, cfg, name, help)
+	addSimFaultFlags(fs, cfg, name, ref, help)
+}
+
+// addSimCostFlags defines the engine's limits and its step-time cost model.
+func addSimCostFlags(fs *pflag.FlagSet, cfg *sim.Config, name, help func(string) string) {
+	fs.IntVar(&cfg.BlockSize, name("block-size"), cfg.BlockSize, help("tokens per KV block and prefix-cache block"))
+	fs.IntVar(&cfg.NumBlocks, name("kv-blocks"), cfg.NumBlocks, help("KV cache capacity in blocks"))
+	fs.IntVar(&cfg.MaxBatch, name("max-batch"), cfg.MaxBatch, help("maximum running sequences"))
+	fs.IntVar(&cfg.TokenBudget, name("token-budget"), cfg.TokenBudget, help("tokens per step (decode tokens plus prefill chunks)"))
+	fs.IntVar(&cfg.MaxWaiting, name("max-waiting"), cfg.MaxWaiting, help("waiting-queue length beyond which requests get HTTP 429"))
+	fs.IntVar(&cfg.MaxModelLen, name("max-model-len"), cfg.MaxModelLen, help("maximum prompt plus max_tokens"))
+	fs.IntVar(&cfg.DefaultMaxTokens, name("default-max-tokens"), cfg.DefaultMaxTokens, help("max_tokens when a request gives none"))
+	fs.IntVar(&cfg.TokensPerChunk, name("tokens-per-chunk"), cfg.TokensPerChunk, help("tokens per SSE chunk"))
+	fs.DurationVar(&cfg.PrefillPerToken, name("prefill-per-token"), cfg.PrefillPerToken, help("prefill time per uncached prompt token"))
+	fs.DurationVar(&cfg.StepBase, name("step-base"), cfg.StepBase, help("fixed time of each engine step"))
+	fs.DurationVar(&cfg.StepPerSeq, name("step-per-seq"), cfg.StepPerSeq, help("added step time per decoding sequence"))
+	fs.DurationVar(&cfg.StepPerKVToken, name("step-per-kv-token"), cfg.StepPerKVToken, help("added step time per resident KV token"))
+	fs.Float64Var(&cfg.Jitter, name("jitter"), cfg.Jitter, help("relative random spread of step times, in [0,1)"))
+}
+
+// addSimFaultFlags defines the faults injected into the simulator's answers.
+func addSimFaultFlags(fs *pflag.FlagSet, cfg *sim.Config, name, ref, help func(string) string) {
+	f := &cfg.Faults
+	fs.Float64Var(&f.ErrorRate, name("fault-error-rate"), f.ErrorRate, help("fraction of requests answered with HTTP 500 (a request gets at most one fault: the fault rates sum to at most 1; with an X-Request-Id header the fault follows from "+ref("seed")+" and that id)"))
+	fs.Float64Var(&f.RateLimitRate, name("fault-429-rate"), f.RateLimitRate, help("fraction of requests answered with HTTP 429"))
+	fs.Float64Var(&f.BreakRate, name("fault-break-rate"), f.BreakRate, help("fraction of answers whose connection is cut half-way"))
+	fs.Float64Var(&f.StallRate, name("fault-stall-rate"), f.StallRate, help("fraction of requests that stall for "+ref("fault-stall")+" at "+ref("fault-stall-at")+", then answer normally"))
+	fs.DurationVar(&f.Stall, name("fault-stall"), f.Stall, help("how long a stalled request stalls (> 0 with first-byte; with first-token 0 means until the client goes away)"))
+	if f.StallAt == "" {
+		f.StallAt = sim.StallFirstByte
+	}
+	fs.StringVar(&f.StallAt, name("fault-stall-at"), f.StallAt, help("where a stall happens: first-byte (before anything is written) or first-token (after the headers and the first chunk)"))
+	fs.Float64Var(&f.GarbageRate, name("fault-garbage-rate"), f.GarbageRate, help("fraction of requests answered HTTP 200 with event-stream frames that are not JSON, then [DONE]"))
+	fs.DurationVar(&f.RetryAfter, name("fault-retry-after"), f.RetryAfter, help("send Retry-After (whole seconds, rounded up) on every 429 and 503; 0 sends none"))
 }
