@@ -32,7 +32,10 @@ func init() {
 
 func setupCalibrate(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	config := addRunFlags(fs, std)
-	fs.Lookup("max-prompt-tokens").Usage = "largest prompt measured (default: the --trace's p99 prompt, else 2048)"
+	// The run's --max-prompt-tokens is, here, the largest prompt measured: its 0 is auto.
+	mp := fs.Lookup("max-prompt-tokens")
+	mp.Value.(*wordFlag[int]).words = []keyword[int]{auto(0)}
+	mp.DefValue, mp.Usage = wordAuto, "largest prompt measured (auto: the --trace's p99 prompt, else 2048; 0 means auto too)"
 	var o runner.CalibrateOptions
 	fs.IntVar(&o.Points, "points", 6, "prompt lengths measured, evenly spread up to the largest")
 	prompts := fs.String("prompt-tokens", "", "exact prompt lengths instead of --points (e.g. 128,512,2048)")

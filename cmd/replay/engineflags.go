@@ -33,7 +33,7 @@ func withEngineFlags(fs *pflag.FlagSet, config func(args []string) (runner.Confi
 
 // metricsURLUsage is --metrics-url's help once it is repeatable.
 const metricsURLUsage = "a Prometheus page scraped during the run; repeatable. The first is the engine's own " +
-	"(default: where the engine serves it under --endpoint, e.g. /metrics, trtllm-serve's /prometheus/metrics; none for engines " +
+	"(auto, the default: where the engine serves it under --endpoint, e.g. /metrics, trtllm-serve's /prometheus/metrics; none for engines " +
 	"that serve none, such as Ollama; none: don't scrape it); each further one a GPU exporter such as DCGM's " +
 	"(http://HOST:9400/metrics), scraped into gpu_metrics.jsonl, gpu_metrics-2.jsonl, ... for per-GPU utilization, power and " +
 	"memory and the energy per output token"
@@ -68,9 +68,12 @@ func (f *engineFlags) apply(cfg *runner.Config) error {
 	if len(f.metrics) > 0 {
 		cfg.MetricsURL, cfg.GPUMetricsURLs = f.metrics[0], f.metrics[1:]
 	}
+	if cfg.MetricsURL == wordAuto {
+		cfg.MetricsURL = "" // the engine's own page, as when none is given
+	}
 	for _, u := range cfg.GPUMetricsURLs {
-		if u == "none" || u == "" {
-			return fmt.Errorf("--metrics-url %q: only the first --metrics-url (the engine's page) may be none; the others are GPU exporters' pages", u)
+		if u == wordNone || u == wordAuto || u == "" {
+			return fmt.Errorf("--metrics-url %q: only the first --metrics-url (the engine's page) may be none or auto; the others are GPU exporters' pages", u)
 		}
 	}
 	return nil

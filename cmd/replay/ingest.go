@@ -43,7 +43,7 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", "))
 	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths (fields: "+strings.Join(ingest.Fields[:], ", ")+"; for openai-log: "+strings.Join(requestlog.Fields, ", ")+")")
 	fs.StringVar(&f.timeUnit, "time-unit", "", "unit of numeric timestamps: s, ms, us or ns (default: ms for mooncake, s otherwise)")
-	fs.IntVar(&f.blockSize, "block-size", 0, "tokens per prefix hash block (default: 512 for mooncake, 16 for openai-log, none otherwise)")
+	intWords(fs, &f.blockSize, "block-size", 0, "tokens per prefix hash block (auto: 512 for mooncake, 16 for openai-log, no blocks otherwise; 0 means auto too)", auto(0))
 	fs.StringVar(&f.hashCheck, "hash-check", "error", "a row whose hash count is not ceil(prompt/block-size): error, warn or ignore")
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
 }

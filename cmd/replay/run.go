@@ -98,18 +98,18 @@ func (f *runFlags) addSchedule(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.Float64Var(&cfg.Schedule.Speed, "speed", 1, "speed factor: 2 sends the trace twice as fast")
 	fs.StringVar(&cfg.Out, "out", "", "output folder for requests.parquet, summary.json, report.html (required)")
-	fs.IntVar(&cfg.Schedule.MaxConcurrency, "max-concurrency", 0, "ceiling on requests in flight; waits are recorded as queue wait (0: none)")
+	intWords(fs, &cfg.Schedule.MaxConcurrency, "max-concurrency", 0, "ceiling on requests in flight; waits are recorded as queue wait (none: no ceiling; 0 means none too)", none(0))
 	fs.DurationVar(&cfg.Schedule.From, "from", 0, "start of the trace window, as an offset from the trace's first record (e.g. 10m)")
-	fs.DurationVar(&cfg.Schedule.To, "to", 0, "end of the trace window (0: the end)")
-	fs.IntVar(&cfg.Limit, "limit", 0, "replay only the first N records of the window (0: all)")
-	fs.DurationVar(&cfg.Schedule.Duration, "duration", 0, "stop sending after this much wall time; unsent requests are counted (0: none)")
+	durationWords(fs, &cfg.Schedule.To, "to", 0, "end of the trace window, as an offset like --from (none: the trace's end; 0 means none too)", none(time.Duration(0)))
+	intWords(fs, &cfg.Limit, "limit", 0, "replay only the first N records of the window (none: all of them; 0 means none too)", none(0))
+	durationWords(fs, &cfg.Schedule.Duration, "duration", 0, "stop sending after this much wall time; unsent requests are counted (none: send the whole window; 0 means none too)", none(time.Duration(0)))
 	fs.IntVar(&cfg.Warmup, "warmup", 0, "send N throwaway requests of the trace's shape first; left out of the summary")
 }
 
 // addPrompts: how the prompts are built, and the SLO they are judged by.
 func (f *runFlags) addPrompts(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "prompt text seed: the same seed gives byte-identical prompts")
-	fs.IntVar(&f.cfg.Synth.MaxPromptTokens, "max-prompt-tokens", 0, "cap every prompt at N tokens (0: none); capped requests are counted")
+	intWords(fs, &f.cfg.Synth.MaxPromptTokens, "max-prompt-tokens", 0, "cap every prompt at N tokens; capped requests are counted (none: no cap; 0 means none too)", none(0))
 	fs.StringVar(&f.prefixMode, "prefix-mode", "trace", "trace: requests share prefixes as the trace's block hashes say; unique: every request gets fresh blocks")
 	fs.StringVar(&f.cfg.SLO, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
 }
@@ -119,21 +119,21 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringArrayVar(&f.targets.keyEnvs, "api-key-env", nil, keyEnvUsage)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key")
-	fs.DurationVar(&cfg.Timeout, "timeout", 0, "whole-request timeout, send to the end of the stream (0: none)")
-	fs.DurationVar(&cfg.StallTimeout, "stall-timeout", 0, "idle timeout: end a request as timeout when no byte arrives for this long (0: none)")
+	durationWords(fs, &cfg.Timeout, "timeout", 0, "whole-request timeout, send to the end of the stream (none: no timeout; 0 means none too)", none(time.Duration(0)))
+	durationWords(fs, &cfg.StallTimeout, "stall-timeout", 0, "idle timeout: end a request as timeout when no byte arrives for this long (none: no idle timeout; 0 means none too)", none(time.Duration(0)))
 	fs.IntVar(&cfg.Retries, "retries", 0, "try a request that got 429, 5xx or no connection again, up to N times, after the server's Retry-After or a backoff from 250ms; every attempt is a row (0: open loop, no retries)")
 	fs.StringVar(&cfg.CAFile, "ca-file", "", "PEM file of a private CA to trust beside the system's, for https endpoints")
 	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the endpoint's TLS certificate (only for a test server you control)")
 	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'; with --options logged its forcing fields (ignore_eos, min_tokens) go only to requests whose logged answer ran to its length without tools or response_format`)
-	fs.StringVar(&cfg.Options, "options", "", "logged: send each request with its own logged options (stream, temperature, top_p, n, seed, stop, penalties, logprobs, tools, tool_choice, response_format, max_tokens or max_completion_tokens as logged) and cancel it where its client did; none: send none of them, every request streamed (default: logged when the trace's records carry options, else none)")
+	fs.StringVar(&cfg.Options, "options", "", "logged: send each request with its own logged options (stream, temperature, top_p, n, seed, stop, penalties, logprobs, tools, tool_choice, response_format, max_tokens or max_completion_tokens as logged) and cancel it where its client did; none: send none of them, every request streamed auto, the default: logged when the trace's records carry options, else none)")
 	fs.StringVar(&cfg.Body, "body", "", "verbatim: send each record's logged body byte for byte, model replaced with --model, at its logged time (traces ingested with --keep-text); prompt and output lengths are then the engine's own, not the trace's")
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
-	fs.DurationVar(&f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (0: don't judge)")
-	fs.IntVar(&cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (-1: the most requests the schedule sends within 5 s, at most 256; 0: none)")
-	fs.IntVar(&cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (0: from ulimit -n and the ephemeral ports; -1: none)")
+	durationWords(fs, &f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (none: don't judge; 0 means none too)", none(time.Duration(0)))
+	intWords(fs, &cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (auto: the most requests the schedule sends within 5 s, at most 256, and -1 means auto too; none: open none first, as does 0)", auto(runner.PreconnectAuto), none(0))
+	intWords(fs, &cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (auto: from ulimit -n and the ephemeral ports, and 0 means auto too; none: no limit, as does -1)", auto(0), none(-1))
 	fs.BoolVar(&cfg.KeepPrompts, "keep-prompts", false, "store each prompt's text in requests.parquet")
-	fs.Var(sizeFlag{&cfg.PlanMemory}, "plan-memory", "prompt memory held before the first send: a window whose prompts need more (a day of traffic) builds them as the run goes, this much ahead of their sends; e.g. 512MiB, 8GiB; all: always build every prompt first (0: 1 GiB, or an eighth of this machine's memory when less)")
+	fs.Var(sizeFlag{&cfg.PlanMemory}, "plan-memory", "prompt memory held before the first send: a window whose prompts need more (a day of traffic) builds them as the run goes, this much ahead of their sends; e.g. 512MiB, 8GiB; all: always build every prompt first; auto: 1 GiB, or an eighth of this machine's memory when less (0 means auto too)")
 }
 
 // addMeasures: the server's metrics scraped during the run, and the cost of its GPUs.
@@ -143,7 +143,7 @@ func (f *runFlags) addMeasures(fs *pflag.FlagSet) {
 	fs.DurationVar(&cfg.MetricsInterval, "metrics-interval", time.Second, "time between scrapes of --metrics-url")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "", "serve replay's own Prometheus metrics at ADDR/metrics during the run, e.g. 127.0.0.1:9464 (requests, in flight, backlog, TTFT/ITL/e2e/lateness histograms, the verdict so far)")
 	fs.DurationVar(&cfg.MetricsLinger, "metrics-linger", 15*time.Second, "with --metrics-listen: at the end, keep serving until one scrape reads the final figures, at most this long")
-	fs.DurationVar(&cfg.SnapshotEvery, "snapshot-every", runner.DefaultSnapshotEvery, "refresh summary.json and report.html, marked partial, this often while the run goes (rows so far in partial/rows-*.parquet); 0: never")
+	durationWords(fs, &cfg.SnapshotEvery, "snapshot-every", runner.DefaultSnapshotEvery, "refresh summary.json and report.html, marked partial, this often while the run goes (rows so far in partial/rows-*.parquet); none: never, as does 0", none(time.Duration(0)))
 	fs.StringVar(&cfg.Progress, "progress", runner.ProgressAuto, "progress on stderr: auto (a bar on a terminal, plain lines otherwise), plain, or json (one object a line: sent, in_flight, done, errors, lateness_p99_ms, ...)")
 	fs.Float64Var(&cfg.CostPerHour, "cost-per-hour", 0, "cost of one GPU-hour, for $/M output tokens in the summary")
 	fs.IntVar(&cfg.GPUs, "gpus", 1, "GPUs behind the endpoint, with --cost-per-hour")
@@ -184,6 +184,9 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 		if err := json.Unmarshal([]byte(f.extra), &cfg.ExtraBody); err != nil {
 			return cfg, fmt.Errorf("--extra-body: want a JSON object: %w", err)
 		}
+	}
+	if cfg.Options == wordAuto {
+		cfg.Options = "" // the runner's auto
 	}
 	if err := f.targets.apply(&cfg, f.apiKeyFile); err != nil {
 		return cfg, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -126,5 +127,5 @@ func addSimFaultFlags(fs *pflag.FlagSet, cfg *sim.Config, name, ref, help func(s
 	}
 	fs.StringVar(&f.StallAt, name("fault-stall-at"), f.StallAt, help("where a stall happens: first-byte (before anything is written) or first-token (after the headers and the first chunk)"))
 	fs.Float64Var(&f.GarbageRate, name("fault-garbage-rate"), f.GarbageRate, help("fraction of requests answered HTTP 200 with event-stream frames that are not JSON, then [DONE]"))
-	fs.DurationVar(&f.RetryAfter, name("fault-retry-after"), f.RetryAfter, help("send Retry-After (whole seconds, rounded up) on every 429 and 503; 0 sends none"))
+	durationWords(fs, &f.RetryAfter, name("fault-retry-after"), f.RetryAfter, help("send Retry-After (whole seconds, rounded up) on every 429 and 503 (none: send none; 0 means none too)"), none(time.Duration(0)))
 }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "4096": 4096, "512MiB": 512 << 20, "2GiB": 2 << 30, "1.5gib": 3 << 29,
+	for in, want := range map[string]int64{"0": 0, "auto": 0, "AUTO": 0, "4096": 4096, "512MiB": 512 << 20, "2GiB": 2 << 30, "1.5gib": 3 << 29,
 		"64 KiB": 64 << 10, "8GB": 8 << 30, "all": -1, "ALL": -1, "1TiB": 1 << 40, "100B": 100} {
 		got, err := parseSize(in)
 		if err != nil || got != want {

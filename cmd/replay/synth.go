@@ -34,11 +34,12 @@ func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 	tokPath := fs.String("tokenizer", "", "tokenizer.json, or a folder with tokenizer.json and tokenizer_config.json (required)")
 	out := fs.String("out", "", "JSON lines file to write, one request per line (required)")
 	seed := fs.Uint64("seed", 0, "seed for the prompt words; the same seed and trace give byte-identical prompts")
-	maxPrompt := fs.Int("max-prompt-tokens", 0, "cap every prompt at N tokens (its hash list at the blocks that fit); 0 means no cap")
+	var maxPrompt, limit, overhead, workers int
+	intWords(fs, &maxPrompt, "max-prompt-tokens", 0, "cap every prompt at N tokens, its hash list at the blocks that fit (none: no cap; 0 means none too)", none(0))
 	api := fs.String("api", "completions", "count for the completions API (post-processor specials such as BOS) or the chat API (chat template)")
-	limit := fs.Int("limit", 0, "synthesize only the first N records; 0 means all")
-	overhead := fs.Int("chat-overhead", -1, "tokens the server's chat template adds around one user message, when it differs from tokenizer_config.json's (-1: render the template)")
-	workers := fs.Int("workers", 0, "goroutines verifying prompts by re-encoding; 0 means one per core")
+	intWords(fs, &limit, "limit", 0, "synthesize only the first N records (none: all of them; 0 means none too)", none(0))
+	intWords(fs, &overhead, "chat-overhead", -1, "tokens the server's chat template adds around one user message, when it differs from tokenizer_config.json's (auto: render the template; -1 means auto too)", auto(-1))
+	intWords(fs, &workers, "workers", 0, "goroutines verifying prompts by re-encoding (auto: one per core; 0 means auto too)", auto(0))
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
@@ -53,7 +54,7 @@ func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 		if *out == "" {
 			return errors.New("--out is required")
 		}
-		cfg := synth.Config{Seed: *seed, BlockSize: in.blockSize, MaxPromptTokens: *maxPrompt, API: synth.API(*api)}
+		cfg := synth.Config{Seed: *seed, BlockSize: in.blockSize, MaxPromptTokens: maxPrompt, API: synth.API(*api)}
 		if cfg.API == synth.APIChat {
 			if cfg.Chat, err = chat.LoadTemplate(*tokPath); err != nil {
 				return err
@@ -70,13 +71,13 @@ func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 		if err != nil {
 			return err
 		}
-		if *overhead >= 0 {
-			if err := b.SetChatOverhead(*overhead); err != nil {
+		if overhead >= 0 {
+			if err := b.SetChatOverhead(overhead); err != nil {
 				return err
 			}
 		}
 		opts.Tokenizer = *tokPath // a request log is counted with the prompts' tokenizer
-		return runSynth(ctx, std.stderr, opts, in.trace, b, cfg.API, *out, *limit, *workers)
+		return runSynth(ctx, std.stderr, opts, in.trace, b, cfg.API, *out, limit, workers)
 	}
 }
 
