@@ -144,21 +144,21 @@ func make1M(b *testing.B) {
 		fmt.Fprintln(cw, "TIMESTAMP,ContextTokens,GeneratedTokens")
 		span := src[len(src)-1].Timestamp.Milliseconds() + 1
 		var hashes []uint64
+		var ids []int
+		var line []byte
 		for i := 0; i < n; i++ {
 			r := src[i%len(src)]
 			lap := int64(i / len(src))
 			ms := lap*span + r.Timestamp.Milliseconds()
-			fmt.Fprintf(jw, `{"timestamp": %d, "input_length": %d, "output_length": %d, "hash_ids": [`, ms, r.PromptTokens, r.OutputTokens)
-			hashes = hashes[:0]
-			for k, h := range r.BlockHashes {
-				if k > 0 {
-					jw.WriteString(", ")
-				}
+			hashes, ids = hashes[:0], ids[:0]
+			for _, h := range r.BlockHashes {
 				h += uint64(lap) * 1_000_000
 				hashes = append(hashes, h)
-				fmt.Fprint(jw, h)
+				ids = append(ids, int(h))
 			}
-			jw.WriteString("]}\n")
+			line = testenv.AppendMooncake(line[:0], testenv.MooncakeRecord{Timestamp: float64(ms),
+				InputLength: r.PromptTokens, OutputLength: r.OutputTokens, HashIDs: ids})
+			jw.Write(line)
 			sec := ms / 1000
 			fmt.Fprintf(cw, "2023-11-%02d %02d:%02d:%02d.%03d0000,%d,%d\n", 1+sec/86400, sec/3600%24, sec/60%60, sec%60, ms%1000, r.PromptTokens, r.OutputTokens)
 			rec := r

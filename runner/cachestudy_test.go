@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,17 +25,13 @@ import (
 func studyTrace(t *testing.T, n, groups int, gap time.Duration) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(24, 1))
-	var b strings.Builder
-	for i := range n {
+	recs := make([]testenv.MooncakeRecord, n)
+	for i := range recs {
 		g := rng.IntN(groups)
-		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": 1536, "output_length": 2, "hash_ids": [%d, %d, %d]}`+"\n",
-			int64(i)*gap.Milliseconds(), 2*g, 2*g+1, 1000+i)
+		recs[i] = testenv.MooncakeRecord{Timestamp: float64(int64(i) * gap.Milliseconds()), InputLength: 1536, OutputLength: 2,
+			HashIDs: []int{2 * g, 2*g + 1, 1000 + i}}
 	}
-	p := filepath.Join(t.TempDir(), "study.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteMooncake(t, "study.jsonl", recs)
 }
 
 // TestCacheStudyCapacities runs the study against the simulator (its own HTTP server, its

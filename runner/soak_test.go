@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -80,22 +79,11 @@ func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // writeSoakTrace writes n 64-token requests at rate per second, 8 output tokens each.
 func writeSoakTrace(t *testing.T, n, rate int) string {
-	p := filepath.Join(t.TempDir(), "soak.jsonl")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
+	recs := make([]testenv.MooncakeRecord, n)
+	for i := range recs {
+		recs[i] = testenv.MooncakeRecord{Timestamp: float64(i) * 1000 / float64(rate), InputLength: 64, OutputLength: 8, HashIDs: []int{1}}
 	}
-	w := bufio.NewWriter(f)
-	for i := range n {
-		fmt.Fprintf(w, `{"timestamp": %.3f, "input_length": 64, "output_length": 8, "hash_ids": [1]}`+"\n", float64(i)*1000/float64(rate))
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteMooncake(t, "soak.jsonl", recs)
 }
 
 // watchSoak prints resident memory and goroutines at every 100,000 arrivals, and at the end

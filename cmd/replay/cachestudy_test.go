@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // TestCacheStudyCLI: cache-study against the built-in simulator writes both arms' run
@@ -52,16 +52,12 @@ func TestCacheStudyCLI(t *testing.T) {
 // groups and one of its own.
 func studyTrace(t *testing.T) string {
 	t.Helper()
-	var b strings.Builder
-	for i := range 80 {
+	recs := make([]testenv.MooncakeRecord, 80)
+	for i := range recs {
 		g := (i * 5) % 8
-		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": 1536, "output_length": 4, "hash_ids": [%d, %d, %d]}`+"\n", 100*i, 2*g, 2*g+1, 100+i)
+		recs[i] = testenv.MooncakeRecord{Timestamp: float64(100 * i), InputLength: 1536, OutputLength: 4, HashIDs: []int{2 * g, 2*g + 1, 100 + i}}
 	}
-	p := filepath.Join(t.TempDir(), "study.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteMooncake(t, "study.jsonl", recs)
 }
 
 // TestCacheStudyFlags: flags the study cannot take fail with a message naming them.

@@ -19,16 +19,11 @@ import (
 // 64-token prompt (one 512-token block, shared) asking for out tokens.
 func writeRateTrace(t *testing.T, n int, rate float64, out int) string {
 	t.Helper()
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, `{"timestamp": %.3f, "input_length": 64, "output_length": %d, "hash_ids": [1]}`+"\n",
-			float64(i)*1000/rate, out)
+	recs := make([]testenv.MooncakeRecord, n)
+	for i := range recs {
+		recs[i] = testenv.MooncakeRecord{Timestamp: float64(i) * 1000 / rate, InputLength: 64, OutputLength: out, HashIDs: []int{1}}
 	}
-	p := filepath.Join(t.TempDir(), "rate.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteMooncake(t, "rate.jsonl", recs)
 }
 
 // runAgainst runs `replay run` of trace against url (a replay sim) with extra flags, under a

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,31 +15,6 @@ import (
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
-
-// writePairedTrace writes n Mooncake requests arriving at rate per second (Poisson): prompts of 100 to 1,000
-// tokens (the first 512-token block shared by groups of eight), 8 to 24 output tokens.
-func writePairedTrace(t *testing.T, n int, rate float64) string {
-	t.Helper()
-	var b strings.Builder
-	rng := rand.New(rand.NewPCG(19, 2))
-	next, at := 1000, 0.0
-	for i := range n {
-		in := 100 + rng.IntN(900)
-		hs := []string{fmt.Sprint(i / 8)}
-		for range (in+511)/512 - 1 {
-			hs = append(hs, fmt.Sprint(next))
-			next++
-		}
-		fmt.Fprintf(&b, `{"timestamp": %.3f, "input_length": %d, "output_length": %d, "hash_ids": [%s]}`+"\n",
-			at, in, 8+rng.IntN(17), strings.Join(hs, ", "))
-		at += rng.ExpFloat64() * 1000 / rate
-	}
-	p := filepath.Join(t.TempDir(), "paired.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // multiCompare is what the test reads of compare.json.
 type multiCompare struct {
@@ -94,7 +68,7 @@ func pairedRun(t *testing.T, bin, trace string, seed int, otherSim []string, fla
 func TestRunMultiPaired(t *testing.T) {
 	bin := replayBin(t)
 	const n = 300
-	trace := writePairedTrace(t, n, 16)
+	trace := testenv.PairedTrace(t, n, 16)
 	slower := sim.DefaultConfig().PrefillPerToken * 2
 	c, stdout, out := pairedRun(t, bin, trace, 1, []string{"--prefill-per-token", slower.String()}, "--keep-prompts")
 	t.Logf("prefill x2: %s", c.Verdict)
@@ -156,7 +130,7 @@ func TestRunMultiPaired(t *testing.T) {
 // (about 6 minutes; .ci/run does, on its own, after the suite).
 func TestRunMultiSameSimulator(t *testing.T) {
 	bin := replayBin(t)
-	trace := writePairedTrace(t, 300, 16)
+	trace := testenv.PairedTrace(t, 300, 16)
 	seeds, allowed := 3, 0
 	if os.Getenv("REPLAY_AA") == "1" {
 		seeds, allowed = 30, 1
@@ -243,7 +217,7 @@ func TestRunMultiExit(t *testing.T) {
 	bin := replayBin(t)
 	base, other := startSim(t, bin), startSim(t, bin, "--fault-error-rate", "1")
 	out := t.TempDir()
-	cmd := exec.Command(bin, "run", "--trace", writePairedTrace(t, 40, 20), "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),
+	cmd := exec.Command(bin, "run", "--trace", testenv.PairedTrace(t, 40, 20), "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),
 		"--endpoint", base, "--endpoint", other, "--model", "replay-sim", "--max-lateness", "0", "--out", out)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -274,7 +248,7 @@ func TestRunMultiRequire(t *testing.T) {
 	bin := replayBin(t)
 	slower := sim.DefaultConfig().PrefillPerToken * 4
 	base, other := startSim(t, bin), startSim(t, bin, "--prefill-per-token", slower.String(), "--fault-429-rate", "0.2")
-	trace := writePairedTrace(t, 40, 20)
+	trace := testenv.PairedTrace(t, 40, 20)
 	run := func(flags ...string) (int, string, string) {
 		out := t.TempDir()
 		cmd := exec.Command(bin, append([]string{"run", "--trace", trace, "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),
@@ -314,7 +288,7 @@ func TestRunMultiRequire(t *testing.T) {
 func TestRunRequireChecksSingle(t *testing.T) {
 	bin := replayBin(t)
 	url := startSim(t, bin, "--fault-429-rate", "0.3")
-	trace := writePairedTrace(t, 30, 20)
+	trace := testenv.PairedTrace(t, 30, 20)
 	run := func(flags ...string) (int, string, string) {
 		out := t.TempDir()
 		cmd := exec.Command(bin, append([]string{"run", "--trace", trace, "--speed", "4", "--tokenizer", testenv.SampleTokenizer(),

@@ -192,10 +192,10 @@ func TestRunRefusesRealEndpointWithoutTokenizer(t *testing.T) {
 
 // TestRunBadTrace: bad input names the file and line and exits non-zero.
 func TestRunBadTrace(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "bad.jsonl")
-	if err := os.WriteFile(p, []byte("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2, \"hash_ids\": [1]}\n{\"timestamp\": 5, \"input_length\": -3, \"output_length\": 2, \"hash_ids\": [2]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.WriteMooncake(t, "bad.jsonl", []testenv.MooncakeRecord{
+		{Timestamp: 0, InputLength: 10, OutputLength: 2, HashIDs: []int{1}},
+		{Timestamp: 5, InputLength: -3, OutputLength: 2, HashIDs: []int{2}},
+	})
 	cmd := exec.Command(replayBin(t), "run", "--trace", p, "--tokenizer", testenv.SampleTokenizer(), "--out", t.TempDir())
 	b, err := cmd.CombinedOutput()
 	if exitCode(err) != 1 || !strings.Contains(string(b), "bad.jsonl:2") {

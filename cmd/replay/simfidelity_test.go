@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -55,7 +53,7 @@ func TestSimServesExactCounts(t *testing.T) {
 // sees hits as well as misses.
 func writeFidelityTrace(t *testing.T) string {
 	t.Helper()
-	var b strings.Builder
+	var recs []testenv.MooncakeRecord
 	next := 100 // fresh hash ids start here; 1-3 and 10-11 are the shared prefixes
 	for i := range 20 {
 		in := 200 + 137*i%1500
@@ -72,15 +70,9 @@ func writeFidelityTrace(t *testing.T) string {
 				next++
 			}
 		}
-		idsJSON, _ := json.Marshal(ids)
-		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": %d, "hash_ids": %s}`+"\n",
-			i*100, in, 3+i%7*5, idsJSON)
+		recs = append(recs, testenv.MooncakeRecord{Timestamp: float64(i * 100), InputLength: in, OutputLength: 3 + i%7*5, HashIDs: ids})
 	}
-	p := filepath.Join(t.TempDir(), "fidelity.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteMooncake(t, "fidelity.jsonl", recs)
 }
 
 // simListening matches the address on replay sim's start-up line.

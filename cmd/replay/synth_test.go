@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // TestSynthCommand synthesizes a generated Mooncake-shaped trace with the sample (Mistral) tokenizer
@@ -62,9 +64,10 @@ func TestSynthCommandErrors(t *testing.T) {
 	if code, _, stderr := runCLI(t, "synth", "--trace", genTrace(t), "--out", out); code == 0 || !strings.Contains(stderr, "--tokenizer") {
 		t.Errorf("without --tokenizer: exit %d, %q", code, stderr)
 	}
-	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte(`{"timestamp": 0, "input_length": 600, "output_length": 3, "hash_ids": [1, 2]}`+"\n"+
-		`{"timestamp": 5, "input_length": 1, "output_length": 3, "hash_ids": [7]}`+"\n"), 0o644)
+	bad := testenv.WriteMooncake(t, "bad.jsonl", []testenv.MooncakeRecord{
+		{Timestamp: 0, InputLength: 600, OutputLength: 3, HashIDs: []int{1, 2}},
+		{Timestamp: 5, InputLength: 1, OutputLength: 3, HashIDs: []int{7}},
+	})
 	code, _, stderr := runCLI(t, "synth", "--trace", bad, "--format", "mooncake", "--tokenizer", "../../samples/tokenizer/mistral", "--out", out)
 	if code == 0 || !strings.Contains(stderr, "bad.jsonl:2") {
 		t.Errorf("too-short record: exit %d, %q", code, stderr)
