@@ -204,40 +204,8 @@ func (s *jsonScanner) uintArray(b []byte) int {
 	}
 	for {
 		start := i
-		var v uint64
-		// Hashes are mostly 6-9 digits: take eight at once when the next eight bytes are all
-		// digits (the high nibble of each is 3 before and after adding 6), combining pairs,
-		// quads and octets by multiplication, then go on two digits a step, which halves the
-		// loop overhead that is most of the cost per digit.
-		if i+8 <= n {
-			x := binary.LittleEndian.Uint64(b[i:])
-			if x&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 && (x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 {
-				x &= 0x0F0F0F0F0F0F0F0F
-				x = (x * (10<<8 + 1)) >> 8
-				x = ((x & 0x00FF00FF00FF00FF) * (100<<16 + 1)) >> 16
-				v = ((x & 0x0000FFFF0000FFFF) * (10000<<32 + 1)) >> 32
-				i += 8
-			}
-		}
-		for i+1 < n {
-			d0, d1 := b[i]-'0', b[i+1]-'0'
-			if d0 > 9 {
-				break
-			}
-			if d1 > 9 {
-				v = v*10 + uint64(d0)
-				i++
-				break
-			}
-			v = v*100 + uint64(d0)*10 + uint64(d1)
-			i += 2
-		}
-		if i+1 == n {
-			if d := b[i] - '0'; d <= 9 {
-				v = v*10 + uint64(d)
-				i++
-			}
-		}
+		v, next := scanDigits(b, i)
+		i = next
 		// 19 digits always fit in 64 bits; longer numbers and leading zeros go the slow way.
 		if k := i - start; uint(k-1) > 18 || (k > 1 && b[start] == '0') {
 			return 0
@@ -275,6 +243,46 @@ func (s *jsonScanner) uintArray(b []byte) int {
 		}
 		return 0
 	}
+}
+
+// scanDigits reads the run of decimal digits at b[i:] as one number (which may overflow: the
+// caller refuses more than 19 digits) and returns it with the index after it. It is apart from
+// uintArray's separators and brackets because it is the part that is tuned: hashes are mostly
+// 6-9 digits, so it takes eight at once when the next eight bytes are all digits (the high
+// nibble of each is 3 before and after adding 6), combining pairs, quads and octets by
+// multiplication, then goes on two digits a step, which halves the loop overhead that is most
+// of the cost per digit.
+func scanDigits(b []byte, i int) (uint64, int) {
+	n := len(b)
+	var v uint64
+	if i+8 <= n {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if x&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 && (x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 {
+			x &= 0x0F0F0F0F0F0F0F0F
+			x = (x * (10<<8 + 1)) >> 8
+			x = ((x & 0x00FF00FF00FF00FF) * (100<<16 + 1)) >> 16
+			v = ((x & 0x0000FFFF0000FFFF) * (10000<<32 + 1)) >> 32
+			i += 8
+		}
+	}
+	for i+1 < n {
+		d0, d1 := b[i]-'0', b[i+1]-'0'
+		if d0 > 9 {
+			return v, i
+		}
+		if d1 > 9 {
+			return v*10 + uint64(d0), i + 1
+		}
+		v = v*100 + uint64(d0)*10 + uint64(d1)
+		i += 2
+	}
+	if i+1 == n {
+		if d := b[i] - '0'; d <= 9 {
+			v = v*10 + uint64(d)
+			i++
+		}
+	}
+	return v, i
 }
 
 // text returns a recorded string's text: its bytes in line, decoded (into the cursor's

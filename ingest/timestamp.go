@@ -36,15 +36,29 @@ var errTimeRange = errors.New("timestamp out of range")
 // parseDecimalScaled reads [-]digits[.digits][e[+-]digits] and multiplies by unit, exactly when
 // the result has no fraction of a nanosecond left (extra digits are truncated).
 func parseDecimalScaled(b []byte, unit int64) (int64, error) {
-	neg := false
+	// Reading the number and scaling it are apart: the first is syntax, the second the
+	// exact integer arithmetic that keeps nanoseconds.
+	neg, mant, scale, err := scanDecimal(b)
+	if err != nil {
+		return 0, err
+	}
+	v, err := scaleDecimal(mant, scale, unit)
+	if neg {
+		v = -v
+	}
+	return v, err
+}
+
+// scanDecimal reads [-]digits[.digits][e[+-]digits] as mant x 10^scale. Integer digits past
+// what mant holds only raise the scale (then the time is out of range); fraction digits past
+// it are dropped.
+func scanDecimal(b []byte) (neg bool, mant uint64, scale int, err error) {
 	i := 0
 	if b[0] == '-' || b[0] == '+' {
 		neg = b[0] == '-'
 		i++
 	}
-	var mant uint64 // all digits, integer and fraction, as one integer
-	scale := 0      // decimal exponent applied to mant
-	digits := 0
+	nd := 0 // digits read, integer and fraction
 	overflow := false
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 		if mant > (math.MaxUint64-9)/10 {
@@ -53,7 +67,7 @@ func parseDecimalScaled(b []byte, unit int64) (int64, error) {
 		} else {
 			mant = mant*10 + uint64(b[i]-'0')
 		}
-		digits++
+		nd++
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
@@ -62,40 +76,53 @@ func parseDecimalScaled(b []byte, unit int64) (int64, error) {
 				mant = mant*10 + uint64(b[i]-'0')
 				scale--
 			}
-			digits++
+			nd++
 		}
 	}
-	if digits == 0 {
-		return 0, errors.New("not a number")
+	if nd == 0 {
+		return false, 0, 0, errors.New("not a number")
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		esign := 1
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			if b[i] == '-' {
-				esign = -1
-			}
-			i++
+		e, n := scanExponent(b[i+1:])
+		if n < 0 {
+			return false, 0, 0, errors.New("not a number")
 		}
-		e, n := 0, 0
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			if e < 10000 {
-				e = e*10 + int(b[i]-'0')
-			}
-			n++
-		}
-		if n == 0 {
-			return 0, errors.New("not a number")
-		}
-		scale += esign * e
+		scale += e
+		i += 1 + n
 	}
 	if i != len(b) {
-		return 0, errors.New("not a number")
+		return false, 0, 0, errors.New("not a number")
 	}
 	if overflow {
-		return 0, errTimeRange
+		return false, 0, 0, errTimeRange
 	}
-	// value = mant * 10^scale * unit
+	return neg, mant, scale, nil
+}
+
+// scanExponent reads an exponent's [+-]digits (capped at 10000, far past any time) and the
+// bytes it took; n is -1 when there are no digits.
+func scanExponent(b []byte) (e, n int) {
+	i, sign := 0, 1
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		if b[i] == '-' {
+			sign = -1
+		}
+		i++
+	}
+	start := i
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if e < 10000 {
+			e = e*10 + int(b[i]-'0')
+		}
+	}
+	if i == start {
+		return 0, -1
+	}
+	return sign * e, i
+}
+
+// scaleDecimal is mant x 10^scale x unit, exactly where it fits in an int64.
+func scaleDecimal(mant uint64, scale int, unit int64) (int64, error) {
 	u := uint64(unit)
 	for ; scale > 0; scale-- {
 		if mant > math.MaxInt64/10 {
@@ -114,11 +141,7 @@ func parseDecimalScaled(b []byte, unit int64) (int64, error) {
 	if mant != 0 && u > math.MaxInt64/mant {
 		return 0, errTimeRange
 	}
-	v := int64(mant * u)
-	if neg {
-		v = -v
-	}
-	return v, nil
+	return int64(mant * u), nil
 }
 
 // errBadDatetime is made once: a new error on every call cost every good row an allocation.
@@ -132,81 +155,22 @@ func parseDatetime(b []byte) (int64, error) {
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != ' ' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
 		return 0, bad
 	}
-	num := func(s []byte) (int, bool) {
-		v := 0
-		for _, c := range s {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v, true
-	}
-	year, ok1 := num(b[0:4])
-	month, ok2 := num(b[5:7])
-	day, ok3 := num(b[8:10])
-	hour, ok4 := num(b[11:13])
-	minute, ok5 := num(b[14:16])
-	sec, ok6 := num(b[17:19])
+	year, ok1 := digits(b[0:4])
+	month, ok2 := digits(b[5:7])
+	day, ok3 := digits(b[8:10])
+	hour, ok4 := digits(b[11:13])
+	minute, ok5 := digits(b[14:16])
+	sec, ok6 := digits(b[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 60 {
 		return 0, bad
 	}
-	i := 19
-	var frac int64
-	if i < len(b) && (b[i] == '.' || b[i] == ',') {
-		i++
-		n := 0
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			if n < 9 {
-				frac = frac*10 + int64(b[i]-'0')
-			}
-			n++
-		}
-		if n == 0 {
-			return 0, bad
-		}
-		for ; n < 9; n++ {
-			frac *= 10
-		}
+	// After the seconds come an optional fraction and an optional zone, each read on its own.
+	frac, rest, ok := datetimeFraction(b[19:])
+	if !ok {
+		return 0, bad
 	}
-	var offset int64 // seconds east of UTC
-	if i < len(b) {
-		switch b[i] {
-		case 'Z', 'z':
-			i++
-		case '+', '-':
-			sign := int64(1)
-			if b[i] == '-' {
-				sign = -1
-			}
-			i++
-			rest := b[i:]
-			var hh, mm int
-			var ok bool
-			switch {
-			case len(rest) == 5 && rest[2] == ':':
-				hh, ok = num(rest[0:2])
-				if ok {
-					mm, ok = num(rest[3:5])
-				}
-			case len(rest) == 4:
-				hh, ok = num(rest[0:2])
-				if ok {
-					mm, ok = num(rest[2:4])
-				}
-			case len(rest) == 2:
-				hh, ok = num(rest)
-			}
-			if !ok || hh > 23 || mm > 59 {
-				return 0, bad
-			}
-			offset = sign * int64(hh*3600+mm*60)
-			i = len(b)
-		default:
-			return 0, bad
-		}
-	}
-	if i != len(b) {
+	offset, ok := datetimeZone(rest)
+	if !ok {
 		return 0, bad
 	}
 	days := daysFromCivil(year, month, day)
@@ -217,6 +181,79 @@ func parseDatetime(b []byte) (int64, error) {
 		return 0, errTimeRange
 	}
 	return secs*1e9 + frac, nil
+}
+
+// digits reads a fixed-width field of decimal digits.
+func digits(s []byte) (int, bool) {
+	v := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+// datetimeFraction reads the fraction of a second after a datetime's seconds (".5", ",125"; at
+// most nanoseconds are kept) and returns it in nanoseconds with what follows it.
+func datetimeFraction(b []byte) (frac int64, rest []byte, ok bool) {
+	if len(b) == 0 || (b[0] != '.' && b[0] != ',') {
+		return 0, b, true
+	}
+	i, n := 1, 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if n < 9 {
+			frac = frac*10 + int64(b[i]-'0')
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, nil, false
+	}
+	for ; n < 9; n++ {
+		frac *= 10
+	}
+	return frac, b[i:], true
+}
+
+// datetimeZone reads what ends a datetime: nothing (UTC), Z, or an offset +hh:mm, +hhmm or +hh,
+// and returns the offset in seconds east of UTC. Anything after the zone is refused.
+func datetimeZone(b []byte) (offset int64, ok bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	switch b[0] {
+	case 'Z', 'z':
+		return 0, len(b) == 1
+	case '+', '-':
+	default:
+		return 0, false
+	}
+	sign := int64(1)
+	if b[0] == '-' {
+		sign = -1
+	}
+	rest := b[1:]
+	var hh, mm int
+	switch {
+	case len(rest) == 5 && rest[2] == ':':
+		hh, ok = digits(rest[0:2])
+		if ok {
+			mm, ok = digits(rest[3:5])
+		}
+	case len(rest) == 4:
+		hh, ok = digits(rest[0:2])
+		if ok {
+			mm, ok = digits(rest[2:4])
+		}
+	case len(rest) == 2:
+		hh, ok = digits(rest)
+	}
+	if !ok || hh > 23 || mm > 59 {
+		return 0, false
+	}
+	return sign * int64(hh*3600+mm*60), true
 }
 
 func daysIn(year, month int) int {
