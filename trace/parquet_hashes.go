@@ -31,19 +31,9 @@ func (r *Reader) readHashes(c parquet.ColumnChunk) error {
 		if len(reps) == 0 {
 			return nil
 		}
-		var vals []uint64
-		data := p.Data()
-		if d := p.Dictionary(); d != nil {
-			r.tmp = r.tmp[:0]
-			for _, idx := range data.Int32() {
-				if idx < 0 || int(idx) >= d.Len() {
-					return fmt.Errorf("dictionary index %d out of range", idx)
-				}
-				r.tmp = append(r.tmp, uint64(d.Index(idx).Int64()))
-			}
-			vals = r.tmp
-		} else {
-			vals = data.Uint64()
+		vals, err := r.hashValues(p)
+		if err != nil {
+			return err
 		}
 		if len(vals) > len(reps) {
 			return errors.New("block_hashes: more values than levels")
@@ -69,21 +59,7 @@ func (r *Reader) readHashes(c parquet.ColumnChunk) error {
 		}
 		at := base + int32(len(carried)) // where the page's next value sits in the slab
 		if len(vals) == len(reps) && bytes.Count(defs, []byte{maxDef}) == len(defs) {
-			// Every level holds a value (no empty lists): rows start at the zero levels,
-			// which IndexByte finds many bytes at a time.
-			for k := 0; k < len(reps); k++ {
-				z := bytes.IndexByte(reps[k:], 0)
-				if z < 0 {
-					break
-				}
-				k += z
-				g.hashes = append(g.hashes, hashRef{slab: sid, off: at + int32(k)})
-				if last >= 0 {
-					g.hashes[last].n = at + int32(k) - g.hashes[last].off
-				}
-				last = len(g.hashes) - 1
-			}
-			g.hashes[last].n = at + int32(len(reps)) - g.hashes[last].off
+			g.splitDense(reps, sid, at, last)
 			return nil
 		}
 		vi := 0
@@ -101,6 +77,44 @@ func (r *Reader) readHashes(c parquet.ColumnChunk) error {
 		}
 		return nil
 	})
+}
+
+// hashValues is a block_hashes page's values, through its dictionary when it has one (into
+// r.tmp, reused page to page).
+func (r *Reader) hashValues(p parquet.Page) ([]uint64, error) {
+	data := p.Data()
+	d := p.Dictionary()
+	if d == nil {
+		return data.Uint64(), nil
+	}
+	r.tmp = r.tmp[:0]
+	for _, idx := range data.Int32() {
+		if idx < 0 || int(idx) >= d.Len() {
+			return nil, fmt.Errorf("dictionary index %d out of range", idx)
+		}
+		r.tmp = append(r.tmp, uint64(d.Index(idx).Int64()))
+	}
+	return r.tmp, nil
+}
+
+// splitDense cuts a page whose every level holds a value (no empty lists) into rows, the
+// common case and the fast one: rows start at the zero repetition levels, which IndexByte
+// finds many bytes at a time. The page's values sit in slab sid from at; last is the row still
+// open from the page before (-1 for none).
+func (g *groupColumns) splitDense(reps []byte, sid, at int32, last int) {
+	for k := 0; k < len(reps); k++ {
+		z := bytes.IndexByte(reps[k:], 0)
+		if z < 0 {
+			break
+		}
+		k += z
+		g.hashes = append(g.hashes, hashRef{slab: sid, off: at + int32(k)})
+		if last >= 0 {
+			g.hashes[last].n = at + int32(k) - g.hashes[last].off
+		}
+		last = len(g.hashes) - 1
+	}
+	g.hashes[last].n = at + int32(len(reps)) - g.hashes[last].off
 }
 
 // room makes space for n more values in the slab, starting a new one when it is too full,

@@ -170,47 +170,10 @@ func (r *Reader) load() (err error) {
 	chunks := rg.ColumnChunks()
 	g := &r.g
 	g.n, r.pos = 0, 0
-	// Size the buffers once per group: growing them by append costs more than decoding. The
-	// row count is the footer's word, which a damaged file can inflate to billions, so past
-	// maxPrealloc rows the columns grow as their values are decoded.
-	pre := min(n, maxPrealloc)
-	for _, col := range []*[]int64{&g.ts, &g.prompt, &g.output, &g.blockSize, &g.turn, &g.line} {
-		if cap(*col) < pre {
-			*col = make([]int64, 0, pre)
-		}
-	}
-	for _, col := range []*[]int32{&g.session, &g.model, &g.source} {
-		if cap(*col) < pre {
-			*col = make([]int32, 0, pre)
-		}
-	}
-	clear(g.strs)
-	g.strs = g.strs[:0]
+	g.reserve(n)
 	clear(r.strIdx)
-	if cap(g.hashes) < pre {
-		g.hashes = make([]hashRef, 0, pre)
-	}
-	for _, c := range []struct {
-		col int
-		dst *[]int64
-	}{{r.cols.ts, &g.ts}, {r.cols.prompt, &g.prompt}, {r.cols.output, &g.output}, {r.cols.blockSize, &g.blockSize}, {r.cols.turn, &g.turn}, {r.cols.line, &g.line}} {
-		if *c.dst, err = readInt64s(chunks[c.col], (*c.dst)[:0]); err != nil {
-			return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
-		}
-		if len(*c.dst) != n {
-			return fmt.Errorf("%s: row group %d: column %d has %d values for %d rows", r.name, gi, c.col, len(*c.dst), n)
-		}
-	}
-	for _, c := range []struct {
-		col int
-		dst *[]int32
-	}{{r.cols.session, &g.session}, {r.cols.model, &g.model}, {r.cols.source, &g.source}} {
-		if *c.dst, err = r.readStrings(chunks[c.col], (*c.dst)[:0]); err != nil {
-			return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
-		}
-		if len(*c.dst) != n {
-			return fmt.Errorf("%s: row group %d: column %d has %d values for %d rows", r.name, gi, c.col, len(*c.dst), n)
-		}
+	if err := r.readScalars(chunks, n); err != nil {
+		return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
 	}
 	if err := r.readHashes(chunks[r.cols.hashes]); err != nil {
 		return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
@@ -228,6 +191,58 @@ func (r *Reader) load() (err error) {
 		}
 	}
 	g.n = n
+	return nil
+}
+
+// reserve empties g for a group of n rows and sizes its buffers once: growing them by append
+// costs more than decoding. The row count is the footer's word, which a damaged file can
+// inflate to billions, so past maxPrealloc rows the columns grow as their values are decoded.
+func (g *groupColumns) reserve(n int) {
+	pre := min(n, maxPrealloc)
+	for _, col := range []*[]int64{&g.ts, &g.prompt, &g.output, &g.blockSize, &g.turn, &g.line} {
+		if cap(*col) < pre {
+			*col = make([]int64, 0, pre)
+		}
+	}
+	for _, col := range []*[]int32{&g.session, &g.model, &g.source} {
+		if cap(*col) < pre {
+			*col = make([]int32, 0, pre)
+		}
+	}
+	clear(g.strs)
+	g.strs = g.strs[:0]
+	if cap(g.hashes) < pre {
+		g.hashes = make([]hashRef, 0, pre)
+	}
+}
+
+// readScalars decodes the group's one-value-a-row columns, integers and strings, each of
+// which must hold exactly n values; the hashes and options are lists and read apart.
+func (r *Reader) readScalars(chunks []parquet.ColumnChunk, n int) error {
+	g := &r.g
+	var err error
+	for _, c := range []struct {
+		col int
+		dst *[]int64
+	}{{r.cols.ts, &g.ts}, {r.cols.prompt, &g.prompt}, {r.cols.output, &g.output}, {r.cols.blockSize, &g.blockSize}, {r.cols.turn, &g.turn}, {r.cols.line, &g.line}} {
+		if *c.dst, err = readInt64s(chunks[c.col], (*c.dst)[:0]); err != nil {
+			return err
+		}
+		if len(*c.dst) != n {
+			return fmt.Errorf("column %d has %d values for %d rows", c.col, len(*c.dst), n)
+		}
+	}
+	for _, c := range []struct {
+		col int
+		dst *[]int32
+	}{{r.cols.session, &g.session}, {r.cols.model, &g.model}, {r.cols.source, &g.source}} {
+		if *c.dst, err = r.readStrings(chunks[c.col], (*c.dst)[:0]); err != nil {
+			return err
+		}
+		if len(*c.dst) != n {
+			return fmt.Errorf("column %d has %d values for %d rows", c.col, len(*c.dst), n)
+		}
+	}
 	return nil
 }
 
