@@ -17,16 +17,8 @@ func (b *Builder) Stream(ctx context.Context, workers int, next func() (trace.Re
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	type result struct {
-		req Request
-		err error
-	}
-	type work struct {
-		j   *job
-		out chan result
-	}
-	jobs := make(chan work, workers)
-	order := make(chan chan result, 2*workers)
+	jobs := make(chan streamWork, workers)
+	order := make(chan chan streamResult, 2*workers)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
@@ -35,7 +27,7 @@ func (b *Builder) Stream(ctx context.Context, workers int, next func() (trace.Re
 			defer wg.Done()
 			for w := range jobs {
 				r, err := b.verify(w.j)
-				w.out <- result{r, err}
+				w.out <- streamResult{r, err}
 			}
 		}()
 	}
@@ -43,39 +35,7 @@ func (b *Builder) Stream(ctx context.Context, workers int, next func() (trace.Re
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		for {
-			if err := ctx.Err(); err != nil {
-				planErr <- err
-				return
-			}
-			rec, err := next()
-			if errors.Is(err, io.EOF) {
-				planErr <- nil
-				return
-			}
-			if err != nil {
-				planErr <- err
-				return
-			}
-			j, err := b.plan(rec)
-			if err != nil {
-				planErr <- err
-				return
-			}
-			out := make(chan result, 1)
-			select {
-			case order <- out:
-			case <-stop:
-				planErr <- nil
-				return
-			}
-			select {
-			case jobs <- work{j, out}:
-			case <-stop:
-				planErr <- nil
-				return
-			}
-		}
+		planErr <- b.planAll(ctx, next, jobs, order, stop)
 	}()
 	var firstErr error
 	for out := range order {
@@ -97,4 +57,50 @@ func (b *Builder) Stream(ctx context.Context, workers int, next func() (trace.Re
 		firstErr = err
 	}
 	return firstErr
+}
+
+// streamResult is one verified request, or why it failed.
+type streamResult struct {
+	req Request
+	err error
+}
+
+// streamWork is one planned request for a worker to verify, and where its result goes.
+type streamWork struct {
+	j   *job
+	out chan streamResult
+}
+
+// planAll is Stream's planner, apart from the fan-out because it is the sequential part: it
+// plans each record in order, queues its result slot on order (so emit keeps record order
+// whichever worker finishes first) and its job on jobs, until the records end, one fails, ctx
+// ends or stop closes (emit failed: then it returns nil, the error being emit's).
+func (b *Builder) planAll(ctx context.Context, next func() (trace.Record, error), jobs chan<- streamWork, order chan<- chan streamResult, stop <-chan struct{}) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		j, err := b.plan(rec)
+		if err != nil {
+			return err
+		}
+		out := make(chan streamResult, 1)
+		select {
+		case order <- out:
+		case <-stop:
+			return nil
+		}
+		select {
+		case jobs <- streamWork{j, out}:
+		case <-stop:
+			return nil
+		}
+	}
 }
