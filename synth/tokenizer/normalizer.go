@@ -82,41 +82,47 @@ func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 			return p + s
 		}), nil
 	case "Replace":
-		if c.Content == nil || c.Pattern == nil {
-			return nil, fmt.Errorf("%s: Replace needs \"pattern\" and \"content\"", where)
-		}
-		content := *c.Content
-		if c.Pattern.String != nil {
-			old := *c.Pattern.String
-			if old == "" {
-				return nil, fmt.Errorf("%s: Replace pattern is empty", where)
-			}
-			return normalizerFunc(func(s string) string { return strings.ReplaceAll(s, old, content) }), nil
-		}
-		if c.Pattern.Regex != nil {
-			m, err := compilePattern(*c.Pattern.Regex)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", where, err)
-			}
-			return normalizerFunc(func(s string) string {
-				ms := m.appendMatches(nil, s)
-				if len(ms) == 0 {
-					return s
-				}
-				var b strings.Builder
-				prev := 0
-				for _, r := range ms {
-					b.WriteString(s[prev:r[0]])
-					b.WriteString(content)
-					prev = r[1]
-				}
-				b.WriteString(s[prev:])
-				return b.String()
-			}), nil
-		}
-		return nil, fmt.Errorf("%s: Replace pattern needs \"String\" or \"Regex\"", where)
+		return parseReplace(c, where)
 	case "":
 		return nil, fmt.Errorf("%s: missing \"type\"", where)
 	}
 	return nil, fmt.Errorf("%s: unsupported type %q", where, c.Type)
+}
+
+// parseReplace is the Replace normalizer, apart from the simple ones because it is two: a
+// literal pattern replaced everywhere, or a regex whose every match is replaced.
+func parseReplace(c componentJSON, where string) (normalizer, error) {
+	if c.Content == nil || c.Pattern == nil {
+		return nil, fmt.Errorf("%s: Replace needs \"pattern\" and \"content\"", where)
+	}
+	content := *c.Content
+	if c.Pattern.String != nil {
+		old := *c.Pattern.String
+		if old == "" {
+			return nil, fmt.Errorf("%s: Replace pattern is empty", where)
+		}
+		return normalizerFunc(func(s string) string { return strings.ReplaceAll(s, old, content) }), nil
+	}
+	if c.Pattern.Regex == nil {
+		return nil, fmt.Errorf("%s: Replace pattern needs \"String\" or \"Regex\"", where)
+	}
+	m, err := compilePattern(*c.Pattern.Regex)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return normalizerFunc(func(s string) string {
+		ms := m.appendMatches(nil, s)
+		if len(ms) == 0 {
+			return s
+		}
+		var b strings.Builder
+		prev := 0
+		for _, r := range ms {
+			b.WriteString(s[prev:r[0]])
+			b.WriteString(content)
+			prev = r[1]
+		}
+		b.WriteString(s[prev:])
+		return b.String()
+	}), nil
 }

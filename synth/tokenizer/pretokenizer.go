@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -126,29 +127,44 @@ func (p *splitPre) split(dst []word, w word, ms *[][2]int) []word {
 		emit(prev, len(w.s))
 		return dst
 	}
-	// The crate's find_matches: the gaps and matches in order, each flagged.
+	for _, sp := range mergeSpans(matchSpans(*ms, len(w.s), p.invert), p.behavior) {
+		emit(sp.a, sp.b)
+	}
+	return dst
+}
+
+// matchSpans is the crate's find_matches: the gaps and matches of a word n bytes long in order,
+// each flagged as a match (the other way round when invert).
+func matchSpans(ms [][2]int, n int, invert bool) []span {
 	var spans []span
 	prev := 0
-	for _, r := range *ms {
+	for _, r := range ms {
 		if prev != r[0] {
-			spans = append(spans, span{prev, r[0], p.invert})
+			spans = append(spans, span{prev, r[0], invert})
 		}
-		spans = append(spans, span{r[0], r[1], !p.invert})
+		spans = append(spans, span{r[0], r[1], !invert})
 		prev = r[1]
 	}
-	if prev != len(w.s) {
-		spans = append(spans, span{prev, len(w.s), p.invert})
+	if prev != n {
+		spans = append(spans, span{prev, n, invert})
 	}
-	switch p.behavior {
+	return spans
+}
+
+// mergeSpans applies a split behavior other than Isolated to the spans, returning the pieces
+// kept, in order: Removed drops the matches, Contiguous joins runs of like spans, and the
+// Merged behaviors join each match to the piece before or after it.
+func mergeSpans(spans []span, behavior int) []span {
+	var out []span
+	prevMatch := false
+	switch behavior {
 	case behRemoved:
 		for _, sp := range spans {
 			if !sp.match {
-				emit(sp.a, sp.b)
+				out = append(out, sp)
 			}
 		}
 	case behContiguous:
-		var out []span
-		prevMatch := false
 		for _, sp := range spans {
 			if sp.match == prevMatch && len(out) > 0 {
 				out[len(out)-1].b = sp.b
@@ -157,12 +173,7 @@ func (p *splitPre) split(dst []word, w word, ms *[][2]int) []word {
 			}
 			prevMatch = sp.match
 		}
-		for _, sp := range out {
-			emit(sp.a, sp.b)
-		}
 	case behMergedWithPrevious:
-		var out []span
-		prevMatch := false
 		for _, sp := range spans {
 			if sp.match && !prevMatch && len(out) > 0 {
 				out[len(out)-1].b = sp.b
@@ -171,12 +182,7 @@ func (p *splitPre) split(dst []word, w word, ms *[][2]int) []word {
 			}
 			prevMatch = sp.match
 		}
-		for _, sp := range out {
-			emit(sp.a, sp.b)
-		}
 	case behMergedWithNext:
-		var out []span
-		prevMatch := false
 		for i := len(spans) - 1; i >= 0; i-- {
 			sp := spans[i]
 			if sp.match && !prevMatch && len(out) > 0 {
@@ -186,11 +192,9 @@ func (p *splitPre) split(dst []word, w word, ms *[][2]int) []word {
 			}
 			prevMatch = sp.match
 		}
-		for i := len(out) - 1; i >= 0; i-- {
-			emit(out[i].a, out[i].b)
-		}
+		slices.Reverse(out)
 	}
-	return dst
+	return out
 }
 
 // byteLevelPre is the ByteLevel pre-tokenizer. The byte-to-rune mapping itself is left to the
@@ -309,52 +313,14 @@ func parsePreTokenizer(raw json.RawMessage, where string) (preTokenizer, error) 
 		}
 		return q, nil
 	case "Split":
-		b, ok := behaviors[c.Behavior]
-		if !ok {
-			return nil, fmt.Errorf("%s: unsupported behavior %q", where, c.Behavior)
-		}
-		if c.Pattern == nil {
-			return nil, fmt.Errorf("%s: Split has no \"pattern\"", where)
-		}
-		var m matcher
-		switch {
-		case c.Pattern.String != nil:
-			if *c.Pattern.String == "" {
-				return nil, fmt.Errorf("%s: Split pattern is empty", where)
-			}
-			m = literalMatcher{*c.Pattern.String}
-		case c.Pattern.Regex != nil:
-			var err error
-			if m, err = compilePattern(*c.Pattern.Regex); err != nil {
-				return nil, fmt.Errorf("%s: %w", where, err)
-			}
-		default:
-			return nil, fmt.Errorf("%s: Split pattern needs \"String\" or \"Regex\"", where)
-		}
-		return &splitPre{m: m, behavior: b, invert: c.Invert}, nil
+		return parseSplit(c, where)
 	case "ByteLevel":
 		return &byteLevelPre{
 			addPrefixSpace: c.AddPrefixSpace == nil || *c.AddPrefixSpace,
 			useRegex:       c.UseRegex == nil || *c.UseRegex,
 		}, nil
 	case "Metaspace":
-		p := &metaspacePre{replacement: "▁", scheme: "always", splitOn: c.Split == nil || *c.Split}
-		if c.Replacement != nil {
-			if utf8.RuneCountInString(*c.Replacement) != 1 {
-				return nil, fmt.Errorf("%s: Metaspace replacement %q is not one character", where, *c.Replacement)
-			}
-			p.replacement = *c.Replacement
-		}
-		switch {
-		case c.PrependScheme != nil:
-			p.scheme = *c.PrependScheme
-			if p.scheme != "always" && p.scheme != "first" && p.scheme != "never" {
-				return nil, fmt.Errorf("%s: unsupported prepend_scheme %q", where, p.scheme)
-			}
-		case c.AddPrefixSpace != nil && !*c.AddPrefixSpace:
-			p.scheme = "never"
-		}
-		return p, nil
+		return parseMetaspace(c, where)
 	case "Digits":
 		b := behContiguous
 		if c.IndividualDigits {
@@ -373,4 +339,54 @@ func parsePreTokenizer(raw json.RawMessage, where string) (preTokenizer, error) 
 		return nil, fmt.Errorf("%s: missing \"type\"", where)
 	}
 	return nil, fmt.Errorf("%s: unsupported type %q", where, c.Type)
+}
+
+// parseSplit is the Split pre-tokenizer: a behavior and a literal or regex pattern, each
+// checked, since a wrong one would split every prompt differently from the server.
+func parseSplit(c componentJSON, where string) (preTokenizer, error) {
+	b, ok := behaviors[c.Behavior]
+	if !ok {
+		return nil, fmt.Errorf("%s: unsupported behavior %q", where, c.Behavior)
+	}
+	if c.Pattern == nil {
+		return nil, fmt.Errorf("%s: Split has no \"pattern\"", where)
+	}
+	var m matcher
+	switch {
+	case c.Pattern.String != nil:
+		if *c.Pattern.String == "" {
+			return nil, fmt.Errorf("%s: Split pattern is empty", where)
+		}
+		m = literalMatcher{*c.Pattern.String}
+	case c.Pattern.Regex != nil:
+		var err error
+		if m, err = compilePattern(*c.Pattern.Regex); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s: Split pattern needs \"String\" or \"Regex\"", where)
+	}
+	return &splitPre{m: m, behavior: b, invert: c.Invert}, nil
+}
+
+// parseMetaspace is the Metaspace pre-tokenizer, whose prepend scheme comes from either of two
+// fields (prepend_scheme, or the older add_prefix_space).
+func parseMetaspace(c componentJSON, where string) (preTokenizer, error) {
+	p := &metaspacePre{replacement: "▁", scheme: "always", splitOn: c.Split == nil || *c.Split}
+	if c.Replacement != nil {
+		if utf8.RuneCountInString(*c.Replacement) != 1 {
+			return nil, fmt.Errorf("%s: Metaspace replacement %q is not one character", where, *c.Replacement)
+		}
+		p.replacement = *c.Replacement
+	}
+	switch {
+	case c.PrependScheme != nil:
+		p.scheme = *c.PrependScheme
+		if p.scheme != "always" && p.scheme != "first" && p.scheme != "never" {
+			return nil, fmt.Errorf("%s: unsupported prepend_scheme %q", where, p.scheme)
+		}
+	case c.AddPrefixSpace != nil && !*c.AddPrefixSpace:
+		p.scheme = "never"
+	}
+	return p, nil
 }
