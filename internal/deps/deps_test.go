@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/jsonv":   {"internal/jsoncur"},
 	"engine":           {},              // engines' dialects over HTTP; scrape takes its tables by engine name
 	"checkresult":      {},              // what a behaviour check found and its views; no probing code
+	"stats":            {},              // the statistics of comparing runs, on plain samples
 	"checks":           {"checkresult"}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
@@ -51,7 +52,7 @@ var allowed = map[string][]string{
 	// Results and their analysis; scrape writes its samples in results' file format.
 	"results":  {"internal/pqcheck"},
 	"scrape":   {"results"},
-	"analysis": {"results", "prefixcache", "checkresult"}, // checkresult: the checks' Results in summary.json and the reports
+	"analysis": {"results", "prefixcache", "checkresult", "stats"}, // checkresult: the checks' Results in summary.json and the reports
 	"live":     {"results"},
 	// Shards: one run's identity across machines and the exact merge of their folders.
 	"shard": {"analysis", "results", "scheduler"},
