@@ -9,14 +9,14 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/prefixcache"
-
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/stats"
 )
 
 // The cache study's files inside its folder, beside its arms' run folders.
 const (
-	CacheStudyFile       = "cache_study.json"
-	CacheStudyReportFile = "cache_study.html"
+	CacheStudyFile       = runfolder.CacheStudy
+	CacheStudyReportFile = runfolder.CacheStudyReport
 	CacheStudyTraced     = "traced"
 	CacheStudyUnique     = "unique"
 )

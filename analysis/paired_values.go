@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"github.com/llm-replay/replay/results"
-
 	"github.com/llm-replay/replay/stats"
 )
 
