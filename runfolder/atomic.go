@@ -62,7 +62,7 @@ func Replace(path string, build func(tmp string) error) error {
 		err = build(tmp)
 	}
 	if err == nil {
-		err = syncFile(tmp)
+		err = syncPath(tmp) // build closed it: open it again to flush it
 	}
 	if err == nil {
 		err = commit(tmp, path)
@@ -84,7 +84,8 @@ func createTemp(path string) (*os.File, error) {
 	return f, nil
 }
 
-// commit gives tmp the run files' mode, renames it over path and makes the rename durable.
+// commit gives tmp the run files' mode, renames it over path and makes the rename durable:
+// without the folder's sync a power loss can undo a rename the file's own sync did not cover.
 func commit(tmp, path string) error {
 	if err := os.Chmod(tmp, fileMode); err != nil {
 		return err
@@ -92,33 +93,15 @@ func commit(tmp, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return syncPath(filepath.Dir(path))
 }
 
-// syncFile flushes a file written (and closed) by someone else to the disk.
-func syncFile(name string) error {
+// syncPath flushes a file, or a folder's entries, to the disk.
+func syncPath(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
 	err = f.Sync()
 	return errors.Join(err, f.Close())
-}
-
-// SyncDir makes a creation, rename or removal in dir durable: without it a power loss can
-// undo a rename the file's own sync did not cover.
-func SyncDir(dir string) error {
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("runfolder: syncing folder %s: %w", dir, err)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
 }
