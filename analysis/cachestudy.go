@@ -9,12 +9,14 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/runfolder"
+	"github.com/llm-replay/replay/stats"
 )
 
 // The cache study's files inside its folder, beside its arms' run folders.
 const (
-	CacheStudyFile       = "cache_study.json"
-	CacheStudyReportFile = "cache_study.html"
+	CacheStudyFile       = runfolder.CacheStudy
+	CacheStudyReportFile = runfolder.CacheStudyReport
 	CacheStudyTraced     = "traced"
 	CacheStudyUnique     = "unique"
 )
@@ -166,8 +168,8 @@ func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
 		return nil, err
 	}
 	o := PairedOptions{Confidence: CacheStudyConfidence}
-	st.Pairs = Pairs(va.TTFT, vb.TTFT)
-	st.TTFT = PairedOf("ttft", st.Pairs, o)
+	st.Pairs = stats.Pairs(va.TTFT, vb.TTFT)
+	st.TTFT = stats.PairedOf("ttft", st.Pairs, o)
 	if len(st.Pairs) > 0 {
 		var sum float64
 		for _, p := range st.Pairs {
@@ -175,7 +177,7 @@ func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
 		}
 		st.TTFTMeanDiffMS = round3(sum / float64(len(st.Pairs)))
 	}
-	st.E2E = Paired("e2e", va.E2E, vb.E2E, o)
+	st.E2E = stats.Paired("e2e", va.E2E, vb.E2E, o)
 	st.caveats(in)
 	st.verdict()
 	return st, nil

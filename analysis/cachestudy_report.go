@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // WriteCacheStudy writes dir/cache_study.json and dir/cache_study.html.
@@ -25,14 +26,14 @@ func WriteCacheStudy(dir string, st *CacheStudy, o ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, CacheStudyFile), append(b, '\n')); err != nil {
+	if err := runfolder.WriteFile(filepath.Join(dir, CacheStudyFile), append(b, '\n')); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
 	if err := WriteCacheStudyHTML(&buf, st, o); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, CacheStudyReportFile), err)
 	}
-	return writeFileAtomic(filepath.Join(dir, CacheStudyReportFile), buf.Bytes())
+	return runfolder.WriteFile(filepath.Join(dir, CacheStudyReportFile), buf.Bytes())
 }
 
 // readValues reads one arm's rows into v.

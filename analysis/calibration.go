@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // calibration.go is the calibration layer of capacity planning: single requests, one at a time,
@@ -22,7 +23,7 @@ import (
 // measuring is the runner's (runner/calibrate.go); the numbers, the fits and the file are here.
 
 // CalibrationFile is calibration.json's name inside `replay calibrate`'s --out folder.
-const CalibrationFile = "calibration.json"
+const CalibrationFile = runfolder.Calibration
 
 // CalibrationVersion is calibration.json's format version.
 const CalibrationVersion = 1
@@ -291,7 +292,7 @@ func WriteCalibration(dir string, c *Calibration) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, CalibrationFile), append(b, '\n'))
+	return runfolder.WriteFile(filepath.Join(dir, CalibrationFile), append(b, '\n'))
 }
 
 // ReadCalibration reads and checks a calibration.json (a file or the folder holding one).

@@ -3,7 +3,7 @@ package analysis
 import (
 	"html/template"
 
-	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/checkresult"
 )
 
 // Checks is one endpoint's behaviour checks in a run (`replay run --checks`): the probes sent
@@ -14,22 +14,22 @@ import (
 // `--require checks` asks for it.
 type Checks struct {
 	// Level is the --checks level that chose the probes (basic, all).
-	Level   string          `json:"level"`
-	Results []checks.Result `json:"results"`
+	Level   string               `json:"level"`
+	Results []checkresult.Result `json:"results"`
 	// Failed names the checks whose verdict is fail, in Results' order; empty when all passed
 	// (or were skipped).
 	Failed []string `json:"failed,omitempty"`
 }
 
 // NewChecks is the Checks of results probed at level, Failed filled in.
-func NewChecks(level string, results []checks.Result) *Checks {
+func NewChecks(level string, results []checkresult.Result) *Checks {
 	c := &Checks{Level: level, Results: results}
 	c.judge()
 	return c
 }
 
 // Add appends a Result (the overload check, once the run's answers are in) and judges again.
-func (c *Checks) Add(r checks.Result) {
+func (c *Checks) Add(r checkresult.Result) {
 	c.Results = append(c.Results, r)
 	c.judge()
 }
@@ -37,14 +37,14 @@ func (c *Checks) Add(r checks.Result) {
 func (c *Checks) judge() {
 	c.Failed = nil
 	for _, r := range c.Results {
-		if r.Verdict() == checks.VerdictFail {
+		if r.Verdict() == checkresult.VerdictFail {
 			c.Failed = append(c.Failed, r.Name)
 		}
 	}
 }
 
 // result is the Result of the check named, nil when it was not run.
-func (c *Checks) result(name string) *checks.Result {
+func (c *Checks) result(name string) *checkresult.Result {
 	if c == nil {
 		return nil
 	}
@@ -56,10 +56,10 @@ func (c *Checks) result(name string) *checks.Result {
 	return nil
 }
 
-// ChecksEndpoint is one endpoint's column of the side-by-side views (checks.WriteText,
-// checks.HTML): its results under its label, none when the run had no checks.
-func ChecksEndpoint(label string, c *Checks) checks.Endpoint {
-	ep := checks.Endpoint{Label: label}
+// ChecksEndpoint is one endpoint's column of the side-by-side views (checkresult.WriteText,
+// checkresult.HTML): its results under its label, none when the run had no checks.
+func ChecksEndpoint(label string, c *Checks) checkresult.Endpoint {
+	ep := checkresult.Endpoint{Label: label}
 	if c != nil {
 		ep.Results = c.Results
 	}
@@ -71,7 +71,7 @@ func checksHTML(s *Summary) template.HTML {
 	if s.Run.Checks == nil || len(s.Run.Checks.Results) == 0 {
 		return ""
 	}
-	return checks.HTML([]checks.Endpoint{ChecksEndpoint(s.Run.Endpoint, s.Run.Checks)})
+	return checkresult.HTML([]checkresult.Endpoint{ChecksEndpoint(s.Run.Endpoint, s.Run.Checks)})
 }
 
 // checksCSS styles the checks table's cells by verdict, on every page that shows one.
@@ -85,7 +85,7 @@ table.checks code{white-space:pre-wrap;word-break:break-all}
 
 // compareChecks are a comparison's two runs' behaviour checks side by side (A and B as its
 // labels), nil when neither run had any.
-func compareChecks(c *Comparison) []checks.Endpoint {
+func compareChecks(c *Comparison) []checkresult.Endpoint {
 	var ca, cb *Checks
 	if c.A != nil {
 		ca = c.A.Run.Checks
@@ -96,5 +96,5 @@ func compareChecks(c *Comparison) []checks.Endpoint {
 	if ca == nil && cb == nil {
 		return nil
 	}
-	return []checks.Endpoint{ChecksEndpoint("A", ca), ChecksEndpoint("B", cb)}
+	return []checkresult.Endpoint{ChecksEndpoint("A", ca), ChecksEndpoint("B", cb)}
 }

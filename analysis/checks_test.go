@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/checkresult"
 )
 
 // TestReportShowsChecks: report.html shows a run's behaviour checks in a table of their own,
@@ -20,9 +20,9 @@ func TestReportShowsChecks(t *testing.T) {
 		}
 		return b.String()
 	}
-	page := render(NewChecks(checks.LevelBasic, []checks.Result{
-		{Name: checks.Streaming, Pass: 1, Seen: "32 content chunks in 30 reads"},
-		{Name: checks.Stop, Pass: 1, Fail: 1, Examples: []string{`the output holds the stop string STOPWORD: "STOPWORD <b>"`}},
+	page := render(NewChecks(checkresult.LevelBasic, []checkresult.Result{
+		{Name: checkresult.Streaming, Pass: 1, Seen: "32 content chunks in 30 reads"},
+		{Name: checkresult.Stop, Pass: 1, Fail: 1, Examples: []string{`the output holds the stop string STOPWORD: "STOPWORD <b>"`}},
 	}))
 	for _, want := range []string{
 		`<p id="checks-failed" class="verdict bad">behaviour checks failed: <a href="#checks">stop</a></p>`,
@@ -48,8 +48,8 @@ func TestReportShowsChecks(t *testing.T) {
 // table and puts them on its page; runs without checks show none.
 func TestCompareShowsChecks(t *testing.T) {
 	ma, mb := NewMetrics(Options{}), NewMetrics(Options{})
-	sa := ma.Summary(RunInfo{Checks: NewChecks(checks.LevelBasic, []checks.Result{{Name: checks.Stop, Pass: 2}})})
-	sb := mb.Summary(RunInfo{Checks: NewChecks(checks.LevelBasic, []checks.Result{{Name: checks.Stop, Fail: 2, Examples: []string{"holds STOPWORD"}}})})
+	sa := ma.Summary(RunInfo{Checks: NewChecks(checkresult.LevelBasic, []checkresult.Result{{Name: checkresult.Stop, Pass: 2}})})
+	sb := mb.Summary(RunInfo{Checks: NewChecks(checkresult.LevelBasic, []checkresult.Result{{Name: checkresult.Stop, Fail: 2, Examples: []string{"holds STOPWORD"}}})})
 	c := Compare(ma, mb, sa, sb, CompareOptions{})
 	var text, page bytes.Buffer
 	if err := WriteCompareTable(&text, c); err != nil {

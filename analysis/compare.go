@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"github.com/llm-replay/replay/stats"
 )
 
 // CompareOptions tune Compare.
@@ -105,14 +107,14 @@ func Compare(a, b *Metrics, sa, sb *Summary, o CompareOptions) *Comparison {
 	c.Rows = compareRows(sa, sb)
 	rng := rand.New(rand.NewPCG(o.Seed, 0xc0ffee))
 	c.Tests = []Test{
-		{Name: "p95 TTFT", A: quantileSorted(c.ttftA, 0.95), B: quantileSorted(c.ttftB, 0.95),
-			Interval: bootstrapDiff(rng, c.ttftA, c.ttftB, 0.95, o.Resamples, o.Confidence),
+		{Name: "p95 TTFT", A: stats.QuantileSorted(c.ttftA, 0.95), B: stats.QuantileSorted(c.ttftB, 0.95),
+			Interval: stats.BootstrapDiff(rng, c.ttftA, c.ttftB, 0.95, o.Resamples, o.Confidence),
 			N:        [2]int{len(c.ttftA), len(c.ttftB)}, Confidence: o.Confidence},
-		{Name: "p50 e2e", A: quantileSorted(c.e2eA, 0.5), B: quantileSorted(c.e2eB, 0.5),
-			Interval: bootstrapDiff(rng, c.e2eA, c.e2eB, 0.5, o.Resamples, o.Confidence),
+		{Name: "p50 e2e", A: stats.QuantileSorted(c.e2eA, 0.5), B: stats.QuantileSorted(c.e2eB, 0.5),
+			Interval: stats.BootstrapDiff(rng, c.e2eA, c.e2eB, 0.5, o.Resamples, o.Confidence),
 			N:        [2]int{len(c.e2eA), len(c.e2eB)}, Confidence: o.Confidence},
 	}
-	c.TTFTMannWhitney = mannWhitney(c.ttftA, c.ttftB)
+	c.TTFTMannWhitney = stats.MannWhitneyU(c.ttftA, c.ttftB)
 	c.Slower, c.Verdict = verdict(c.Tests)
 	return c
 }

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/checkresult"
 )
 
 func fmtVal(v float64, unit string) string {
@@ -57,7 +57,7 @@ func WriteCompareTable(w io.Writer, c *Comparison) error {
 	}
 	if eps := compareChecks(c); eps != nil {
 		b.WriteString("\n")
-		if err := checks.WriteText(&b, eps); err != nil {
+		if err := checkresult.WriteText(&b, eps); err != nil {
 			return err
 		}
 	}
@@ -127,7 +127,7 @@ type compareHTMLRow struct {
 func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
 	page := comparePage{C: c}
 	if eps := compareChecks(c); eps != nil {
-		page.Checks = checks.HTML(eps)
+		page.Checks = checkresult.HTML(eps)
 	}
 	var err error
 	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {

@@ -1,7 +1,10 @@
 // Package analysis turns result rows into figures: latency percentiles (HdrHistogram), throughput,
 // goodput at SLO, time series, fidelity of the replay to its trace, the prefix-cache hit rate
-// (measured and the trace's ideal), cost, run comparison, and the summary.json, report.html,
-// sweep.html and terminal tables written from them.
+// (measured and the trace's ideal), cost, run comparison (its statistics are package stats'),
+// and the summary.json, report.html, sweep.html and terminal tables written from them (under
+// package runfolder's names, each written whole with its atomic write).
 // It reads rows (results.Row, streamed from requests.parquet or handed over by the runner) and
-// never talks to an endpoint; rows are aggregated incrementally, vegeta-style: Add each, Close once.
+// never talks to an endpoint, nor links the code that does (the behaviour checks' Results are
+// package checkresult's, not the probes'); rows are aggregated incrementally, vegeta-style: Add
+// each, Close once.
 package analysis

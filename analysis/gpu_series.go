@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // GPUPoint is one GPU at one scrape of a GPU exporter (the DCGM exporter's series, as the
@@ -48,7 +49,7 @@ const (
 
 // GPUMetricsFiles matches a run's GPU exporters' sample files: gpu_metrics.jsonl for the
 // first, gpu_metrics-2.jsonl, gpu_metrics-3.jsonl... for the others (the runner's names).
-const GPUMetricsFiles = "gpu_metrics*.jsonl"
+const GPUMetricsFiles = runfolder.GPUMetricsGlob
 
 // AddGPUSamples keeps one GPU exporter's samples (the exporter-th of the run, from 0, whose
 // GPUs are named "2/0", "2/1"... from the second on, so two hosts' GPU 0 stay apart), each
@@ -123,7 +124,7 @@ func (m *Metrics) addGPUFiles(dir string) error {
 		return err
 	}
 	for _, p := range paths {
-		i, ok := gpuFileIndex(filepath.Base(p))
+		i, ok := runfolder.GPUMetricsIndex(filepath.Base(p))
 		if !ok {
 			continue
 		}
@@ -134,18 +135,6 @@ func (m *Metrics) addGPUFiles(dir string) error {
 		m.AddGPUSamples(i, ss)
 	}
 	return nil
-}
-
-// gpuFileIndex is the exporter a file name is of: gpu_metrics.jsonl 0, gpu_metrics-2.jsonl 1.
-func gpuFileIndex(base string) (int, bool) {
-	if base == "gpu_metrics.jsonl" {
-		return 0, true
-	}
-	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "gpu_metrics-"), ".jsonl"))
-	if err != nil || n < 2 {
-		return 0, false
-	}
-	return n - 1, true
 }
 
 // gpuPalette colours GPUs in turn.

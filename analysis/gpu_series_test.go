@@ -62,14 +62,4 @@ func TestAddGPUSamples(t *testing.T) {
 	if b.GPU != "2/10" || b.PowerW != 110 || !math.IsNaN(b.UtilPct) || !math.IsNaN(b.MemUsedMiB) {
 		t.Errorf("GPU 10: %+v", b)
 	}
-	for name, want := range map[string]int{"gpu_metrics.jsonl": 0, "gpu_metrics-2.jsonl": 1, "gpu_metrics-12.jsonl": 11} {
-		if i, ok := gpuFileIndex(name); !ok || i != want {
-			t.Errorf("%s: %d %v", name, i, ok)
-		}
-	}
-	for _, name := range []string{"gpu_metrics-1.jsonl", "gpu_metrics-x.jsonl", "gpu_metrics.jsonl.tmp"} {
-		if _, ok := gpuFileIndex(name); ok {
-			t.Errorf("%s taken for an exporter's file", name)
-		}
-	}
 }

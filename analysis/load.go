@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // RequestsFile is the result rows' file name inside a run directory.
-const RequestsFile = "requests.parquet"
+const RequestsFile = runfolder.Requests
 
 // LoadDir aggregates dir/requests.parquet, streaming its rows, and the endpoint's queue from
 // dir/server_metrics.jsonl when the run scraped one. The run's metadata comes from

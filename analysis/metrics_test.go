@@ -211,17 +211,6 @@ func TestFidelityAndCache(t *testing.T) {
 	}
 }
 
-func TestKSDistance(t *testing.T) {
-	if d := KSDistance([]float64{1, 2, 3, 3}, []float64{3, 1, 3, 2}); d != 0 {
-		t.Errorf("identical samples: %v", d)
-	}
-	if d := KSDistance([]float64{1, 2}, []float64{5, 6}); d != 1 {
-		t.Errorf("disjoint samples: %v", d)
-	}
-	// F_a - F_b is 1/3 at 1, 2 and 3.
-	exact(t, "shifted", KSDistance([]float64{1, 2, 3}, []float64{2, 3, 4}), 1.0/3)
-}
-
 func TestWindows(t *testing.T) {
 	// One request in flight from 0.5 s to 1.5 s: half a request in flight in seconds 0 and 1.
 	r := okRow("a", 500, 100, 900)

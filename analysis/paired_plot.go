@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/llm-replay/replay/stats"
 )
 
 // PairedFigure is one plot of a paired comparison's page, rendered as inline SVG.
@@ -31,7 +33,7 @@ func PairedDeltaFigures(a, b *RequestValues, marginMS map[string]float64) ([]Pai
 		name, title string
 		a, b        map[string]float64
 	}{{"ttft", "TTFT", a.TTFT, b.TTFT}, {"e2e", "e2e", a.E2E, b.E2E}} {
-		_, _, d := pairColumns(Pairs(f.a, f.b))
+		_, _, d := stats.PairColumns(stats.Pairs(f.a, f.b))
 		svg, err := deltaPlot(f.title+": B - A per request", d, marginMS[f.name])
 		if err != nil {
 			return nil, err
@@ -57,7 +59,7 @@ func deltaPlot(title string, d []float64, margin float64) (string, error) {
 	s := append([]float64(nil), d...)
 	sort.Float64s(s)
 	lo, hi := s[int(0.01*float64(len(s)-1))], s[int(math.Ceil(0.99*float64(len(s)-1)))]
-	med := quantileSorted(s, 0.5)
+	med := stats.QuantileSorted(s, 0.5)
 	// The range holds 0 and the margins too, so the markers are always on the plot.
 	lo, hi = math.Min(lo, math.Min(-margin, med)), math.Max(hi, math.Max(margin, med))
 	if hi-lo < 1e-6 {

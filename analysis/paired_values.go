@@ -1,6 +1,9 @@
 package analysis
 
-import "github.com/llm-replay/replay/results"
+import (
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/stats"
+)
 
 // RequestValues are one run's per-request latencies in ms keyed by request id, the input of
 // Paired. Only a request's final attempt counts, and only when it succeeded: a request that
@@ -36,8 +39,8 @@ func (v *RequestValues) Add(r *results.Row) {
 // PairedTests runs Paired on TTFT, e2e and TPOT, in that order.
 func PairedTests(a, b *RequestValues, o PairedOptions) []PairedTest {
 	return []PairedTest{
-		Paired("ttft", a.TTFT, b.TTFT, o),
-		Paired("e2e", a.E2E, b.E2E, o),
-		Paired("tpot", a.TPOT, b.TPOT, o),
+		stats.Paired("ttft", a.TTFT, b.TTFT, o),
+		stats.Paired("e2e", a.E2E, b.E2E, o),
+		stats.Paired("tpot", a.TPOT, b.TPOT, o),
 	}
 }

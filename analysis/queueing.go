@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // queueing.go splits each request's TTFT into what the calibration predicts one request alone
@@ -208,7 +209,7 @@ func QueueingCSV(reqs []QueueingRequest) []byte {
 }
 
 // QueueingFile is the per-request split's file name inside a run directory.
-const QueueingFile = "queueing.csv"
+const QueueingFile = runfolder.Queueing
 
 // appendQueueingFigures adds the split's plot to a report's figures when the run had a
 // calibration: mean predicted TTFT and mean queueing of the requests sent in each window.

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/plot/font"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // figure is one plot of a report page.
@@ -26,7 +28,7 @@ type ReportOptions struct {
 }
 
 // ReportFile is the report's file name inside a run directory.
-const ReportFile = "report.html"
+const ReportFile = runfolder.Report
 
 var (
 	fontOnce sync.Once
@@ -138,13 +140,13 @@ func WriteRunFiles(dir string, m *Metrics, info RunInfo) (*Summary, error) {
 	if err := WriteHTML(&buf, m, s, ReportOptions{}); err != nil {
 		return s, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, ReportFile), buf.Bytes()); err != nil {
+	if err := runfolder.WriteFile(filepath.Join(dir, ReportFile), buf.Bytes()); err != nil {
 		return s, err
 	}
 	if m.queue == nil || info.Partial {
 		return s, nil
 	}
-	return s, writeFileAtomic(filepath.Join(dir, QueueingFile), QueueingCSV(m.queue.reqs))
+	return s, runfolder.WriteFile(filepath.Join(dir, QueueingFile), QueueingCSV(m.queue.reqs))
 }
 
 var reportFuncs = template.FuncMap{

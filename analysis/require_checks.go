@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/checkresult"
 )
 
 // The behaviour-check terms of --require take no comparison: "checks" holds when no check of
@@ -14,11 +14,11 @@ import (
 // failing it, since a gate that asks for one behaviour by name must see it. Without
 // --require checks a failed check is reported but changes no exit code.
 
-// checksTermNames are the names "checks.<name>" may carry: every check of checks.LevelAll and
+// checksTermNames are the names "checks.<name>" may carry: every check of checkresult.LevelAll and
 // the overload check.
 func checksTermNames() []string {
-	names, _ := checks.Names(checks.LevelAll)
-	return append(names, checks.OverloadCheck)
+	names, _ := checkresult.Names(checkresult.LevelAll)
+	return append(names, checkresult.OverloadCheck)
 }
 
 // parseChecksTerm reads "checks" or "checks.<name>" (lower case); ok is false for any other
@@ -50,9 +50,9 @@ func (r Requirement) checkBehaviour(t term, s *Summary) Outcome {
 		var pass, skipped int
 		for _, res := range c.Results {
 			switch res.Verdict() {
-			case checks.VerdictPass:
+			case checkresult.VerdictPass:
 				pass++
-			case checks.VerdictSkipped:
+			case checkresult.VerdictSkipped:
 				skipped++
 			}
 		}
@@ -67,12 +67,12 @@ func (r Requirement) checkBehaviour(t term, s *Summary) Outcome {
 	switch {
 	case res == nil:
 		o.Reason = fmt.Sprintf("the %s check was not run (--checks %s; --checks all runs every probe)", t.stat, c.Level)
-	case res.Verdict() == checks.VerdictSkipped:
-		o.Value = checks.VerdictSkipped
+	case res.Verdict() == checkresult.VerdictSkipped:
+		o.Value = checkresult.VerdictSkipped
 		o.Reason = res.Skipped
 	default:
 		o.Value = fmt.Sprintf("%d of %d passed", res.Pass, res.Pass+res.Fail)
-		o.Pass = res.Verdict() == checks.VerdictPass
+		o.Pass = res.Verdict() == checkresult.VerdictPass
 	}
 	return o
 }

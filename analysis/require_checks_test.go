@@ -4,18 +4,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/checkresult"
 )
 
 // withChecks is requireRun with behaviour checks: stop failed, overload skipped, the others
 // passed; tool_calls was not run (--checks basic).
 func withChecks() *Summary {
 	s := requireRun()
-	s.Run.Checks = NewChecks(checks.LevelBasic, []checks.Result{
-		{Name: checks.Streaming, Pass: 1},
-		{Name: checks.Stop, Pass: 1, Fail: 1, Examples: []string{"the output holds the stop string"}},
-		{Name: checks.Sampling, Pass: 5},
-		{Name: checks.OverloadCheck, Skipped: "no 429 or 503 among 200 answers"},
+	s.Run.Checks = NewChecks(checkresult.LevelBasic, []checkresult.Result{
+		{Name: checkresult.Streaming, Pass: 1},
+		{Name: checkresult.Stop, Pass: 1, Fail: 1, Examples: []string{"the output holds the stop string"}},
+		{Name: checkresult.Sampling, Pass: 5},
+		{Name: checkresult.OverloadCheck, Skipped: "no 429 or 503 among 200 answers"},
 	})
 	return s
 }
@@ -34,8 +34,8 @@ func TestRequireChecks(t *testing.T) {
 		{"checks.tool_calls", false, "-", "was not run (--checks basic"},
 	})
 	ok := withChecks()
-	ok.Run.Checks.Results[1] = checks.Result{Name: checks.Stop, Pass: 2}
-	ok.Run.Checks = NewChecks(checks.LevelBasic, ok.Run.Checks.Results)
+	ok.Run.Checks.Results[1] = checkresult.Result{Name: checkresult.Stop, Pass: 2}
+	ok.Run.Checks = NewChecks(checkresult.LevelBasic, ok.Run.Checks.Results)
 	runRequireCases(t, ok, nil, []requireCase{{"checks", true, "3 passed, 0 failed, 1 skipped", ""}})
 	runRequireCases(t, requireRun(), nil, []requireCase{
 		{"checks", false, "-", "no behaviour checks in the run"},

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/llm-replay/replay/stats"
 )
 
 // durationUnits are the units a duration limit may carry, canonical spelling first.
@@ -202,4 +204,5 @@ func holds(v float64, op string, limit float64) bool {
 	return false
 }
 
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// isFinite is stats.IsFinite.
+func isFinite(v float64) bool { return stats.IsFinite(v) }

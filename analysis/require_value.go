@@ -2,8 +2,8 @@ package analysis
 
 import (
 	"fmt"
-	"math"
-	"strconv"
+
+	"github.com/llm-replay/replay/stats"
 )
 
 // measure reads the term's value from one run, in the term's base unit (ms, %, a count or a
@@ -121,14 +121,8 @@ func (r Requirement) display(v float64) string {
 	return s + r.Unit
 }
 
-// fmtFig prints a figure with at most three decimals (microseconds for ms values).
-func fmtFig(v float64) string {
-	if math.Abs(v) >= 1e15 {
-		return strconv.FormatFloat(v, 'g', 6, 64)
-	}
-	r := math.Round(v*1000) / 1000
-	if r == 0 {
-		r = 0 // no "-0"
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
+// fmtFig is a figure as the summaries print it (stats.Fig).
+func fmtFig(v float64) string { return stats.Fig(v) }
+
+// signedFig is fmtFig with a sign (stats.SignedFig).
+func signedFig(v float64) string { return stats.SignedFig(v) }

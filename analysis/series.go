@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"math"
 	"sort"
+
+	"github.com/llm-replay/replay/stats"
 )
 
 // maxSeriesSeconds bounds the per-second series (a week): a corrupt offset must not make the
@@ -157,24 +158,10 @@ func (m *Metrics) Windows() (windowS int, ws []Window) {
 		if wi < len(ws) {
 			grp := pts[lo:hi]
 			ws[wi].TTFTCount = len(grp)
-			ws[wi].TTFTP50MS = float64(grp[nearestRank(0.50, len(grp))].us) / 1000
-			ws[wi].TTFTP95MS = float64(grp[nearestRank(0.95, len(grp))].us) / 1000
+			ws[wi].TTFTP50MS = float64(grp[stats.NearestRank(0.50, len(grp))].us) / 1000
+			ws[wi].TTFTP95MS = float64(grp[stats.NearestRank(0.95, len(grp))].us) / 1000
 		}
 		lo = hi
 	}
 	return width, ws
-}
-
-// nearestRank is the 0-based index of the q-quantile in a sorted sample of n (n > 0), by the
-// nearest-rank rule: the ceil(q*n)-th smallest.
-func nearestRank(q float64, n int) int {
-	// The epsilon absorbs float error such as 0.95*20 = 19.000000000000004.
-	k := int(math.Ceil(q*float64(n) - 1e-9))
-	if k < 1 {
-		k = 1
-	}
-	if k > n {
-		k = n
-	}
-	return k - 1
 }

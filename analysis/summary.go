@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // RunInfo is the run's metadata, passed in by the caller and written under "run".
@@ -354,7 +355,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 }
 
 // SummaryFile is the summary's file name inside a run directory.
-const SummaryFile = "summary.json"
+const SummaryFile = runfolder.Summary
 
 // WriteSummary writes dir/summary.json (indented, keys in a fixed order) via a temporary file,
 // so a reader never sees half a summary.
@@ -365,7 +366,7 @@ func WriteSummary(dir string, s *Summary) error {
 	if err := enc.Encode(s); err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, SummaryFile), buf.Bytes())
+	return runfolder.WriteFile(filepath.Join(dir, SummaryFile), buf.Bytes())
 }
 
 // ReadSummary reads a summary.json written by WriteSummary.
@@ -386,29 +387,4 @@ func parseSummary(name string, b []byte) (*Summary, error) {
 		return nil, fmt.Errorf("%s: run.speed %v: want a positive factor", name, s.Run.Speed)
 	}
 	return &s, nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

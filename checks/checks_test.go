@@ -107,7 +107,7 @@ func TestEachBreakageFailsOnlyItsCheck(t *testing.T) {
 				if len(r.Examples) == 0 || !strings.Contains(r.Examples[0], tc.example) {
 					t.Errorf("%s: examples %q, want one saying %q", r.Name, r.Examples, tc.example)
 				}
-				t.Logf("%s: %s, seen %s, examples %q", r.Name, short(&r), r.Seen, r.Examples)
+				t.Logf("%s: %s, seen %s, examples %q", r.Name, r.Verdict(), r.Seen, r.Examples)
 			}
 		})
 	}

@@ -36,7 +36,23 @@ func TestRunLevel(t *testing.T) {
 		}
 	}
 	if _, err := RunLevel(t.Context(), Config{BaseURL: url + "/v1", Model: "m"}, "most"); err == nil ||
-		!strings.Contains(err.Error(), `--checks "most": want none, basic or all`) {
+		!strings.Contains(err.Error(), `checks level "most": want none, basic or all`) {
 		t.Errorf("unknown level: %v", err)
+	}
+}
+
+// TestProbeOrder: the probe table runs the checks checkresult.Names gives for LevelAll, in
+// that order, so that a summary names the checks a level holds without linking the probes.
+func TestProbeOrder(t *testing.T) {
+	var got []string
+	for _, pr := range probes {
+		got = append(got, pr.name)
+	}
+	want, err := Names(LevelAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("probes %v, checkresult.Names(all) %v", got, want)
 	}
 }

@@ -23,11 +23,11 @@ func (p *prober) maxTokens(ctx context.Context) Result {
 			prompt: "Count from 1 to 500, one number after another, separated by spaces.", maxTokens: capTokens, stream: stream,
 		})
 		if err != nil {
-			res.fail("", streamed(stream)+err.Error())
+			res.CountFail("", streamed(stream)+err.Error())
 			continue
 		}
 		if reason := judgeCap(r); reason != "" {
-			res.fail(streamed(stream)+r.describe(), streamed(stream)+reason)
+			res.CountFail(streamed(stream)+r.describe(), streamed(stream)+reason)
 			continue
 		}
 		seen := fmt.Sprintf("%d bytes", len(r.content))
@@ -36,7 +36,7 @@ func (p *prober) maxTokens(ctx context.Context) Result {
 		} else {
 			seen += fmt.Sprintf(", %d completion tokens", r.usage.CompletionTokens)
 		}
-		res.pass(streamed(stream) + seen + fmt.Sprintf(" for max_tokens %d", capTokens))
+		res.CountPass(streamed(stream) + seen + fmt.Sprintf(" for max_tokens %d", capTokens))
 	}
 	return res
 }

@@ -1,108 +1,40 @@
 package checks
 
 import (
-	"strconv"
-	"strings"
-	"unicode/utf8"
+	"html/template"
+	"io"
+
+	"github.com/llm-replay/replay/checkresult"
 )
 
-// The checks' names, as Results carry them, in the order Run gives them.
+// A check's outcome and its names are package checkresult's, so that what reads Results
+// (analysis, the reports) does not link these probes; the probes fill them in under the names
+// below.
+type (
+	Result   = checkresult.Result
+	Endpoint = checkresult.Endpoint
+)
+
+// The checks' names (checkresult's).
 const (
-	Streaming        = "streaming"
-	ToolCalls        = "tool_calls"
-	StructuredOutput = "structured_output"
-	Stop             = "stop"
-	MaxTokens        = "max_tokens"
-	Sampling         = "sampling"
-	OverloadCheck    = "overload"
+	Streaming        = checkresult.Streaming
+	ToolCalls        = checkresult.ToolCalls
+	StructuredOutput = checkresult.StructuredOutput
+	Stop             = checkresult.Stop
+	MaxTokens        = checkresult.MaxTokens
+	Sampling         = checkresult.Sampling
+	OverloadCheck    = checkresult.OverloadCheck
 )
 
-// Result is one check's outcome over its probe's requests (or, for Overload, a run's answers).
-type Result struct {
-	Name string `json:"name"`
-	// Pass and Fail count the requests (answers) that showed the behaviour and those that did
-	// not; a probe that could not be made at all is one Fail.
-	Pass int `json:"pass"`
-	Fail int `json:"fail"`
-	// Seen says in one line what was observed, pass or fail.
-	Seen string `json:"seen,omitempty"`
-	// Examples are at most maxExamples failures, each its reason and the server's bytes
-	// quoted (cut at maxQuote bytes).
-	Examples []string `json:"examples,omitempty"`
-	// Skipped says why the check could not apply (the completions API has no tools, a run
-	// never overloaded the endpoint); Pass and Fail are then 0.
-	Skipped string `json:"skipped,omitempty"`
-}
-
-// Verdicts of a Result.
+// Verdicts of a Result (checkresult's).
 const (
-	VerdictPass    = "pass"
-	VerdictFail    = "fail"
-	VerdictSkipped = "skipped"
+	VerdictPass    = checkresult.VerdictPass
+	VerdictFail    = checkresult.VerdictFail
+	VerdictSkipped = checkresult.VerdictSkipped
 )
 
-// Verdict is "skipped" when the check did not apply, "fail" when any request failed it or
-// none was judged, else "pass".
-func (r Result) Verdict() string {
-	switch {
-	case r.Skipped != "":
-		return VerdictSkipped
-	case r.Fail > 0 || r.Pass == 0:
-		return VerdictFail
-	}
-	return VerdictPass
-}
+// WriteText is checkresult.WriteText, the Results side by side for a terminal.
+func WriteText(w io.Writer, eps []Endpoint) error { return checkresult.WriteText(w, eps) }
 
-// Bounds on what a Result quotes, so that a misbehaving server cannot flood a report.
-const (
-	maxExamples = 3
-	maxQuote    = 160
-	maxSeen     = 400
-)
-
-// pass counts a request that showed the behaviour; seen, when not "", is added to Seen.
-func (r *Result) pass(seen string) {
-	r.Pass++
-	r.see(seen)
-}
-
-// fail counts a request that did not, with its reason as an example.
-func (r *Result) fail(seen, reason string) {
-	r.Fail++
-	r.see(seen)
-	if len(r.Examples) < maxExamples {
-		r.Examples = append(r.Examples, reason)
-	}
-}
-
-// see adds one observation to Seen, within maxSeen bytes.
-func (r *Result) see(s string) {
-	switch {
-	case s == "":
-		return
-	case r.Seen != "":
-		s = r.Seen + "; " + s
-	}
-	r.Seen = cut(s, maxSeen)
-}
-
-// quote is b as a Go-quoted string of at most maxQuote bytes of it, saying how many more
-// there were.
-func quote(b []byte) string {
-	if len(b) <= maxQuote {
-		return strconv.Quote(string(b))
-	}
-	return strconv.Quote(string(b[:maxQuote])) + "… (" + strconv.Itoa(len(b)-maxQuote) + " more bytes)"
-}
-
-// cut shortens s to at most n bytes, on a character boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.TrimRight(s[:i], " ;") + " …"
-}
+// HTML is checkresult.HTML, the Results side by side for report.html.
+func HTML(eps []Endpoint) template.HTML { return checkresult.HTML(eps) }

@@ -78,7 +78,7 @@ func (p *prober) runOne(ctx context.Context, pr probe) (res Result, timedOut boo
 	res = pr.run(p, ctx)
 	timedOut = ctx.Err() == context.DeadlineExceeded
 	if timedOut && res.Fail > 0 {
-		res.see(fmt.Sprintf("the probe hit its %v timeout", p.cfg.timeout()))
+		res.See(fmt.Sprintf("the probe hit its %v timeout", p.cfg.timeout()))
 	}
 	return res, timedOut
 }

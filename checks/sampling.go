@@ -26,15 +26,15 @@ func (p *prober) sampling(ctx context.Context) Result {
 		var se *statusError
 		switch {
 		case errors.As(err, &se) && se.status/100 == 4:
-			res.fail(field+" refused", fmt.Sprintf("%s refused: %v", field, err))
+			res.CountFail(field+" refused", fmt.Sprintf("%s refused: %v", field, err))
 		case err != nil:
-			res.fail(field+" failed", fmt.Sprintf("%s: %v", field, err))
+			res.CountFail(field+" failed", fmt.Sprintf("%s: %v", field, err))
 		default:
-			res.pass("")
+			res.CountPass("")
 		}
 	}
 	if res.Fail == 0 {
-		res.see("all accepted")
+		res.See("all accepted")
 	}
 	return res
 }

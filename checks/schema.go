@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llm-replay/replay/checkresult"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -78,5 +79,5 @@ func violations(err error) string {
 	for i, l := range lines {
 		lines[i] = strings.TrimPrefix(strings.TrimSpace(l), "- ")
 	}
-	return cut(strings.Join(lines, "; "), 240)
+	return checkresult.Cut(strings.Join(lines, "; "), 240)
 }

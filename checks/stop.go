@@ -20,14 +20,14 @@ func (p *prober) stop(ctx context.Context) Result {
 			maxTokens: 48, stream: stream, stop: []string{stopWord},
 		})
 		if err != nil {
-			res.fail("", streamed(stream)+err.Error())
+			res.CountFail("", streamed(stream)+err.Error())
 			continue
 		}
 		if i := strings.Index(r.content, stopWord); i >= 0 {
-			res.fail(streamed(stream)+r.describe(), streamed(stream)+"the output holds the stop string "+stopWord+": "+quote([]byte(r.content[max(0, i-40):])))
+			res.CountFail(streamed(stream)+r.describe(), streamed(stream)+"the output holds the stop string "+stopWord+": "+quote([]byte(r.content[max(0, i-40):])))
 			continue
 		}
-		res.pass(streamed(stream) + r.describe() + ", no " + stopWord)
+		res.CountPass(streamed(stream) + r.describe() + ", no " + stopWord)
 	}
 	return res
 }

@@ -31,18 +31,18 @@ func (p *prober) streaming(ctx context.Context) Result {
 		prompt: "Write a short story about a lighthouse keeper, at least a hundred words long.", maxTokens: streamTokens, stream: true,
 	})
 	if err != nil {
-		res.fail("", err.Error())
+		res.CountFail("", err.Error())
 		return res
 	}
 	if len(r.arrivals) == 0 {
-		res.fail(r.describe(), "no streamed event carried content: "+quote(r.raw))
+		res.CountFail(r.describe(), "no streamed event carried content: "+quote(r.raw))
 		return res
 	}
 	ok, seen := judgeStream(r.arrivals, r.e2e)
 	if ok {
-		res.pass(seen)
+		res.CountPass(seen)
 	} else {
-		res.fail(seen, "all content in one burst at the end: "+seen)
+		res.CountFail(seen, "all content in one burst at the end: "+seen)
 	}
 	return res
 }

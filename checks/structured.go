@@ -36,14 +36,14 @@ func (p *prober) structuredOutput(ctx context.Context) Result {
 			stream: stream, format: format,
 		})
 		if err != nil {
-			res.fail("", streamed(stream)+err.Error())
+			res.CountFail("", streamed(stream)+err.Error())
 			continue
 		}
 		if err := personSchema.validate(r.content); err != nil {
-			res.fail(streamed(stream)+r.describe(), fmt.Sprintf("%sthe content: %v: %s", streamed(stream), err, quote([]byte(r.content))))
+			res.CountFail(streamed(stream)+r.describe(), fmt.Sprintf("%sthe content: %v: %s", streamed(stream), err, quote([]byte(r.content))))
 			continue
 		}
-		res.pass(streamed(stream) + "content fits the schema")
+		res.CountPass(streamed(stream) + "content fits the schema")
 	}
 	return res
 }

@@ -40,14 +40,14 @@ func (p *prober) toolCalls(ctx context.Context) Result {
 			tools: tools, toolChoice: choice,
 		})
 		if err != nil {
-			res.fail("", streamed(stream)+err.Error())
+			res.CountFail("", streamed(stream)+err.Error())
 			continue
 		}
 		if err := judgeCall(r.calls); err != nil {
-			res.fail(streamed(stream)+r.describe(), streamed(stream)+err.Error())
+			res.CountFail(streamed(stream)+r.describe(), streamed(stream)+err.Error())
 			continue
 		}
-		res.pass(streamed(stream) + "called " + toolName + " with valid arguments")
+		res.CountPass(streamed(stream) + "called " + toolName + " with valid arguments")
 	}
 	return res
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // The journal (requests.journal beside requests.parquet) is the copy of the rows that
@@ -59,38 +61,32 @@ type journal struct {
 	written int64
 }
 
-// createJournal writes a new journal's header to a temporary file, syncs it and renames it
-// over path, so a journal on disk always has a whole header and is never one of an earlier run.
+// createJournal writes a new journal's header to a temporary file and puts it over path
+// (runfolder.Replace: synced, renamed, the folder synced), so a journal on disk always has a
+// whole header and is never one of an earlier run. The file stays open, under its new name,
+// for the rows to come.
 func createJournal(path string) (*journal, error) {
 	j := &journal{path: path, synced: true}
 	if _, err := rand.Read(j.id[:]); err != nil {
 		return nil, fmt.Errorf("results: %s: journal id: %w", path, err)
 	}
 	j.seed = seedOf(j.id)
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	j.f = f
-	tryLock(f) // held until the process ends: Recover leaves a live run alone
 	hdr := appendJournalHeader(nil, j.id, time.Now())
-	_, err = f.Write(hdr)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
+	err := runfolder.Replace(path, func(tmp string) error {
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		j.f = f
+		tryLock(f) // held until the process ends: Recover leaves a live run alone
+		_, err = f.Write(hdr)
+		return err
+	})
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("results: creating journal %s: %w", path, err)
+		if j.f != nil {
+			j.f.Close()
+		}
+		return nil, fmt.Errorf("results: creating journal: %w", err)
 	}
 	j.written = int64(len(hdr))
 	return j, nil
@@ -159,14 +155,4 @@ func (j *journal) close(remove bool) error {
 		return fmt.Errorf("results: %s: %w", j.path, err)
 	}
 	return nil
-}
-
-// syncDir makes a rename or creation in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

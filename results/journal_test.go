@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // smallRow is makeRow(i) with few chunks, so byte-by-byte tests stay quick.
@@ -245,5 +247,12 @@ func TestJournalEmpty(t *testing.T) {
 	}
 	if got, err := ReadAll(path); err != nil || len(got) != 0 {
 		t.Fatalf("%d rows, %v", len(got), err)
+	}
+}
+
+// TestJournalName: a run's journal is the run folder's requests.journal, beside its rows.
+func TestJournalName(t *testing.T) {
+	if got := JournalPath(runfolder.Requests); got != runfolder.Journal {
+		t.Errorf("JournalPath(%s) = %s, want %s", runfolder.Requests, got, runfolder.Journal)
 	}
 }

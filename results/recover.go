@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/llm-replay/replay/internal/pqcheck"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // MetaRecovery is the key, in the key-value metadata of a results file rebuilt from its
@@ -125,36 +126,30 @@ func parquetMeta(path string) (meta map[string]string, complete bool) {
 	return meta, true
 }
 
-// rebuild writes path anew from the journal's whole records: to a temporary file beside it,
-// synced, then renamed over path.
+// rebuild writes path anew from the journal's whole records, in place only when whole
+// (runfolder.Replace).
 func rebuild(path, jpath string) (*Recovery, error) {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".rebuilding")
-	w, err := NewWriterWith(tmp, WriterOptions{NoJournal: true})
-	if err != nil {
-		return nil, err
-	}
-	info, err := ReadJournal(jpath, w.Write)
-	rec := &Recovery{From: filepath.Base(jpath), Rows: info.Rows, DroppedBytes: info.Size - info.Valid,
-		Dropped: info.Dropped, JournalCreated: info.Created, Rebuilt: true}
-	if err == nil {
-		b, _ := json.Marshal(rec) // a struct of strings, numbers and a time cannot fail
-		w.setMetadata(MetaJournalID, hex.EncodeToString(info.ID[:]))
-		w.setMetadata(MetaRecovery, string(b))
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr // names the file already, as ReadJournal's errors do
-	}
-	if err == nil {
-		if err = os.Rename(tmp, path); err == nil {
-			err = syncDir(filepath.Dir(path))
-		}
+	var rec *Recovery
+	err := runfolder.Replace(path, func(tmp string) error {
+		w, err := NewWriterWith(tmp, WriterOptions{NoJournal: true})
 		if err != nil {
-			err = fmt.Errorf("results: rebuilding %s from %s: %w", path, jpath, err)
+			return err
 		}
-	}
+		info, err := ReadJournal(jpath, w.Write)
+		rec = &Recovery{From: filepath.Base(jpath), Rows: info.Rows, DroppedBytes: info.Size - info.Valid,
+			Dropped: info.Dropped, JournalCreated: info.Created, Rebuilt: true}
+		if err == nil {
+			b, _ := json.Marshal(rec) // a struct of strings, numbers and a time cannot fail
+			w.setMetadata(MetaJournalID, hex.EncodeToString(info.ID[:]))
+			w.setMetadata(MetaRecovery, string(b))
+		}
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
 	if err != nil {
-		os.Remove(tmp)
-		return nil, err
+		return nil, fmt.Errorf("results: rebuilding from %s: %w", jpath, err)
 	}
 	return rec, nil
 }

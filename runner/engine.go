@@ -16,6 +16,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/engine"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scrape"
 )
 
@@ -35,7 +36,7 @@ const forcingProbeTokens = 32
 
 // GPUMetricsFile is the first GPU exporter's samples (the second --metrics-url), in the
 // server-metrics line format; further exporters write gpu_metrics-2.jsonl, gpu_metrics-3.jsonl...
-const GPUMetricsFile = "gpu_metrics.jsonl"
+const GPUMetricsFile = runfolder.GPUMetrics
 
 // Cache-reset states of the summary, beside "not reset: why".
 const (

@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // A paired run's comparison files, beside its endpoints' folders.
 const (
-	CompareFile     = "compare.json"
-	CompareHTMLFile = "compare.html"
+	CompareFile     = runfolder.Compare
+	CompareHTMLFile = runfolder.CompareReport
 )
 
 // PairedConfidence is the level of each of a paired run's three tests (TTFT, e2e, TPOT) and
@@ -337,27 +337,5 @@ func figureLine(f pairedFigure) string {
 	return line
 }
 
-// writeAtomic writes data to path through a temporary file beside it renamed into place, so a
-// reader sees the old file or the new one.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// writeAtomic is runfolder.WriteFile: a reader sees the old file or the whole new one.
+func writeAtomic(path string, data []byte) error { return runfolder.WriteFile(path, data) }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // SweepPoint is one run of a sweep: the speed factor and what the run measured.
@@ -106,7 +107,7 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 }
 
 // SweepFile is the sweep's JSON file name inside its --out folder, beside sweep.html.
-const SweepFile = "sweep.json"
+const SweepFile = runfolder.Sweep
 
 // writeSweep writes dir/sweep.json and dir/sweep.html for the points so far.
 func writeSweep(dir string, res *SweepResult) error {

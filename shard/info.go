@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // InfoFile is a shard's identity file inside its run folder.
-const InfoFile = "shard.json"
+const InfoFile = runfolder.Shard
 
 // Info is a shard's identity: which share of which trace it replays, on which clock. The
 // runner writes it (WriteInfo) at the start of a sharded run, before the first request, so
@@ -49,7 +51,7 @@ func WriteInfo(dir string, info Info) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("shard: %w", err)
 	}
-	return writeAtomic(filepath.Join(dir, InfoFile), append(b, '\n'))
+	return runfolder.WriteFile(filepath.Join(dir, InfoFile), append(b, '\n'))
 }
 
 // ReadInfo reads and checks dir/shard.json. A folder without one is not a shard's (a run

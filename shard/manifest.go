@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // ShardsFile is the merged folder's account of its shards.
-const ShardsFile = "shards.json"
+const ShardsFile = runfolder.Shards
 
 // Manifest is shards.json: what was merged, where each merged row came from (by row range:
 // results.Row has no shard column), and the combined schedule's account.
@@ -38,7 +40,7 @@ func writeManifest(out string, m Manifest) error {
 	if err != nil {
 		return fmt.Errorf("shard: encoding %s: %w", ShardsFile, err)
 	}
-	return writeAtomic(filepath.Join(out, ShardsFile), append(b, '\n'))
+	return runfolder.WriteFile(filepath.Join(out, ShardsFile), append(b, '\n'))
 }
 
 // ReadManifest reads dir/shards.json, as a test or a script checks a merge.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // writeRunFiles writes out/summary.json and out/report.html (and, for calibrated shards,
@@ -19,7 +20,7 @@ func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, cal *an
 		if err := analysis.WriteCalibration(out, cal); err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(out, analysis.QueueingFile), analysis.QueueingCSV(m.QueueingRequests())); err != nil {
+		if err := runfolder.WriteFile(filepath.Join(out, analysis.QueueingFile), analysis.QueueingCSV(m.QueueingRequests())); err != nil {
 			return err
 		}
 	}
@@ -30,7 +31,7 @@ func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, cal *an
 	if err := analysis.WriteHTML(&buf, m, s, analysis.ReportOptions{}); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(out, analysis.ReportFile), withScheduleLine(buf.Bytes(), line))
+	return runfolder.WriteFile(filepath.Join(out, analysis.ReportFile), withScheduleLine(buf.Bytes(), line))
 }
 
 // withScheduleLine puts the combined schedule's line in the report, after the verdict (or

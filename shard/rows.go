@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // ctxEvery is how many rows pass between checks of the merge's context.
@@ -27,36 +27,33 @@ type rowCopy struct {
 }
 
 // copyRows writes out/requests.parquet with every row of every folder, adding each to m, and
-// fills each folder's row counts. The file is written under a temporary name and renamed
-// into place only when whole, so a failed merge (a duplicate id, a damaged shard) leaves no
+// fills each folder's row counts. The file is put in place only when whole
+// (runfolder.Replace), so a failed merge (a duplicate id, a damaged shard) leaves no
 // requests.parquet that looks merged.
 func copyRows(ctx context.Context, out string, fs []*Folder, m *analysis.Metrics) (int64, error) {
-	final := filepath.Join(out, analysis.RequestsFile)
-	tmp := filepath.Join(out, "."+analysis.RequestsFile+".merging")
-	// No journal: a merge cut short is simply run again, from the shards.
-	w, err := results.NewWriterWith(tmp, results.WriterOptions{NoJournal: true})
+	var rows int64
+	err := runfolder.Replace(filepath.Join(out, runfolder.Requests), func(tmp string) error {
+		// No journal: a merge cut short is simply run again, from the shards.
+		w, err := results.NewWriterWith(tmp, results.WriterOptions{NoJournal: true})
+		if err != nil {
+			return err
+		}
+		c := &rowCopy{w: w, m: m, owner: map[string]int32{}}
+		for i := range fs {
+			if err = c.folder(ctx, fs, i); err != nil {
+				break
+			}
+		}
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		rows = c.rows
+		return err
+	})
 	if err != nil {
 		return 0, err
 	}
-	c := &rowCopy{w: w, m: m, owner: map[string]int32{}}
-	for i := range fs {
-		if err = c.folder(ctx, fs, i); err != nil {
-			break
-		}
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		if err = os.Rename(tmp, final); err == nil {
-			err = syncDir(out)
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return 0, err
-	}
-	return c.rows, nil
+	return rows, nil
 }
 
 // folder copies the rows of fs[i].

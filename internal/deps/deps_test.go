@@ -30,8 +30,11 @@ var allowed = map[string][]string{
 	"synth/tokenizer":  {"internal/jsoncur"},
 	"samples":          {},
 	"internal/jsonv":   {"internal/jsoncur"},
-	"engine":           {}, // engines' dialects over HTTP; scrape takes its tables by engine name
-	"checks":           {}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
+	"engine":           {},              // engines' dialects over HTTP; scrape takes its tables by engine name
+	"checkresult":      {},              // what a behaviour check found and its views; no probing code
+	"stats":            {},              // the statistics of comparing runs, on plain samples
+	"runfolder":        {},              // a run folder's file names and its one atomic write
+	"checks":           {"checkresult"}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
 	"trace":             {"internal/intern", "internal/pqcheck"},
@@ -48,15 +51,15 @@ var allowed = map[string][]string{
 	"client": {"chat", "internal/jsoncur"},
 
 	// Results and their analysis; scrape writes its samples in results' file format.
-	"results":  {"internal/pqcheck"},
+	"results":  {"internal/pqcheck", "runfolder"},
 	"scrape":   {"results"},
-	"analysis": {"results", "prefixcache", "checks"}, // checks: its Results in summary.json and the reports
+	"analysis": {"results", "prefixcache", "checkresult", "runfolder", "stats"}, // checkresult: the checks' Results in summary.json and the reports
 	"live":     {"results"},
 	// Shards: one run's identity across machines and the exact merge of their folders.
-	"shard": {"analysis", "results", "scheduler"},
+	"shard": {"analysis", "results", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "samples", "scheduler",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "runfolder", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
 		"shard", "sim", "synth", "synth/tokenizer", "trace", "tracestat"},

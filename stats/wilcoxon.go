@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"math"
@@ -10,11 +10,11 @@ import (
 // differences tie, the normal approximation is used.
 const wilcoxonExactMax = 50
 
-// signedRank is the two-sided Wilcoxon signed-rank test of paired differences: are they
+// SignedRank is the two-sided Wilcoxon signed-rank test of paired differences: are they
 // centred on zero? Zero differences are dropped (Wilcoxon's own rule, scipy's default
 // zero_method "wilcox"); tied absolute differences share their average rank. wPlus is the sum
 // of the ranks of the positive differences. Without any non-zero difference p is 1.
-func signedRank(d []float64) (wPlus, p float64) {
+func SignedRank(d []float64) (wPlus, p float64) {
 	abs := make([]float64, 0, len(d))
 	pos := make([]bool, 0, len(d))
 	for _, v := range d {

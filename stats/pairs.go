@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import "sort"
 
@@ -20,7 +20,7 @@ func Pairs(a, b map[string]float64) []Pair {
 	ps := make([]Pair, 0, min(len(a), len(b)))
 	for id, va := range a {
 		vb, ok := b[id]
-		if ok && isFinite(va) && isFinite(vb) && isFinite(vb-va) {
+		if ok && IsFinite(va) && IsFinite(vb) && IsFinite(vb-va) {
 			ps = append(ps, Pair{ID: id, A: va, B: vb})
 		}
 	}
@@ -28,8 +28,8 @@ func Pairs(a, b map[string]float64) []Pair {
 	return ps
 }
 
-// pairColumns splits pairs into A's values, B's values and the differences B - A.
-func pairColumns(ps []Pair) (a, b, d []float64) {
+// PairColumns splits pairs into A's values, B's values and the differences B - A.
+func PairColumns(ps []Pair) (a, b, d []float64) {
 	a, b, d = make([]float64, len(ps)), make([]float64, len(ps)), make([]float64, len(ps))
 	for i, p := range ps {
 		a[i], b[i], d[i] = p.A, p.B, p.Diff()

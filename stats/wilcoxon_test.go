@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"math"
@@ -36,7 +36,7 @@ func TestWilcoxonSignedRank(t *testing.T) {
 		{"all zero", []float64{0, 0, 0}, 0, 1, 0},
 		{"empty", nil, 0, 1, 0},
 	} {
-		w, p := signedRank(c.d)
+		w, p := SignedRank(c.d)
 		if w != c.wPlus || math.Abs(p-c.p) > c.tol {
 			t.Errorf("%s: W+ %v p %.17g, want %v %.17g", c.name, w, p, c.wPlus, c.p)
 		}

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"math"
@@ -7,8 +7,8 @@ import (
 
 // KSDistance is the two-sample Kolmogorov-Smirnov statistic: the largest vertical distance
 // between the empirical CDFs of a and b (0 = same distribution of values, 1 = disjoint).
-// Used on inter-arrival gaps: the original trace's (scaled by the speed factor) against the
-// achieved sends'. Either sample empty gives 0. The inputs are not modified.
+// It measures how far two samples' shapes differ, whatever their sizes (the bootstrap tests
+// compare it with literal resampling). Either sample empty gives 0. The inputs are not modified.
 func KSDistance(a, b []float64) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0

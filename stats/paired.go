@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"fmt"
@@ -36,10 +36,10 @@ func (o *PairedOptions) defaults() {
 	if !(o.Confidence > 0 && o.Confidence < 1) {
 		o.Confidence = 0.95
 	}
-	if !(o.SlowerBy > 0) || !isFinite(o.SlowerBy) {
+	if !(o.SlowerBy > 0) || !IsFinite(o.SlowerBy) {
 		o.SlowerBy = 0.10
 	}
-	if !isFinite(o.SlowerByMS) {
+	if !IsFinite(o.SlowerByMS) {
 		o.SlowerByMS = 0
 	}
 }
@@ -47,7 +47,7 @@ func (o *PairedOptions) defaults() {
 // PairedTest compares two runs of the same trace request by request (B - A per request id),
 // which removes the request-to-request variation both runs share: a long prompt is slow on
 // both endpoints. It detects a shift with far fewer requests than comparing the runs'
-// distributions (Compare), when the runs are of the same requests.
+// distributions (BootstrapDiff and MannWhitneyU), when the runs are of the same requests.
 type PairedTest struct {
 	Name string `json:"name"` // e.g. "ttft"
 	// N counts the requests ok in both runs, the pairs compared.
@@ -91,15 +91,15 @@ func PairedOf(name string, ps []Pair, o PairedOptions) PairedTest {
 		t.Verdict = PairedSame + ": no request succeeded in both runs"
 		return t
 	}
-	a, b, d := pairColumns(ps)
+	a, b, d := PairColumns(ps)
 	t.SlowerShare = slowerShare(a, b, o)
-	_, t.WilcoxonP = signedRank(d)
+	_, t.WilcoxonP = SignedRank(d)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9a12ed))
 	t.MedianDiff, t.P95Diff = quantileDiffIntervals(rng, a, b, o.Resamples, o.Confidence)
 	sort.Float64s(d)
 	sort.Float64s(a)
-	t.MedianA = quantileSorted(a, 0.5)
-	t.TypicalDiff = quantileSorted(d, 0.5)
+	t.MedianA = QuantileSorted(a, 0.5)
+	t.TypicalDiff = QuantileSorted(d, 0.5)
 	t.Direction = pairedDirection(t.MedianDiff, t.WilcoxonP, 1-o.Confidence)
 	t.Verdict = t.line()
 	return t
@@ -139,32 +139,23 @@ func slowerShare(a, b []float64, o PairedOptions) float64 {
 
 func slowerThan(o PairedOptions) string {
 	if o.SlowerByMS > 0 {
-		return "+" + fmtFig(o.SlowerByMS) + "ms"
+		return "+" + Fig(o.SlowerByMS) + "ms"
 	}
-	return "+" + fmtFig(100*o.SlowerBy) + "%"
+	return "+" + Fig(100*o.SlowerBy) + "%"
 }
 
 // line is the verdict: direction, then the effect with its interval and evidence, e.g.
 // "B slower: median ttft +5.1 ms [95% CI +4.8, +5.4] (+5.0% of A's median), Wilcoxon
 // p = 1.2e-40, n = 300; p95 +31 ms [95% CI +20, +44]; 62% of requests slower by more than +10%".
 func (t PairedTest) line() string {
-	conf := fmtFig(100 * t.Confidence)
+	conf := Fig(100 * t.Confidence)
 	s := fmt.Sprintf("%s: median %s %s ms [%s%% CI %s, %s]", t.Direction, t.Name,
-		signedFig(t.MedianDiff.Delta), conf, signedFig(t.MedianDiff.Lo), signedFig(t.MedianDiff.Hi))
+		SignedFig(t.MedianDiff.Delta), conf, SignedFig(t.MedianDiff.Lo), SignedFig(t.MedianDiff.Hi))
 	if t.MedianA > 0 {
-		s += fmt.Sprintf(" (%s%% of A's median)", signedFig(100*t.MedianDiff.Delta/t.MedianA))
+		s += fmt.Sprintf(" (%s%% of A's median)", SignedFig(100*t.MedianDiff.Delta/t.MedianA))
 	}
 	s += fmt.Sprintf(", Wilcoxon p = %.2g, n = %d; p95 %s ms [%s%% CI %s, %s]; %s%% of requests slower by more than %s",
-		t.WilcoxonP, t.N, signedFig(t.P95Diff.Delta), conf, signedFig(t.P95Diff.Lo), signedFig(t.P95Diff.Hi),
-		fmtFig(100*t.SlowerShare), t.SlowerThan)
-	return s
-}
-
-// signedFig is fmtFig with a sign: "+5.1", "-0.25", "+0".
-func signedFig(v float64) string {
-	s := fmtFig(v)
-	if s[0] != '-' {
-		s = "+" + s
-	}
+		t.WilcoxonP, t.N, SignedFig(t.P95Diff.Delta), conf, SignedFig(t.P95Diff.Lo), SignedFig(t.P95Diff.Hi),
+		Fig(100*t.SlowerShare), t.SlowerThan)
 	return s
 }

@@ -1,4 +1,4 @@
-package checks
+package checkresult
 
 import (
 	"fmt"

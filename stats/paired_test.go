@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"encoding/json"
@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/llm-replay/replay/results"
 )
 
 // pairedRuns draws n requests' TTFTs for run A, lognormal (median 200 ms, sigma sigma) so that
@@ -143,12 +141,12 @@ func smallestN(sizes []int, slower func(seed uint64, a, b map[string]float64) bo
 }
 
 // unpairedSlower is compare.go's bootstrap of a quantile's difference, each run resampled on
-// its own, as Compare does for p95 TTFT.
+// its own, as analysis.Compare does for p95 TTFT.
 func unpairedSlower(q float64) func(seed uint64, a, b map[string]float64) bool {
 	return func(seed uint64, a, b map[string]float64) bool {
 		xa, xb := slices.Sorted(mapValues(a)), slices.Sorted(mapValues(b))
 		rng := rand.New(rand.NewPCG(seed, 0xc0ffee))
-		return bootstrapDiff(rng, xa, xb, q, 2000, 0.95).Lo > 0
+		return BootstrapDiff(rng, xa, xb, q, 2000, 0.95).Lo > 0
 	}
 }
 
@@ -236,29 +234,5 @@ func TestPairedP95Interval(t *testing.T) {
 	}
 	if !strings.Contains(p.Verdict, "p95 +10 ms") {
 		t.Errorf("verdict %q", p.Verdict)
-	}
-}
-
-func TestRequestValues(t *testing.T) {
-	const ms = int64(1e6)
-	row := func(id string, ttft, e2e int64) results.Row {
-		return results.Row{RequestID: id, SentNS: 10 * ms, FirstTokenNS: (10 + ttft) * ms,
-			LastTokenNS: (10 + e2e) * ms, DoneNS: (10 + e2e) * ms, CompletionTokens: 11, HTTPStatus: 200}
-	}
-	rows := []results.Row{row("ok", 100, 600), row("warm", 1, 2), row("fail", 5, 6), row("retried", 7, 8), row("noToken", 0, 50)}
-	rows[1].Warmup = true
-	rows[2].ErrorClass = "http_5xx"
-	rows[3].Retried = true
-	rows[4].FirstTokenNS = 0
-	v := NewRequestValues()
-	for i := range rows {
-		v.Add(&rows[i])
-	}
-	if len(v.TTFT) != 1 || v.TTFT["ok"] != 100 || v.TPOT["ok"] != 50 || len(v.E2E) != 2 || v.E2E["noToken"] != 50 {
-		t.Fatalf("%+v", v)
-	}
-	tests := PairedTests(v, v, PairedOptions{})
-	if len(tests) != 3 || tests[0].Name != "ttft" || tests[1].N != 2 || tests[2].Name != "tpot" {
-		t.Errorf("%+v", tests)
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"math"
@@ -26,7 +26,7 @@ func TestBootstrapQuantileMatchesResampling(t *testing.T) {
 				buf[j] = x[rng.IntN(len(x))]
 			}
 			sort.Float64s(buf)
-			slow[i] = quantileSorted(buf, q)
+			slow[i] = QuantileSorted(buf, q)
 		}
 		// Two samples of 20,000 from one distribution: KS well under 0.02 (5% critical ~0.0136).
 		if d := KSDistance(fast, slow); d > 0.02 {
@@ -43,18 +43,18 @@ func TestBootstrapDiffIdenticalAndShifted(t *testing.T) {
 		y[i] = float64(i) + 100
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
-	iv := bootstrapDiff(rng, x, x, 0.95, 2000, 0.95)
+	iv := BootstrapDiff(rng, x, x, 0.95, 2000, 0.95)
 	if iv.Delta != 0 || iv.Excludes0() {
 		t.Errorf("identical samples: %+v", iv)
 	}
-	iv = bootstrapDiff(rng, x, y, 0.95, 2000, 0.95)
+	iv = BootstrapDiff(rng, x, y, 0.95, 2000, 0.95)
 	if iv.Delta != 100 || !(iv.Lo > 0 && iv.Lo <= 100 && iv.Hi >= 100) {
 		t.Errorf("shifted by 100: %+v", iv)
 	}
 }
 
 func TestMannWhitney(t *testing.T) {
-	mw := mannWhitney([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10})
+	mw := MannWhitneyU([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10})
 	// U = 25 (every B above every A); mean 12.5, sigma sqrt(25*11/12) = 4.7871;
 	// z = (12.5 - 0.5) / 4.7871 = 2.5067, two-sided p = 0.01219.
 	if mw.U != 25 || mw.ProbBGreater != 1 {
@@ -64,10 +64,10 @@ func TestMannWhitney(t *testing.T) {
 		t.Errorf("z %v p %v", mw.Z, mw.P)
 	}
 	// Ties count one half: pairs (1,2) (1,3) (2,3) B above, (2,2) a tie: U = 3.5.
-	if mw := mannWhitney([]float64{1, 2}, []float64{2, 3}); mw.U != 3.5 {
+	if mw := MannWhitneyU([]float64{1, 2}, []float64{2, 3}); mw.U != 3.5 {
 		t.Errorf("ties: U %v", mw.U)
 	}
-	if mw := mannWhitney([]float64{1, 2, 3}, []float64{3, 2, 1}); mw.P != 1 {
+	if mw := MannWhitneyU([]float64{1, 2, 3}, []float64{3, 2, 1}); mw.P != 1 {
 		t.Errorf("same sample: p %v", mw.P)
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"math"
@@ -24,7 +24,7 @@ import (
 func quantileDiffIntervals(rng *rand.Rand, a, b []float64, resamples int, conf float64) (median, p95 Interval) {
 	n := len(a)
 	orderA, orderB := descendingOrder(a), descendingOrder(b)
-	ranks := [2]int{n - nearestRank(0.5, n), n - nearestRank(0.95, n)} // from the largest, 1-based
+	ranks := [2]int{n - NearestRank(0.5, n), n - NearestRank(0.95, n)} // from the largest, 1-based
 	counts := make([]int32, n)
 	reps := [2][]float64{make([]float64, resamples), make([]float64, resamples)}
 	for r := range resamples {
@@ -71,7 +71,7 @@ func rankFromTop(x []float64, order []int, counts []int32, r int) float64 {
 func nearestTop(x []float64, order []int, r int) float64 { return x[order[r-1]] }
 
 // percentileBounds are the (1-conf)/2 and (1+conf)/2 percentiles of bootstrap replicates, as
-// bootstrapDiff takes them. reps is sorted in place.
+// BootstrapDiff takes them. reps is sorted in place.
 func percentileBounds(reps []float64, conf float64) (lo, hi float64) {
 	sort.Float64s(reps)
 	n := len(reps)

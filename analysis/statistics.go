@@ -1,0 +1,20 @@
+package analysis
+
+import "github.com/llm-replay/replay/stats"
+
+// The statistics of comparing runs are package stats'; compare.json and the cache study carry
+// its types under these names.
+type (
+	Interval      = stats.Interval
+	MannWhitney   = stats.MannWhitney
+	Pair          = stats.Pair
+	PairedOptions = stats.PairedOptions
+	PairedTest    = stats.PairedTest
+)
+
+// The directions a paired test ends with (stats').
+const (
+	PairedSlower = stats.PairedSlower
+	PairedFaster = stats.PairedFaster
+	PairedSame   = stats.PairedSame
+)
