@@ -29,7 +29,7 @@ func CostAtKnee(perGPUHour float64, gpus int, outputTokS float64) (*KneeCost, er
 	case !(outputTokS > 0) || math.IsInf(outputTokS, 0):
 		return nil, fmt.Errorf("output throughput %v tok/s at the knee: nothing to price", outputTokS)
 	}
-	v := perMTokens(perGPUHour*float64(gpus), outputTokS)
+	v := PerMTokens(perGPUHour*float64(gpus), outputTokS)
 	return &KneeCost{PerGPUHour: perGPUHour, GPUs: gpus, OutputTokS: outputTokS, PerMOutputTokens: *v}, nil
 }
 
