@@ -1,7 +1,8 @@
 // Package analysis turns result rows into figures: latency percentiles (HdrHistogram), throughput,
 // goodput at SLO, time series, fidelity of the replay to its trace, the prefix-cache hit rate
 // (measured and the trace's ideal), cost, run comparison, and the summary.json, report.html,
-// sweep.html and terminal tables written from them.
+// compare pages and terminal tables written from them; the studies' pages (sweep, calibrate,
+// trend) draw with its chrome (chrome.go).
 // It reads rows (results.Row, streamed from requests.parquet or handed over by the runner) and
 // never talks to an endpoint; rows are aggregated incrementally, vegeta-style: Add each, Close once.
 package analysis

@@ -26,13 +26,13 @@ func trendAxis(t *Trend) (string, float64) {
 
 // trendPlot draws one point series per figure against wall time, a dashed band, and the
 // flagged runs ringed in red.
-func trendPlot(t *Trend, title, ylabel string, lines []speedLine, band *[2]float64, flagged plotter.XYs) (string, error) {
+func trendPlot(t *Trend, title, ylabel string, lines []Line, band *[2]float64, flagged plotter.XYs) (string, error) {
 	xlabel, _ := trendAxis(t)
 	p := newPlot(title, xlabel, ylabel)
 	p.Legend.Left = true
 	hi, xmax := 0.0, 0.0
 	for _, l := range lines {
-		for _, xy := range l.xys {
+		for _, xy := range l.XYs {
 			hi, xmax = math.Max(hi, xy.Y), math.Max(xmax, xy.X)
 		}
 	}
@@ -42,17 +42,17 @@ func trendPlot(t *Trend, title, ylabel string, lines []speedLine, band *[2]float
 	p.Y.Min, p.Y.Max = 0, math.Max(hi*1.15, 1e-3)
 	p.X.Min, p.X.Max = -0.05*math.Max(xmax, 1), math.Max(xmax, 1)*1.05
 	for _, l := range lines {
-		if len(l.xys) == 0 {
+		if len(l.XYs) == 0 {
 			continue
 		}
-		ln, pts, err := plotter.NewLinePoints(l.xys)
+		ln, pts, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, l.name, err)
+			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = lineStyle(l.c, 1.2, false)
-		pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, l.c, vg.Points(3)
+		ln.LineStyle = lineStyle(l.Color, 1.2, false)
+		pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, l.Color, vg.Points(3)
 		p.Add(ln, pts)
-		p.Legend.Add(l.name, ln, pts)
+		p.Legend.Add(l.Name, ln, pts)
 	}
 	if band != nil {
 		for i, y := range band {
@@ -116,15 +116,15 @@ func WriteTrendHTML(w io.Writer, t *Trend, o ReportOptions) error {
 	specs := []spec{
 		{"ttft", "TTFT per run over wall time", "TTFT p50, p95 and p99 of each run (from send) at the time it started; dashed: the p95 band over all runs; ringed: runs outside the band of the others on a judged figure.",
 			func() (string, error) {
-				return trendPlot(t, "TTFT per run", "milliseconds", []speedLine{{"p50", colLight, p50}, {"p95", colOrange, p95}, {"p99", colRed, p99}}, band, flag95)
+				return trendPlot(t, "TTFT per run", "milliseconds", []Line{{"p50", colLight, p50}, {"p95", colOrange, p95}, {"p99", colRed, p99}}, band, flag95)
 			}},
 		{"goodput", "Goodput per run over wall time", "Share of each run's requests meeting every limit of its SLO (no points when the runs had none).",
 			func() (string, error) {
-				return trendPlot(t, "requests meeting the SLO", "percent of requests", []speedLine{{"goodput", colGreen, good}}, nil, flagGood)
+				return trendPlot(t, "requests meeting the SLO", "percent of requests", []Line{{"goodput", colGreen, good}}, nil, flagGood)
 			}},
 		{"throughput", "Output throughput per run over wall time", "Output tokens per second over each run's measured span.",
 			func() (string, error) {
-				return trendPlot(t, "output tokens per second", "tokens / s", []speedLine{{"output tokens / s", colPurple, tok}}, nil, nil)
+				return trendPlot(t, "output tokens per second", "tokens / s", []Line{{"output tokens / s", colPurple, tok}}, nil, nil)
 			}},
 	}
 	page := trendPageData{T: t, Names: []string{"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "goodput_pct", "output_tok_s"}}

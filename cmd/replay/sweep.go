@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/sweep"
 )
 
 func init() {
@@ -57,9 +57,9 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 				}
 				levels = append(levels, v)
 			}
-			res, err := runner.SweepConcurrency(ctx, cfg, runner.ConcurrencyOptions{Levels: levels, TargetPct: *target, All: *all})
+			res, err := sweep.Concurrency(ctx, cfg, sweep.ConcurrencyOptions{Levels: levels, TargetPct: *target, All: *all})
 			if res != nil && len(res.Points) > 0 {
-				runner.WriteConcurrencyTable(os.Stdout, res)
+				sweep.WriteConcurrencyTable(os.Stdout, res)
 			}
 			return runExit(err)
 		}
@@ -74,9 +74,9 @@ func setupSweep(fs *pflag.FlagSet) func(ctx context.Context, args []string) erro
 			}
 			sp = append(sp, v)
 		}
-		res, err := runner.Sweep(ctx, cfg, sp, *target)
+		res, err := sweep.Speed(ctx, cfg, sp, *target)
 		if res != nil && len(res.Points) > 0 {
-			runner.WriteSweepTable(os.Stdout, res)
+			sweep.WriteSpeedTable(os.Stdout, res)
 		}
 		return runExit(err)
 	}

@@ -58,8 +58,10 @@ var allowed = map[string][]string{
 	// Wiring: the run connects the stages; the command only parses flags and calls.
 	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
+	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
+	"sweep": {"analysis", "ingest", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
-		"shard", "sim", "synth", "synth/tokenizer", "trace", "tracestat"},
+		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }
 
