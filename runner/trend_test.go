@@ -13,20 +13,23 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/sim"
+	"github.com/llm-replay/replay/trace"
 )
 
 // TestTrendFlagsTheSlowRun replays one trace six times against the simulator, the fourth time
-// with its prefill three times slower (240 µs a token instead of 80: TTFT about 67 ms instead
-// of 26 for these 256-token prompts, each arriving 60 ms after the last on an idle engine), and
-// checks replay trend flags that run and no other. Sixty requests a run keep a run's p95 off
-// its two slowest requests, which one scheduling hiccup of this shared machine can move.
+// with its prefill three times slower (240 µs a token instead of 80: about 67 ms a 256-token
+// prompt instead of 26, longer than the 60 ms between arrivals, so requests queue and TTFT p50
+// is some 245 ms against 27), and checks replay trend flags that run and no other. Sixty
+// requests a run keep a run's p95 off its two slowest requests, which one scheduling hiccup of
+// this shared machine can move.
 func TestTrendFlagsTheSlowRun(t *testing.T) {
-	tr := writeGapTrace(t, 60, 60, 256, 4)
+	tr := writeGapTrace(t, 60, 60*time.Millisecond, 256, 4)
 	root := t.TempDir()
 	var stderr bytes.Buffer
 	var dirs []string
 	for i := range 6 {
-		sc := calibrationSim()
+		sc := sim.DefaultConfig()
 		sc.StepBase, sc.PrefillPerToken, sc.Jitter = 5*time.Millisecond, 80*time.Microsecond, 0
 		if i == 3 {
 			sc.PrefillPerToken = 240 * time.Microsecond
@@ -63,4 +66,19 @@ func TestTrendFlagsTheSlowRun(t *testing.T) {
 	if _, err := Trend([]string{dirs[0], root}, out, 3, &stderr); err == nil || !strings.Contains(err.Error(), root) {
 		t.Errorf("a folder without summary.json: %v", err)
 	}
+}
+
+// writeGapTrace writes n requests gap apart, each of prompt and output tokens, as a normalized
+// trace.
+func writeGapTrace(t *testing.T, n int, gap time.Duration, prompt, output int) string {
+	t.Helper()
+	recs := make([]trace.Record, n)
+	for i := range recs {
+		recs[i] = trace.Record{Timestamp: time.Duration(i) * gap, PromptTokens: prompt, OutputTokens: output, Line: int64(i + 1)}
+	}
+	p := filepath.Join(t.TempDir(), "gap.parquet")
+	if err := trace.WriteFile(p, recs); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/calibrate"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runner"
@@ -53,8 +54,8 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 	// The SLO comes from a calibration of the same engine, as the capacity loop has it: p95
 	// TTFT within ten times the single-request TTFT of the trace's 64-token prompts, so a
 	// request may wait behind a few batches' decode steps but not queue for a whole batch.
-	cal, err := runner.Calibrate(context.Background(), runner.Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Sim: sc, Stderr: &stderr},
-		runner.CalibrateOptions{PromptTokens: []int{32, 64, 128, 256}, OutputTokens: []int{4}, Repeats: 1, NoCached: true})
+	cal, err := calibrate.Run(context.Background(), runner.Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Sim: sc, Stderr: &stderr},
+		calibrate.Options{PromptTokens: []int{32, 64, 128, 256}, OutputTokens: []int{4}, Repeats: 1, NoCached: true})
 	if err != nil {
 		t.Fatalf("calibrating: %v\n%s", err, stderr.String())
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/calibrate"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func init() {
 func setupCalibrate(fs *pflag.FlagSet) func(ctx context.Context, args []string) error {
 	config := addRunFlags(fs)
 	fs.Lookup("max-prompt-tokens").Usage = "largest prompt measured (default: the --trace's p99 prompt, else 2048)"
-	var o runner.CalibrateOptions
+	var o calibrate.Options
 	fs.IntVar(&o.Points, "points", 6, "prompt lengths measured, evenly spread up to the largest")
 	prompts := fs.String("prompt-tokens", "", "exact prompt lengths instead of --points (e.g. 128,512,2048)")
 	outputs := fs.String("output-tokens", "8,32", "output lengths each prompt length is measured with")
@@ -57,11 +57,11 @@ func setupCalibrate(fs *pflag.FlagSet) func(ctx context.Context, args []string) 
 		if o.Repeats <= 0 {
 			return fmt.Errorf("--repeats %d: want 1 or more", o.Repeats)
 		}
-		c, err := runner.Calibrate(ctx, cfg, o)
+		c, err := calibrate.Run(ctx, cfg, o)
 		if err != nil {
 			return err
 		}
-		runner.WriteCalibrationSummary(os.Stdout, c)
+		calibrate.WriteSummary(os.Stdout, c)
 		return nil
 	}
 }

@@ -59,8 +59,9 @@ var allowed = map[string][]string{
 	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
-	"sweep": {"analysis", "ingest", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
-	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
+	"sweep":     {"analysis", "ingest", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
+	"calibrate": {"analysis", "results", "runner", "trace"},
+	"cmd/replay": {"analysis", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }
