@@ -61,8 +61,9 @@ var allowed = map[string][]string{
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "results", "runner", "trace"},
+	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
 	"cmd/replay": {"analysis", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
-		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat"},
+		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }
 

@@ -1,4 +1,4 @@
-package runner
+package trend
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
 )
@@ -35,20 +35,20 @@ func TestTrendFlagsTheSlowRun(t *testing.T) {
 			sc.PrefillPerToken = 240 * time.Microsecond
 		}
 		dir := filepath.Join(root, fmt.Sprintf("run-%d", i))
-		cfg := Config{Trace: tr, Out: dir, Tokenizer: testenv.SampleTokenizer(), Sim: sc, SLO: "ttft=100ms", Stderr: &stderr, Stdout: io.Discard}
-		if _, err := Run(context.Background(), cfg); err != nil {
+		cfg := runner.Config{Trace: tr, Out: dir, Tokenizer: testenv.SampleTokenizer(), Sim: sc, SLO: "ttft=100ms", Stderr: &stderr, Stdout: io.Discard}
+		if _, err := runner.Run(context.Background(), cfg); err != nil {
 			t.Fatalf("run %d: %v\n%s", i, err, stderr.String())
 		}
 		dirs = append(dirs, dir)
 	}
 	out := filepath.Join(root, "trend")
 	// Given out of order: the trend orders runs by their start.
-	tt, err := Trend(append(dirs[3:], dirs[:3]...), out, analysis.DefaultTrendK, &stderr)
+	tt, err := Write(append(dirs[3:], dirs[:3]...), out, DefaultK, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var table bytes.Buffer
-	WriteTrendTable(&table, tt)
+	WriteTable(&table, tt)
 	t.Logf("\n%s", table.String())
 	if len(tt.Flagged) != 1 || tt.Flagged[0] != dirs[3] {
 		t.Fatalf("flagged %v, want only %s", tt.Flagged, dirs[3])
@@ -56,14 +56,14 @@ func TestTrendFlagsTheSlowRun(t *testing.T) {
 	if tt.Runs[0].Dir != dirs[0] || tt.Runs[3].Dir != dirs[3] {
 		t.Errorf("runs not in start order: %s first", tt.Runs[0].Dir)
 	}
-	page, err := os.ReadFile(filepath.Join(out, analysis.TrendReportFile))
+	page, err := os.ReadFile(filepath.Join(out, PageFile))
 	if err != nil || strings.Count(string(page), "<svg") != 3 || !strings.Contains(string(page), "1 run(s) outside the band") {
 		t.Errorf("trend.html: %v, %d plots", err, strings.Count(string(page), "<svg"))
 	}
-	if _, err := os.Stat(filepath.Join(out, analysis.TrendFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, File)); err != nil {
 		t.Error(err)
 	}
-	if _, err := Trend([]string{dirs[0], root}, out, 3, &stderr); err == nil || !strings.Contains(err.Error(), root) {
+	if _, err := Write([]string{dirs[0], root}, out, 3, &stderr); err == nil || !strings.Contains(err.Error(), root) {
 		t.Errorf("a folder without summary.json: %v", err)
 	}
 }
