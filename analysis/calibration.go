@@ -20,7 +20,7 @@ import (
 // calibration.go is the calibration layer of capacity planning: single requests, one at a time,
 // measured over a grid of prompt and output lengths, and the curves fitted to them, so a loaded
 // run's TTFT can be split into what one request alone would take and what it waited. The
-// measuring is the runner's (runner/calibrate.go); the numbers, the fits and the file are here.
+// measuring and its page are package calibrate's; the numbers, the fits and the file are here.
 
 // CalibrationFile is calibration.json's name inside `replay calibrate`'s --out folder.
 const CalibrationFile = runfolder.Calibration

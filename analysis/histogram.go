@@ -104,3 +104,7 @@ func round3(x float64) float64 {
 	}
 	return math.Round(x*1000) / 1000
 }
+
+// Round3 is round3 for the study packages' own figures (trend's spread), so their JSON rounds
+// as summary.json does.
+func Round3(x float64) float64 { return round3(x) }

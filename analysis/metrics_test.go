@@ -324,8 +324,8 @@ func TestCostWorkedExample(t *testing.T) {
 	exact(t, "output tok/s", s.Throughput.OutputTokS, 1000)
 	exact(t, "$/M output tokens", *s.Cost.PerMOutputTokens, 4.4444)
 	exact(t, "$/M output tokens at SLO", *s.Cost.PerMOutputTokensSLO, 8.8889)
-	if v := perMTokens(2*8, 1000); *v != 4.4444 {
-		t.Errorf("perMTokens(16, 1000) = %v", *v)
+	if v := PerMTokens(2*8, 1000); *v != 4.4444 {
+		t.Errorf("PerMTokens(16, 1000) = %v", *v)
 	}
 }
 

@@ -257,7 +257,7 @@ func appendQueueingFigures(m *Metrics, figs []figure) ([]figure, error) {
 		alone = append(alone, plotter.XY{X: float64(b.RunningMax), Y: b.MeanPredictedMS})
 	}
 	svg, err = levelLines("TPOT against the engine's batch size", "requests running in the engine (its /metrics, mean over each decode; buckets up to)", "milliseconds",
-		[]speedLine{{"measured TPOT", colPurple, meas}, {"predicted TPOT alone (calibration)", colBlue, alone}})
+		[]Line{{"measured TPOT", colPurple, meas}, {"predicted TPOT alone (calibration)", colBlue, alone}})
 	if err != nil {
 		return nil, err
 	}
@@ -265,20 +265,20 @@ func appendQueueingFigures(m *Metrics, figs []figure) ([]figure, error) {
 }
 
 // levelLines draws series with points against a plain x axis.
-func levelLines(title, xlabel, ylabel string, lines []speedLine) (string, error) {
+func levelLines(title, xlabel, ylabel string, lines []Line) (string, error) {
 	p := newPlot(title, xlabel, ylabel)
 	p.Legend.Left = true
 	top := 0.0
 	for _, l := range lines {
-		ln, pts, err := plotter.NewLinePoints(l.xys)
+		ln, pts, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, l.name, err)
+			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = lineStyle(l.c, 1.5, false)
-		pts.Color = l.c
+		ln.LineStyle = lineStyle(l.Color, 1.5, false)
+		pts.Color = l.Color
 		p.Add(ln, pts)
-		p.Legend.Add(l.name, ln, pts)
-		for _, xy := range l.xys {
+		p.Legend.Add(l.Name, ln, pts)
+		for _, xy := range l.XYs {
 			top = math.Max(top, xy.Y)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
 
@@ -49,26 +50,7 @@ func goldenMetrics(t testing.TB) (*Metrics, *Summary) {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./analysis -run %s -update)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got: %.200s\nwant: %.200s\n(-update to accept)", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: got %d lines, want %d (-update to accept)", path, len(gl), len(wl))
-	}
+	testenv.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestReportGolden(t *testing.T) {

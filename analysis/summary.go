@@ -219,8 +219,8 @@ type Cost struct {
 	PerMOutputTokensSLO *float64 `json:"per_m_output_tokens_at_slo"`
 }
 
-// perMTokens is the cost of a million tokens produced at tokS per second for perHour an hour.
-func perMTokens(perHour, tokS float64) *float64 {
+// PerMTokens is the cost of a million tokens produced at tokS per second for perHour an hour.
+func PerMTokens(perHour, tokS float64) *float64 {
 	if !(tokS > 0) {
 		return nil
 	}
@@ -330,9 +330,9 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		perHour := m.opts.CostPerHour * float64(m.opts.GPUs)
 		c := &Cost{PerGPUHour: m.opts.CostPerHour, GPUs: m.opts.GPUs}
 		if dur > 0 {
-			c.PerMOutputTokens = perMTokens(perHour, float64(m.outputTokens)/dur)
+			c.PerMOutputTokens = PerMTokens(perHour, float64(m.outputTokens)/dur)
 			if !m.opts.SLO.IsZero() {
-				c.PerMOutputTokensSLO = perMTokens(perHour, float64(m.sloOutTokens)/dur)
+				c.PerMOutputTokensSLO = PerMTokens(perHour, float64(m.sloOutTokens)/dur)
 			}
 		}
 		s.Cost = c

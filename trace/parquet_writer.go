@@ -102,3 +102,19 @@ func (w *Writer) Close() error {
 	}
 	return err
 }
+
+// WriteFile writes recs to path as a normalized trace: the designed traces a study replays
+// (a calibration grid, a closed loop) are whole in memory before they are written.
+func WriteFile(path string, recs []Record) error {
+	w, err := CreateFile(path)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			_ = w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}

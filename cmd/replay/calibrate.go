@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/calibrate"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func setupCalibrate(fs *pflag.FlagSet, std cli) func(ctx context.Context, args [
 	mp := fs.Lookup("max-prompt-tokens")
 	mp.Value.(*wordFlag[int]).words = []keyword[int]{auto(0)}
 	mp.DefValue, mp.Usage = wordAuto, "largest prompt measured (auto: the --trace's p99 prompt, else 2048; 0 means auto too)"
-	var o runner.CalibrateOptions
+	var o calibrate.Options
 	fs.IntVar(&o.Points, "points", 6, "prompt lengths measured, evenly spread up to the largest")
 	prompts := fs.String("prompt-tokens", "", "exact prompt lengths instead of --points (e.g. 128,512,2048)")
 	outputs := fs.String("output-tokens", "8,32", "output lengths each prompt length is measured with")
@@ -59,11 +59,11 @@ func setupCalibrate(fs *pflag.FlagSet, std cli) func(ctx context.Context, args [
 		if o.Repeats <= 0 {
 			return fmt.Errorf("--repeats %d: want 1 or more", o.Repeats)
 		}
-		c, err := runner.Calibrate(ctx, cfg, o)
+		c, err := calibrate.Run(ctx, cfg, o)
 		if err != nil {
 			return err
 		}
-		runner.WriteCalibrationSummary(std.stdout, c)
+		calibrate.WriteSummary(std.stdout, c)
 		return nil
 	}
 }

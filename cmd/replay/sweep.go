@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/sweep"
 )
 
 func init() {
@@ -53,9 +53,9 @@ func setupSweep(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 				}
 				levels = append(levels, v)
 			}
-			res, err := runner.SweepConcurrency(ctx, cfg, runner.ConcurrencyOptions{Levels: levels, TargetPct: *target, All: *all})
+			res, err := sweep.Concurrency(ctx, cfg, sweep.ConcurrencyOptions{Levels: levels, TargetPct: *target, All: *all})
 			if res != nil && len(res.Points) > 0 {
-				runner.WriteConcurrencyTable(std.stdout, res)
+				sweep.WriteConcurrencyTable(std.stdout, res)
 			}
 			return runExit(err)
 		}
@@ -70,9 +70,9 @@ func setupSweep(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 			}
 			sp = append(sp, v)
 		}
-		res, err := runner.Sweep(ctx, cfg, sp, *target)
+		res, err := sweep.Speed(ctx, cfg, sp, *target)
 		if res != nil && len(res.Points) > 0 {
-			runner.WriteSweepTable(std.stdout, res)
+			sweep.WriteSpeedTable(std.stdout, res)
 		}
 		return runExit(err)
 	}

@@ -6,8 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/trend"
 )
 
 func init() {
@@ -24,16 +23,16 @@ func init() {
 
 func setupTrend(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "folder for trend.json and trend.html")
-	k := fs.Float64("k", analysis.DefaultTrendK, "band half-width in robust standard deviations (1.4826 x MAD) of the other runs")
+	k := fs.Float64("k", trend.DefaultK, "band half-width in robust standard deviations (1.4826 x MAD) of the other runs")
 	return func(ctx context.Context, args []string) error {
 		if len(args) == 0 {
 			return errors.New("give the run folders to compare: replay trend DIR... --out DIR")
 		}
-		t, err := runner.Trend(args, *out, *k, std.stderr)
+		t, err := trend.Write(args, *out, *k, std.stderr)
 		if err != nil {
 			return err
 		}
-		runner.WriteTrendTable(std.stdout, t)
+		trend.WriteTable(std.stdout, t)
 		return nil
 	}
 }

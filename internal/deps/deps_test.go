@@ -61,8 +61,12 @@ var allowed = map[string][]string{
 	// Wiring: the run connects the stages; the command only parses flags and calls.
 	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "runfolder", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
-	"cmd/replay": {"analysis", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
-		"shard", "sim", "synth", "synth/tokenizer", "trace", "tracestat"},
+	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
+	"sweep":     {"analysis", "ingest", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
+	"calibrate": {"analysis", "results", "runner", "trace"},
+	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
+	"cmd/replay": {"analysis", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
+		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }
 

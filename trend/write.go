@@ -1,4 +1,4 @@
-package runner
+package trend
 
 import (
 	"bytes"
@@ -13,17 +13,17 @@ import (
 	"github.com/llm-replay/replay/analysis"
 )
 
-// trend.go is replay trend: many runs of one trace (their folders' summary.json) side by side
+// write.go is replay trend: many runs of one trace (their folders' summary.json) side by side
 // over wall time, the run-to-run spread and the runs outside the band of the others
-// (analysis/trend.go has the figures and the rule).
+// (trend.go has the figures and the rule, page.go the page).
 
-// Trend reads each folder's summary.json and writes trend.json and trend.html into out. Runs
+// Write reads each folder's summary.json and writes trend.json and trend.html into out. Runs
 // of different traces are compared all the same, with a warning on stderr.
-func Trend(dirs []string, out string, k float64, stderr io.Writer) (*analysis.Trend, error) {
+func Write(dirs []string, out string, k float64, stderr io.Writer) (*Trend, error) {
 	if out == "" {
 		return nil, errors.New("--out is required")
 	}
-	var runs []analysis.TrendRun
+	var runs []Run
 	for _, d := range dirs {
 		s, err := analysis.ReadSummary(filepath.Join(d, analysis.SummaryFile))
 		if err != nil {
@@ -32,12 +32,12 @@ func Trend(dirs []string, out string, k float64, stderr io.Writer) (*analysis.Tr
 		if s.Run.StartedAt.IsZero() {
 			return nil, fmt.Errorf("%s: summary.json has no run.started_at: it cannot be placed in time", d)
 		}
-		runs = append(runs, analysis.TrendRunOf(d, s))
+		runs = append(runs, RunOf(d, s))
 	}
-	if traces := analysis.TrendTraces(runs); len(traces) > 1 {
+	if traces := Traces(runs); len(traces) > 1 {
 		fmt.Fprintf(stderr, "replay trend: the runs replayed %d different traces (%s): their spread mixes workloads\n", len(traces), strings.Join(traces, ", "))
 	}
-	t, err := analysis.BuildTrend(runs, k)
+	t, err := Build(runs, k)
 	if err != nil {
 		return nil, err
 	}
@@ -48,18 +48,18 @@ func Trend(dirs []string, out string, k float64, stderr io.Writer) (*analysis.Tr
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(out, analysis.TrendFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, File), append(b, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := analysis.WriteTrendHTML(&buf, t, analysis.ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, t, analysis.ReportOptions{}); err != nil {
 		return nil, err
 	}
-	return t, os.WriteFile(filepath.Join(out, analysis.TrendReportFile), buf.Bytes(), 0o644)
+	return t, os.WriteFile(filepath.Join(out, PageFile), buf.Bytes(), 0o644)
 }
 
-// WriteTrendTable prints one line per run, then the spread and the flagged runs.
-func WriteTrendTable(w io.Writer, t *analysis.Trend) {
+// WriteTable prints one line per run, then the spread and the flagged runs.
+func WriteTable(w io.Writer, t *Trend) {
 	fmt.Fprintf(w, "%-20s %-19s %10s %10s %10s %9s  %s\n", "run", "started", "ttft p50", "ttft p95", "ttft p99", "goodput", "band")
 	for _, r := range t.Runs {
 		g := "n/a"

@@ -1,8 +1,10 @@
-package analysis
+package sweep
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/llm-replay/replay/analysis"
 )
 
 // KneeCost prices a sweep's knee: the throughput an endpoint sustains while it still holds the
@@ -29,7 +31,7 @@ func CostAtKnee(perGPUHour float64, gpus int, outputTokS float64) (*KneeCost, er
 	case !(outputTokS > 0) || math.IsInf(outputTokS, 0):
 		return nil, fmt.Errorf("output throughput %v tok/s at the knee: nothing to price", outputTokS)
 	}
-	v := perMTokens(perGPUHour*float64(gpus), outputTokS)
+	v := analysis.PerMTokens(perGPUHour*float64(gpus), outputTokS)
 	return &KneeCost{PerGPUHour: perGPUHour, GPUs: gpus, OutputTokS: outputTokS, PerMOutputTokens: *v}, nil
 }
 

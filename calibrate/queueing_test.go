@@ -1,4 +1,4 @@
-package runner
+package calibrate
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
@@ -39,7 +40,7 @@ func serveSim(t *testing.T, sc sim.Config) (*sim.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ServerCounting(testenv.SampleTokenizer(), tok, &sc); err != nil {
+	if err := runner.ServerCounting(testenv.SampleTokenizer(), tok, &sc); err != nil {
 		t.Fatal(err)
 	}
 	srv := sim.New(sc)
@@ -78,10 +79,10 @@ func simMeanWaitMS(t *testing.T, srv *sim.Server) float64 {
 func TestQueueingDecomposition(t *testing.T) {
 	var stderr bytes.Buffer
 	_, url := serveSim(t, queueSim())
-	base := Config{Endpoint: url, Model: "replay-sim", Tokenizer: testenv.SampleTokenizer(), Stderr: &stderr, Stdout: io.Discard, MetricsURL: "none"}
+	base := runner.Config{Endpoint: url, Model: "replay-sim", Tokenizer: testenv.SampleTokenizer(), Stderr: &stderr, Stdout: io.Discard, MetricsURL: "none"}
 	calCfg := base
 	calCfg.Out = t.TempDir()
-	cal, err := Calibrate(context.Background(), calCfg, CalibrateOptions{MaxPromptTokens: 512, Points: 4, OutputTokens: []int{4}, Repeats: 2})
+	cal, err := Run(context.Background(), calCfg, Options{MaxPromptTokens: 512, Points: 4, OutputTokens: []int{4}, Repeats: 2})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -94,7 +95,7 @@ func TestQueueingDecomposition(t *testing.T) {
 		// The engine's running count, for TPOT by batch size.
 		cfg.MetricsURL, cfg.MetricsInterval = strings.TrimSuffix(url, "/v1")+"/metrics", 20*time.Millisecond
 		cfg.Trace = writeGapTrace(t, n, gapMS, 128, 30)
-		sum, err := Run(context.Background(), cfg)
+		sum, err := runner.Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr.String())
 		}

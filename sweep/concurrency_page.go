@@ -1,4 +1,4 @@
-package analysis
+package sweep
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/llm-replay/replay/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -15,7 +16,7 @@ import (
 type ConcurrencyLevel struct {
 	Concurrency int
 	Dir         string
-	Summary     *Summary
+	Summary     *analysis.Summary
 	Holds       bool
 	// Why names the limits the level broke.
 	Why string
@@ -34,7 +35,7 @@ type ConcurrencyPage struct {
 }
 
 // pct picks the page's percentile of a distribution.
-func (cp ConcurrencyPage) pct(d Dist) float64 {
+func (cp ConcurrencyPage) pct(d analysis.Dist) float64 {
 	switch cp.Percentile {
 	case "p90":
 		return d.P90
@@ -44,10 +45,10 @@ func (cp ConcurrencyPage) pct(d Dist) float64 {
 	return d.P95
 }
 
-// WriteConcurrencySweepHTML writes a concurrency sweep's sweep.html: TTFT and throughput against
+// WriteConcurrencyHTML writes a concurrency sweep's sweep.html: TTFT and throughput against
 // concurrency on two axes with the SLO line and the knee, then e2e and TPOT, requests per second
 // and the TTFT percentiles against concurrency, and a table row per level. Self-contained.
-func WriteConcurrencySweepHTML(w io.Writer, cp ConcurrencyPage, o ReportOptions) error {
+func WriteConcurrencyHTML(w io.Writer, cp ConcurrencyPage, o analysis.ReportOptions) error {
 	for i, l := range cp.Levels {
 		if l.Summary == nil {
 			return fmt.Errorf("sweep level %d (concurrency %d) has no summary", i, l.Concurrency)
@@ -61,10 +62,10 @@ func WriteConcurrencySweepHTML(w io.Writer, cp ConcurrencyPage, o ReportOptions)
 	for _, l := range cp.Levels {
 		page.Rows = append(page.Rows, concurrencyRow{L: l, TTFT: cp.pct(l.Summary.TTFT), E2E: cp.pct(l.Summary.E2E), TPOT: cp.pct(l.Summary.TPOT)})
 	}
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return writePage(w, concurrencyTmpl, page, "sweep report")
+	return analysis.WritePage(w, concurrencyTmpl, page, "sweep report")
 }
 
 type concurrencyRow struct {
@@ -75,7 +76,7 @@ type concurrencyRow struct {
 type concurrencyPageData struct {
 	P       ConcurrencyPage
 	Rows    []concurrencyRow
-	Figures []figure
+	Figures []analysis.Figure
 	FontCSS template.CSS
 }
 
@@ -91,12 +92,12 @@ func concurrencyTicks(levels []ConcurrencyLevel) plot.Ticker {
 }
 
 // levelPlot draws series against concurrency on a log2 axis with the knee marked.
-func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []speedLine) (string, error) {
-	p := newPlot(title, "requests in flight (closed loop)", ylabel)
+func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []analysis.Line) (string, error) {
+	p := analysis.NewPlot(title, "requests in flight (closed loop)", ylabel)
 	p.Legend.Left = true
 	hi := 0.0
 	for _, l := range lines {
-		for _, xy := range l.xys {
+		for _, xy := range l.XYs {
 			hi = math.Max(hi, xy.Y)
 		}
 	}
@@ -106,28 +107,28 @@ func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []speedLine) (str
 	p.X.Min, p.X.Max = first/1.2, last*1.2
 	p.Y.Min, p.Y.Max = 0, math.Max(hi*1.15, 1e-3)
 	for _, l := range lines {
-		ln, pts, err := plotter.NewLinePoints(l.xys)
+		ln, pts, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, l.name, err)
+			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = lineStyle(l.c, 1.8, false)
-		pts.Color = l.c
+		ln.LineStyle = analysis.LineStyle(l.Color, 1.8, false)
+		pts.Color = l.Color
 		p.Add(ln, pts)
-		p.Legend.Add(l.name, ln, pts)
+		p.Legend.Add(l.Name, ln, pts)
 	}
 	if cp.Knee > 0 {
 		ln, err := plotter.NewLine(plotter.XYs{{X: float64(cp.Knee), Y: 0}, {X: float64(cp.Knee), Y: p.Y.Max}})
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = lineStyle(colGray, 1.5, true)
+		ln.LineStyle = analysis.LineStyle(analysis.Gray, 1.5, true)
 		p.Add(ln)
 		p.Legend.Add(fmt.Sprintf("knee %d", cp.Knee), ln)
 	}
-	return svgOf(p)
+	return analysis.SVG(p)
 }
 
-func concurrencyPlots(cp ConcurrencyPage) ([]figure, error) {
+func concurrencyPlots(cp ConcurrencyPage) ([]analysis.Figure, error) {
 	if len(cp.Levels) == 0 {
 		return nil, nil
 	}
@@ -143,31 +144,31 @@ func concurrencyPlots(cp ConcurrencyPage) ([]figure, error) {
 		p95 = append(p95, plotter.XY{X: x, Y: s.TTFT.P95})
 		p99 = append(p99, plotter.XY{X: x, Y: s.TTFT.P99})
 	}
-	figs := []figure{{ID: "knee", Title: "TTFT and throughput against concurrency",
+	figs := []analysis.Figure{{ID: "knee", Title: "TTFT and throughput against concurrency",
 		Caption: fmt.Sprintf("Left axis: TTFT %s from each request's send; right axis: output tokens per second over each level's measured span. Dashed red: the SLO's TTFT limit; dashed gray: the knee, the largest level that held %s.", cp.Percentile, cp.SLO),
 		SVG:     twoAxisSVG("TTFT "+cp.Percentile+" and throughput against concurrency", "TTFT "+cp.Percentile+" (ms)", "output tokens / s", two, cp.TTFTLimitMS, cp.Knee)}}
 	specs := []struct {
 		id, title, caption, ylabel string
-		lines                      []speedLine
+		lines                      []analysis.Line
 	}{
 		{"e2e", "e2e and TPOT against concurrency", "End-to-end latency and time per output token at the page's percentile, from send.", "milliseconds",
-			[]speedLine{{"e2e " + cp.Percentile, colBlue, e2e}, {"TPOT " + cp.Percentile, colGreen, tpot}}},
+			[]analysis.Line{{Name: "e2e " + cp.Percentile, Color: analysis.Blue, XYs: e2e}, {Name: "TPOT " + cp.Percentile, Color: analysis.Green, XYs: tpot}}},
 		{"requests", "Completed requests against concurrency", "Successful requests per second over each level's measured span.", "requests / s",
-			[]speedLine{{"completed requests / s", colGreen, reqs}}},
+			[]analysis.Line{{Name: "completed requests / s", Color: analysis.Green, XYs: reqs}}},
 		{"ttft", "TTFT percentiles against concurrency", "TTFT p50, p95 and p99 from send: the spread widens as requests start to wait for a batch slot.", "milliseconds",
-			[]speedLine{{"p50", colLight, p50}, {"p95", colOrange, p95}, {"p99", colRed, p99}}},
+			[]analysis.Line{{Name: "p50", Color: analysis.Light, XYs: p50}, {Name: "p95", Color: analysis.Orange, XYs: p95}, {Name: "p99", Color: analysis.Red, XYs: p99}}},
 	}
 	for _, s := range specs {
 		svg, err := levelPlot(cp, s.title, s.ylabel, s.lines)
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		figs = append(figs, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	return figs, nil
 }
 
-var concurrencyTmpl = template.Must(template.New("csweep").Funcs(reportFuncs).Parse(concurrencyHTML))
+var concurrencyTmpl = template.Must(template.New("csweep").Funcs(analysis.PageFuncs).Parse(concurrencyHTML))
 
 const concurrencyHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -177,7 +178,7 @@ const concurrencyHTML = `<!DOCTYPE html>
 <title>replay sweep --concurrency · {{.P.SLO}}</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `th:first-child,td:first-child{text-align:left}
+` + analysis.PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
@@ -195,4 +196,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{range .Rows}}<tr><td>{{.L.Concurrency}}</td><td>{{f2 .L.Summary.Throughput.ReqS}}</td><td>{{f1 .L.Summary.Throughput.OutputTokS}}</td><td>{{ms .TTFT}}</td><td>{{ms .E2E}}</td><td>{{ms .TPOT}}</td><td{{if .L.Summary.Requests.Failed}} class="bad"{{end}}>{{.L.Summary.Requests.Failed}}</td><td{{if not .L.Holds}} class="bad"{{end}}>{{if .L.Holds}}yes{{else}}no: {{.L.Why}}{{end}}</td><td>{{if .L.Dir}}<a href="{{.L.Dir}}/report.html">{{.L.Dir}}</a>{{end}}</td></tr>
 {{end}}</table>
 
-` + figuresHTML
+` + analysis.FiguresHTML

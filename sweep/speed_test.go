@@ -1,4 +1,4 @@
-package runner
+package sweep
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -35,13 +35,13 @@ func TestSweepFindsCapacity(t *testing.T) {
 	sc.MaxBatch, sc.StepBase, sc.StepPerSeq, sc.StepPerKVToken, sc.Jitter = 4, 10*time.Millisecond, 0, 0, 0
 	sc.PrefillPerToken = time.Microsecond
 	var stderr bytes.Buffer
-	cfg := Config{Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: "e2e=600ms", Sim: sc, Stderr: &stderr, CostPerHour: 2, GPUs: 1}
-	res, err := Sweep(context.Background(), cfg, []float64{1, 2, 3, 4, 6, 8}, 95)
+	cfg := runner.Config{Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: "e2e=600ms", Sim: sc, Stderr: &stderr, CostPerHour: 2, GPUs: 1}
+	res, err := Speed(context.Background(), cfg, []float64{1, 2, 3, 4, 6, 8}, 95)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	var table bytes.Buffer
-	WriteSweepTable(&table, res)
+	WriteSpeedTable(&table, res)
 	t.Logf("\n%s", table.String())
 	if rate := res.Knee * baseRate; rate > capacity || rate < capacity/2 {
 		t.Fatalf("knee %gx = %g req/s; the engine's capacity is %g req/s", res.Knee, rate, capacity)
@@ -50,7 +50,7 @@ func TestSweepFindsCapacity(t *testing.T) {
 		if p.Speed != res.Knee {
 			continue
 		}
-		if want, err := analysis.CostAtKnee(2, 1, p.Summary.Throughput.OutputTokS); err != nil || res.KneeCost == nil || *res.KneeCost != *want {
+		if want, err := CostAtKnee(2, 1, p.Summary.Throughput.OutputTokS); err != nil || res.KneeCost == nil || *res.KneeCost != *want {
 			t.Errorf("cost at the knee %+v, want %+v (%v)", res.KneeCost, want, err)
 		}
 	}
@@ -58,10 +58,10 @@ func TestSweepFindsCapacity(t *testing.T) {
 	if last.Holds || last.Speed*baseRate <= capacity*0.9 {
 		t.Fatalf("the sweep stopped at %gx (%g req/s, holds %v): it must stop at the first speed past capacity", last.Speed, last.Speed*baseRate, last.Holds)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Out, SweepFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(cfg.Out, File)); err != nil {
 		t.Fatal(err)
 	}
-	page, err := os.ReadFile(filepath.Join(cfg.Out, analysis.SweepReportFile))
+	page, err := os.ReadFile(filepath.Join(cfg.Out, PageFile))
 	if err != nil {
 		t.Fatal(err)
 	}

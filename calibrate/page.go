@@ -1,4 +1,4 @@
-package analysis
+package calibrate
 
 import (
 	"fmt"
@@ -7,25 +7,26 @@ import (
 	"io"
 	"math"
 
+	"github.com/llm-replay/replay/analysis"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// CalibrationReportFile is the calibration's plot page beside calibration.json.
-const CalibrationReportFile = "calibration.html"
+// PageFile is the calibration's plot page beside calibration.json.
+const PageFile = "calibration.html"
 
 // scatterLine is a set of measured points and, optionally, the curve fitted to them.
 type scatterLine struct {
 	name string
 	c    color.Color
 	xys  plotter.XYs
-	fit  *Fit
+	fit  *analysis.Fit
 }
 
 // scatterPlot draws measured points with their fitted curves over [0, the largest x].
 func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool) (string, error) {
-	p := newPlot(title, xlabel, ylabel)
+	p := analysis.NewPlot(title, xlabel, ylabel)
 	p.Legend.Left = true
 	xmax := 0.0
 	for _, s := range sets {
@@ -34,8 +35,8 @@ func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool
 		}
 	}
 	if xmax == 0 {
-		noData(p, "points")
-		return svgOf(p)
+		analysis.NoData(p, "points")
+		return analysis.SVG(p)
 	}
 	p.X.Min, p.X.Max = 0, xmax*1.05
 	for _, s := range sets {
@@ -59,7 +60,7 @@ func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool
 			if err != nil {
 				return "", err
 			}
-			ln.LineStyle = lineStyle(s.c, 1.5, false)
+			ln.LineStyle = analysis.LineStyle(s.c, 1.5, false)
 			p.Add(ln)
 			p.Legend.Add(s.fit.Model+" fit", ln)
 		}
@@ -69,26 +70,26 @@ func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = lineStyle(colGray, 1, true)
+		ln.LineStyle = analysis.LineStyle(analysis.Gray, 1, true)
 		p.Add(ln)
 	}
-	return svgOf(p)
+	return analysis.SVG(p)
 }
 
-// WriteCalibrationHTML writes calibration.html: TTFT against uncached prompt tokens with the
+// WriteHTML writes calibration.html: TTFT against uncached prompt tokens with the
 // fitted curve (and the cached-prefix repeats with theirs), the residuals, TPOT against
 // context, and the points as a table.
-func WriteCalibrationHTML(w io.Writer, c *Calibration, o ReportOptions) error {
+func WriteHTML(w io.Writer, c *analysis.Calibration, o analysis.ReportOptions) error {
 	var unc, cac, res, cres, tpot plotter.XYs
 	for _, p := range c.Points {
 		switch p.Kind {
-		case PointUncached:
+		case analysis.PointUncached:
 			unc = append(unc, plotter.XY{X: float64(p.UncachedTokens), Y: p.TTFTMS})
 			res = append(res, plotter.XY{X: float64(p.UncachedTokens), Y: p.ResidualMS})
 			if p.TPOTMS > 0 {
 				tpot = append(tpot, plotter.XY{X: p.ContextTokens, Y: p.TPOTMS})
 			}
-		case PointCached:
+		case analysis.PointCached:
 			cac = append(cac, plotter.XY{X: float64(p.PromptTokens), Y: p.TTFTMS})
 			cres = append(cres, plotter.XY{X: float64(p.PromptTokens), Y: p.ResidualMS})
 		}
@@ -101,17 +102,17 @@ func WriteCalibrationHTML(w io.Writer, c *Calibration, o ReportOptions) error {
 		{"ttft", "TTFT against prompt tokens", "Single requests, one at a time. Orange: fresh prompts against their uncached tokens, with the curve fitted to them; green: the same prompt sent again at once, against its whole length, its prefix in the endpoint's cache.",
 			func() (string, error) {
 				return scatterPlot("TTFT of one request alone", "prompt tokens (uncached for fresh prompts)", "milliseconds",
-					[]scatterLine{{"fresh prompt", colOrange, unc, &ttftFit}, {"prefix cached", colGreen, cac, c.TTFTCached}}, false)
+					[]scatterLine{{"fresh prompt", analysis.Orange, unc, &ttftFit}, {"prefix cached", analysis.Green, cac, c.TTFTCached}}, false)
 			}},
 		{"residuals", "Residuals of the TTFT fits", "Measured TTFT less the fitted curve's, per point: a pattern here (a bow, a trend) says the model is the wrong shape; scatter around 0 is measurement noise.",
 			func() (string, error) {
 				return scatterPlot("residuals", "prompt tokens", "measured - fitted (ms)",
-					[]scatterLine{{"fresh prompt", colOrange, res, nil}, {"prefix cached", colGreen, cres, nil}}, true)
+					[]scatterLine{{"fresh prompt", analysis.Orange, res, nil}, {"prefix cached", analysis.Green, cres, nil}}, true)
 			}},
 		{"tpot", "TPOT against context", "Time per output token of each fresh request against its mean decode context (prompt plus half the output), with a linear fit.",
 			func() (string, error) {
 				return scatterPlot("time per output token, one request alone", "context tokens", "milliseconds",
-					[]scatterLine{{"TPOT", colPurple, tpot, c.TPOT}}, false)
+					[]scatterLine{{"TPOT", analysis.Purple, tpot, c.TPOT}}, false)
 			}},
 	}
 	page := calibrationPageData{C: c}
@@ -120,22 +121,22 @@ func WriteCalibrationHTML(w io.Writer, c *Calibration, o ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		page.Figures = append(page.Figures, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	var err error
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return writePage(w, calibrationTmpl, page, "calibration report")
+	return analysis.WritePage(w, calibrationTmpl, page, "calibration report")
 }
 
 type calibrationPageData struct {
-	C       *Calibration
-	Figures []figure
+	C       *analysis.Calibration
+	Figures []analysis.Figure
 	FontCSS template.CSS
 }
 
-var calibrationTmpl = template.Must(template.New("calibration").Funcs(reportFuncs).Parse(calibrationHTML))
+var calibrationTmpl = template.Must(template.New("calibration").Funcs(analysis.PageFuncs).Parse(calibrationHTML))
 
 const calibrationHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -145,7 +146,7 @@ const calibrationHTML = `<!DOCTYPE html>
 <title>replay calibrate · {{.C.Model}}</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `th{background:#f4f6f8;font-weight:bold}
+` + analysis.PageCSS + `th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .fit{font-family:monospace;font-size:14px;margin:6px 0}
 </style>

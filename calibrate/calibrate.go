@@ -1,4 +1,4 @@
-package runner
+package calibrate
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -35,8 +36,8 @@ const calibrationGap = 20 * time.Millisecond
 // defaultMaxPrompt is the largest prompt calibrated without a trace or --max-prompt-tokens.
 const defaultMaxPrompt = 2048
 
-// CalibrateOptions is the grid.
-type CalibrateOptions struct {
+// Options is the grid.
+type Options struct {
 	// PromptTokens are the prompt lengths; empty means Points lengths evenly spread up to
 	// MaxPromptTokens (or the trace's p99 prompt when a trace is given, else 2048).
 	PromptTokens    []int
@@ -50,7 +51,7 @@ type CalibrateOptions struct {
 	NoCached bool
 }
 
-func (o CalibrateOptions) withDefaults() CalibrateOptions {
+func (o Options) withDefaults() Options {
 	if o.Points == 0 {
 		o.Points = 6
 	}
@@ -63,10 +64,10 @@ func (o CalibrateOptions) withDefaults() CalibrateOptions {
 	return o
 }
 
-// Calibrate measures the grid against base's endpoint (or simulator) into base.Out/run and
+// Run measures the grid against base's endpoint (or simulator) into base.Out/run and
 // writes base.Out/calibration.json and calibration.html. base.Warmup throwaway requests go
 // first (2 when 0). The trace, when base.Trace is set, only sets the largest prompt.
-func Calibrate(ctx context.Context, base Config, o CalibrateOptions) (*analysis.Calibration, error) {
+func Run(ctx context.Context, base runner.Config, o Options) (*analysis.Calibration, error) {
 	o = o.withDefaults()
 	if base.Out == "" {
 		return nil, errors.New("--out is required")
@@ -91,26 +92,13 @@ func Calibrate(ctx context.Context, base Config, o CalibrateOptions) (*analysis.
 	}
 	recs, kinds := calibrationRecords(grid, o)
 	tracePath := filepath.Join(base.Out, "calibration-trace.parquet")
-	if err := writeTrace(tracePath, recs); err != nil {
+	if err := trace.WriteFile(tracePath, recs); err != nil {
 		return nil, fmt.Errorf("%s: %w", tracePath, err)
 	}
-	cfg := base
-	cfg.Trace = tracePath
-	cfg.Ingest.Format = "parquet"
-	cfg.Out = filepath.Join(base.Out, "run")
-	cfg.Schedule.Speed, cfg.Schedule.MaxConcurrency = 1, 1
-	cfg.Schedule.From, cfg.Schedule.To, cfg.Schedule.Limit, cfg.Limit = 0, 0, 0, 0
-	cfg.Options, cfg.UniquePrefixes = OptionsNone, false
-	cfg.Synth.MaxPromptTokens = 0 // the grid is the prompts; MaxPromptTokens only shaped it
-	if cfg.Warmup == 0 {
-		cfg.Warmup = 2
-	}
-	cfg.MaxLateness = 0 // one request at a time: no schedule to keep
-	cfg.MaxErrorRate = 1
-	cfg.Stdout = io.Discard
+	cfg := gridConfig(base, tracePath)
 	fmt.Fprintf(base.Stderr, "replay calibrate: %d single requests (prompts %v x outputs %v x %d repeats%s) -> %s\n",
 		len(recs), grid, o.OutputTokens, o.Repeats, map[bool]string{false: ", each prompt again cached", true: ""}[o.NoCached], cfg.Out)
-	sum, err := Run(ctx, cfg)
+	sum, err := runner.Run(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("calibration run: %w", err)
 	}
@@ -148,14 +136,34 @@ func Calibrate(ctx context.Context, base Config, o CalibrateOptions) (*analysis.
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := analysis.WriteCalibrationHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
 		return nil, err
 	}
-	return c, os.WriteFile(filepath.Join(base.Out, analysis.CalibrationReportFile), buf.Bytes(), 0o644)
+	return c, os.WriteFile(filepath.Join(base.Out, PageFile), buf.Bytes(), 0o644)
+}
+
+// gridConfig is base set to replay the grid's trace at tracePath one request at a time, into
+// base.Out/run.
+func gridConfig(base runner.Config, tracePath string) runner.Config {
+	cfg := base
+	cfg.Trace = tracePath
+	cfg.Ingest.Format = "parquet"
+	cfg.Out = filepath.Join(base.Out, "run")
+	cfg.Schedule.Speed, cfg.Schedule.MaxConcurrency = 1, 1
+	cfg.Schedule.From, cfg.Schedule.To, cfg.Schedule.Limit, cfg.Limit = 0, 0, 0, 0
+	cfg.Options, cfg.UniquePrefixes = runner.OptionsNone, false
+	cfg.Synth.MaxPromptTokens = 0 // the grid is the prompts; MaxPromptTokens only shaped it
+	if cfg.Warmup == 0 {
+		cfg.Warmup = 2
+	}
+	cfg.MaxLateness = 0 // one request at a time: no schedule to keep
+	cfg.MaxErrorRate = 1
+	cfg.Stdout = io.Discard
+	return cfg
 }
 
 // calibrationGrid is the prompt lengths to measure, in increasing order.
-func calibrationGrid(base Config, o CalibrateOptions) ([]int, error) {
+func calibrationGrid(base runner.Config, o Options) ([]int, error) {
 	if len(o.PromptTokens) > 0 {
 		g := append([]int(nil), o.PromptTokens...)
 		sort.Ints(g)
@@ -198,12 +206,8 @@ func calibrationGrid(base Config, o CalibrateOptions) ([]int, error) {
 }
 
 // traceP99Prompt is the 99th percentile prompt length of base's trace window.
-func traceP99Prompt(base Config) (int, error) {
-	tok, err := resolveTokenizer(base)
-	if err != nil {
-		return 0, err
-	}
-	recs, err := readWindow(base.Trace, tok, base)
+func traceP99Prompt(base runner.Config) (int, error) {
+	_, recs, err := runner.Window(base)
 	if err != nil {
 		return 0, err
 	}
@@ -221,7 +225,7 @@ func traceP99Prompt(base Config) (int, error) {
 // calibrationRecords lays the grid out as one session: for each repeat and prompt length, a
 // request of fresh blocks per output length, then (unless NoCached) the first of them again
 // with the shortest output, its whole prompt in blocks the endpoint has just computed.
-func calibrationRecords(grid []int, o CalibrateOptions) ([]trace.Record, []string) {
+func calibrationRecords(grid []int, o Options) ([]trace.Record, []string) {
 	var recs []trace.Record
 	var kinds []string
 	next := uint64(1) << 40
@@ -257,23 +261,8 @@ func calibrationRecords(grid []int, o CalibrateOptions) ([]trace.Record, []strin
 	return recs, kinds
 }
 
-// writeTrace writes records as a normalized trace.
-func writeTrace(path string, recs []trace.Record) error {
-	w, err := trace.CreateFile(path)
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			_ = w.Close()
-			return err
-		}
-	}
-	return w.Close()
-}
-
-// WriteCalibrationSummary prints the fitted curves and the residuals per prompt length.
-func WriteCalibrationSummary(w io.Writer, c *analysis.Calibration) {
+// WriteSummary prints the fitted curves and the residuals per prompt length.
+func WriteSummary(w io.Writer, c *analysis.Calibration) {
 	fmt.Fprintf(w, "TTFT  = %s\n", c.TTFT)
 	if c.TTFTCached != nil {
 		fmt.Fprintf(w, "TTFT cached prefix = %s\n", c.TTFTCached)

@@ -1,4 +1,4 @@
-package analysis
+package trend
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/llm-replay/replay/analysis"
 )
 
 // trend.go puts many runs of one trace side by side (replay trend): a stack's variance from run
@@ -13,14 +15,14 @@ import (
 // here are the per-run figures, the spread, and the rule that flags a run outside the band of
 // the others.
 
-// TrendFile and TrendReportFile are replay trend's outputs inside its --out folder.
+// File and PageFile are replay trend's outputs inside its --out folder.
 const (
-	TrendFile       = "trend.json"
-	TrendReportFile = "trend.html"
+	File     = "trend.json"
+	PageFile = "trend.html"
 )
 
-// DefaultTrendK is the band's half-width in robust standard deviations (see TrendBand).
-const DefaultTrendK = 3
+// DefaultK is the band's half-width in robust standard deviations (see Band).
+const DefaultK = 3
 
 // The band's least half-width: runs of a steady stack differ by some percent, and a MAD near 0
 // (most runs alike) must not make that an outlier. Latencies: 20% of the median, since a run's
@@ -31,8 +33,8 @@ const (
 	trendFloorGoodput = 5
 )
 
-// TrendRun is one run's figures.
-type TrendRun struct {
+// Run is one run's figures.
+type Run struct {
 	Dir       string    `json:"dir"`
 	StartedAt time.Time `json:"started_at"`
 	Trace     string    `json:"trace"`
@@ -48,9 +50,9 @@ type TrendRun struct {
 	Outside []string `json:"outside,omitempty"`
 }
 
-// TrendSpread is one figure's spread over the runs: median, MAD (median absolute deviation),
+// Spread is one figure's spread over the runs: median, MAD (median absolute deviation),
 // min, max and the coefficient of variation (stddev / mean, percent).
-type TrendSpread struct {
+type Spread struct {
 	Median float64 `json:"median"`
 	MAD    float64 `json:"mad"`
 	Min    float64 `json:"min"`
@@ -61,10 +63,10 @@ type TrendSpread struct {
 // Trend is trend.json.
 type Trend struct {
 	// Rule says how a run is flagged, in words.
-	Rule   string                 `json:"rule"`
-	K      float64                `json:"k"`
-	Runs   []TrendRun             `json:"runs"`
-	Spread map[string]TrendSpread `json:"spread"`
+	Rule   string            `json:"rule"`
+	K      float64           `json:"k"`
+	Runs   []Run             `json:"runs"`
+	Spread map[string]Spread `json:"spread"`
 	// Flagged lists the runs (their folders) outside the band on any judged figure.
 	Flagged []string `json:"flagged"`
 }
@@ -73,7 +75,7 @@ type Trend struct {
 // whether it is judged against the band or only shown.
 type trendFigure struct {
 	name   string
-	get    func(r *TrendRun) (float64, bool)
+	get    func(r *Run) (float64, bool)
 	judged bool
 	// floor is the band's least half-width around median m.
 	floor func(m float64) float64
@@ -82,27 +84,27 @@ type trendFigure struct {
 func relFloor(m float64) float64 { return trendFloorPct / 100.0 * math.Abs(m) }
 func goodFloor(float64) float64  { return trendFloorGoodput }
 
-func always(f func(r *TrendRun) float64) func(r *TrendRun) (float64, bool) {
-	return func(r *TrendRun) (float64, bool) { return f(r), true }
+func always(f func(r *Run) float64) func(r *Run) (float64, bool) {
+	return func(r *Run) (float64, bool) { return f(r), true }
 }
 
 var trendFigures = []trendFigure{
-	{"ttft_p50_ms", always(func(r *TrendRun) float64 { return r.TTFTP50 }), true, relFloor},
-	{"ttft_p95_ms", always(func(r *TrendRun) float64 { return r.TTFTP95 }), true, relFloor},
-	{"goodput_pct", func(r *TrendRun) (float64, bool) {
+	{"ttft_p50_ms", always(func(r *Run) float64 { return r.TTFTP50 }), true, relFloor},
+	{"ttft_p95_ms", always(func(r *Run) float64 { return r.TTFTP95 }), true, relFloor},
+	{"goodput_pct", func(r *Run) (float64, bool) {
 		if r.GoodputPct == nil {
 			return 0, false
 		}
 		return *r.GoodputPct, true
 	}, true, goodFloor},
 	// p99 rests on the slowest 1% of requests: shown, too noisy to judge a run by.
-	{"ttft_p99_ms", always(func(r *TrendRun) float64 { return r.TTFTP99 }), false, relFloor},
-	{"output_tok_s", always(func(r *TrendRun) float64 { return r.OutputTokS }), false, relFloor},
+	{"ttft_p99_ms", always(func(r *Run) float64 { return r.TTFTP99 }), false, relFloor},
+	{"output_tok_s", always(func(r *Run) float64 { return r.OutputTokS }), false, relFloor},
 }
 
-// TrendRunOf is a run's figures from its summary.
-func TrendRunOf(dir string, s *Summary) TrendRun {
-	r := TrendRun{Dir: dir, StartedAt: s.Run.StartedAt, Trace: s.Run.Trace, Requests: s.Requests.Total, Failed: s.Requests.Failed,
+// RunOf is a run's figures from its summary.
+func RunOf(dir string, s *analysis.Summary) Run {
+	r := Run{Dir: dir, StartedAt: s.Run.StartedAt, Trace: s.Run.Trace, Requests: s.Requests.Total, Failed: s.Requests.Failed,
 		TTFTP50: s.TTFT.P50, TTFTP95: s.TTFT.P95, TTFTP99: s.TTFT.P99, OutputTokS: s.Throughput.OutputTokS}
 	if g := s.Goodput; g != nil {
 		v := g.AllPct
@@ -130,12 +132,12 @@ func mad(xs []float64, m float64) float64 {
 	return median(d)
 }
 
-// TrendBand is the band the other runs set for one latency figure: their median ± max(k x
+// Band is the band the other runs set for one latency figure: their median ± max(k x
 // 1.4826 x their MAD, 20% of their median). 1.4826 x MAD estimates the standard deviation of
 // normal data while one outlier cannot move it (a mean and a stddev would be dragged by the
 // very run being judged); the floor keeps a steady stack's noise inside (goodput's floor is 5
 // points instead, trendBand).
-func TrendBand(others []float64, k float64) (lo, hi float64) {
+func Band(others []float64, k float64) (lo, hi float64) {
 	return trendBand(others, k, relFloor)
 }
 
@@ -146,20 +148,20 @@ func trendBand(others []float64, k float64, floor func(float64) float64) (lo, hi
 	return m - half, m + half
 }
 
-// BuildTrend orders the runs by start time, computes the spread of each figure and flags every
+// Build orders the runs by start time, computes the spread of each figure and flags every
 // run that is outside the band of the others (leave one out: the run judged never widens its
 // own band) on a judged figure: TTFT p50, TTFT p95, and goodput when the runs had an SLO. It
 // needs three runs or more, since a band of one other run says nothing.
-func BuildTrend(runs []TrendRun, k float64) (*Trend, error) {
+func Build(runs []Run, k float64) (*Trend, error) {
 	if len(runs) < 3 {
 		return nil, fmt.Errorf("trend needs 3 runs or more to tell one outside the others' band, got %d", len(runs))
 	}
 	if !(k > 0) {
 		return nil, fmt.Errorf("--k %v: want a positive number of robust standard deviations", k)
 	}
-	runs = append([]TrendRun(nil), runs...)
+	runs = append([]Run(nil), runs...)
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].StartedAt.Before(runs[j].StartedAt) })
-	t := &Trend{K: k, Spread: map[string]TrendSpread{}, Flagged: []string{},
+	t := &Trend{K: k, Spread: map[string]Spread{}, Flagged: []string{},
 		Rule: fmt.Sprintf("a run is flagged when its TTFT p50, TTFT p95 or goodput lies outside the other runs' median ± max(%g x 1.4826 x MAD, a floor of %d%% of the median for TTFT, %d points for goodput)", k, trendFloorPct, trendFloorGoodput)}
 	for i := range runs {
 		runs[i].Outside = nil
@@ -203,10 +205,10 @@ func BuildTrend(runs []TrendRun, k float64) (*Trend, error) {
 	return t, nil
 }
 
-func spreadOf(vals []float64) TrendSpread {
+func spreadOf(vals []float64) Spread {
 	xs := append([]float64(nil), vals...)
 	m := median(xs)
-	s := TrendSpread{Median: round3(m), MAD: round3(mad(xs, m)), Min: xs[0], Max: xs[len(xs)-1]}
+	s := Spread{Median: analysis.Round3(m), MAD: analysis.Round3(mad(xs, m)), Min: xs[0], Max: xs[len(xs)-1]}
 	var sum, sq float64
 	for _, v := range vals {
 		sum += v
@@ -216,13 +218,13 @@ func spreadOf(vals []float64) TrendSpread {
 		sq += (v - mean) * (v - mean)
 	}
 	if len(vals) > 1 && mean != 0 {
-		s.CVPct = round3(100 * math.Sqrt(sq/float64(len(vals)-1)) / math.Abs(mean))
+		s.CVPct = analysis.Round3(100 * math.Sqrt(sq/float64(len(vals)-1)) / math.Abs(mean))
 	}
 	return s
 }
 
-// TrendTraces names the distinct traces the runs replayed, for a warning when they differ.
-func TrendTraces(runs []TrendRun) []string {
+// Traces names the distinct traces the runs replayed, for a warning when they differ.
+func Traces(runs []Run) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range runs {
@@ -236,7 +238,7 @@ func TrendTraces(runs []TrendRun) []string {
 }
 
 // String is the flag of a run in one line, for the terminal.
-func (r TrendRun) String() string {
+func (r Run) String() string {
 	if len(r.Outside) == 0 {
 		return "within the band"
 	}

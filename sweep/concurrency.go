@@ -1,4 +1,4 @@
-package runner
+package sweep
 
 import (
 	"bytes"
@@ -11,22 +11,24 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/trace"
 )
 
-// sweep_concurrency.go is the closed-loop sweep: the same trace at a fixed number of requests
+// concurrency.go is the closed-loop sweep: the same trace at a fixed number of requests
 // in flight per level, 1, 2, 4 ..., as the capacity-planning loop measures an endpoint (the
-// speed sweep in sweep.go is its open-loop sibling).
+// speed sweep in speed.go is its open-loop sibling).
 
 // ConcurrencyPoint is one level of a concurrency sweep and what its run measured.
 type ConcurrencyPoint struct {
 	Concurrency int               `json:"concurrency"`
 	Dir         string            `json:"dir"`
 	Summary     *analysis.Summary `json:"summary"`
-	// Holds is true when every SLO limit held at the target percentile (see levelHolds).
+	// Holds is true when every SLO limit held at the target percentile (see levelBreaks).
 	Holds bool `json:"holds"`
 	// Why says which limit broke, empty when the level held.
 	Why         string `json:"why,omitempty"`
@@ -42,7 +44,7 @@ type ConcurrencyResult struct {
 	TargetPct  float64            `json:"target_pct"`
 	Percentile string             `json:"percentile"`
 	Knee       int                `json:"knee"`
-	KneeCost   *analysis.KneeCost `json:"knee_cost,omitempty"`
+	KneeCost   *KneeCost          `json:"knee_cost,omitempty"`
 	Points     []ConcurrencyPoint `json:"points"`
 }
 
@@ -56,7 +58,7 @@ type ConcurrencyOptions struct {
 	All bool
 }
 
-// SweepConcurrency replays the trace closed loop at each level (each into Out/concurrency-N, the
+// Concurrency replays the trace closed loop at each level (each into Out/concurrency-N, the
 // window laid out as that level's users in Out/concurrency-N-trace.parquet, see
 // writeClosedLoop, so rows' lines are that file's):
 // the level's number of requests in flight, the next drawn in trace order with the trace's own
@@ -67,7 +69,7 @@ type ConcurrencyOptions struct {
 // 100-TargetPct percent of the requests failed. The sweep stops after the first level that
 // does not hold unless All. It writes sweep.json and sweep.html into base.Out, also for the
 // levels finished before an error.
-func SweepConcurrency(ctx context.Context, base Config, o ConcurrencyOptions) (*ConcurrencyResult, error) {
+func Concurrency(ctx context.Context, base runner.Config, o ConcurrencyOptions) (*ConcurrencyResult, error) {
 	if base.SLO == "" {
 		return nil, errors.New("sweep needs --slo: the knee is where the SLO stops holding")
 	}
@@ -105,27 +107,14 @@ func SweepConcurrency(ctx context.Context, base Config, o ConcurrencyOptions) (*
 		return res, err
 	}
 	for _, c := range o.Levels {
-		cfg := base
 		loop := filepath.Join(base.Out, "concurrency-"+strconv.Itoa(c)+"-trace.parquet")
 		if err := writeClosedLoop(loop, recs, c); err != nil {
 			return fail(fmt.Errorf("%s: closed loop of %s: %w", loop, name, err))
 		}
-		cfg.Trace, cfg.Ingest = loop, ingest.Options{Format: "parquet"}
-		cfg.Schedule.From, cfg.Schedule.To, cfg.Schedule.Limit, cfg.Limit = 0, 0, 0, 0
-		cfg.Schedule.Speed = 1
-		cfg.Schedule.MaxConcurrency = c
-		if cfg.Warmup == 0 {
-			cfg.Warmup = c
-		}
-		// A closed loop has no schedule to keep: every request is due at once and waits for a
-		// slot, so send lateness says nothing (the client's own limits are still judged).
-		cfg.MaxLateness = 0
-		cfg.MaxErrorRate = 1 // failures are what a sweep measures
-		cfg.Out = filepath.Join(base.Out, "concurrency-"+strconv.Itoa(c))
-		cfg.Stdout = io.Discard
+		cfg := levelConfig(base, loop, c)
 		fmt.Fprintf(base.Stderr, "replay sweep: concurrency %d (closed loop) -> %s\n", c, cfg.Out)
-		sum, err := Run(ctx, cfg)
-		if errors.Is(err, ErrClientBound) && sum != nil {
+		sum, err := runner.Run(ctx, cfg)
+		if errors.Is(err, runner.ErrClientBound) && sum != nil {
 			res.Points = append(res.Points, ConcurrencyPoint{Concurrency: c, Dir: cfg.Out, Summary: sum, ClientBound: true})
 			return fail(fmt.Errorf("concurrency %d: %w; the knee is at most what the levels before it show", c, err))
 		}
@@ -145,7 +134,7 @@ func SweepConcurrency(ctx context.Context, base Config, o ConcurrencyOptions) (*
 	if res.Knee > 0 && base.CostPerHour > 0 {
 		for _, p := range res.Points {
 			if p.Concurrency == res.Knee {
-				kc, err := analysis.CostAtKnee(base.CostPerHour, base.GPUs, p.Summary.Throughput.OutputTokS)
+				kc, err := CostAtKnee(base.CostPerHour, base.GPUs, p.Summary.Throughput.OutputTokS)
 				if err != nil {
 					return fail(fmt.Errorf("cost at the knee: %w", err))
 				}
@@ -156,13 +145,29 @@ func SweepConcurrency(ctx context.Context, base Config, o ConcurrencyOptions) (*
 	return res, writeConcurrencySweep(base.Out, res)
 }
 
-// closedLoopWindow reads base's trace window (its --trace, or the default workload).
-func closedLoopWindow(base Config) (string, []trace.Record, error) {
-	tok, err := resolveTokenizer(base)
-	if err != nil {
-		return "", nil, err
+// levelConfig is base set to replay the closed loop at path with c requests in flight, into
+// base.Out/concurrency-c.
+func levelConfig(base runner.Config, loop string, c int) runner.Config {
+	cfg := base
+	cfg.Trace, cfg.Ingest = loop, ingest.Options{Format: "parquet"}
+	cfg.Schedule.From, cfg.Schedule.To, cfg.Schedule.Limit, cfg.Limit = 0, 0, 0, 0
+	cfg.Schedule.Speed = 1
+	cfg.Schedule.MaxConcurrency = c
+	if cfg.Warmup == 0 {
+		cfg.Warmup = c
 	}
-	name, recs, err := resolveTrace(base, tok)
+	// A closed loop has no schedule to keep: every request is due at once and waits for a
+	// slot, so send lateness says nothing (the client's own limits are still judged).
+	cfg.MaxLateness = 0
+	cfg.MaxErrorRate = 1 // failures are what a sweep measures
+	cfg.Out = filepath.Join(base.Out, "concurrency-"+strconv.Itoa(c))
+	cfg.Stdout = io.Discard
+	return cfg
+}
+
+// closedLoopWindow reads base's trace window (its --trace, or the default workload).
+func closedLoopWindow(base runner.Config) (string, []trace.Record, error) {
+	name, recs, err := runner.Window(base)
 	if err != nil {
 		return "", nil, err
 	}
@@ -196,7 +201,7 @@ func writeClosedLoop(path string, recs []trace.Record, c int) error {
 		r.Turn = i / c
 		out[i] = r
 	}
-	return writeTrace(path, out)
+	return trace.WriteFile(path, out)
 }
 
 // closedLoopBlock is the block size given to records that had no hashes.
@@ -259,10 +264,10 @@ func writeConcurrencySweep(dir string, res *ConcurrencyResult) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, File), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	page := analysis.ConcurrencyPage{SLO: res.SLO, Percentile: res.Percentile, Knee: res.Knee, KneeCost: res.KneeCost}
+	page := ConcurrencyPage{SLO: res.SLO, Percentile: res.Percentile, Knee: res.Knee, KneeCost: res.KneeCost}
 	if slo, err := analysis.ParseSLO(res.SLO); err == nil {
 		page.TTFTLimitMS = ms(slo.TTFT)
 	}
@@ -271,13 +276,13 @@ func writeConcurrencySweep(dir string, res *ConcurrencyResult) error {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			rel = ""
 		}
-		page.Levels = append(page.Levels, analysis.ConcurrencyLevel{Concurrency: p.Concurrency, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds, Why: p.Why})
+		page.Levels = append(page.Levels, ConcurrencyLevel{Concurrency: p.Concurrency, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds, Why: p.Why})
 	}
 	var buf bytes.Buffer
-	if err := analysis.WriteConcurrencySweepHTML(&buf, page, analysis.ReportOptions{}); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, analysis.SweepReportFile), err)
+	if err := WriteConcurrencyHTML(&buf, page, analysis.ReportOptions{}); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, PageFile), err)
 	}
-	return os.WriteFile(filepath.Join(dir, analysis.SweepReportFile), buf.Bytes(), 0o644)
+	return os.WriteFile(filepath.Join(dir, PageFile), buf.Bytes(), 0o644)
 }
 
 // WriteConcurrencyTable prints one line per level, the knee and its cost.
@@ -300,3 +305,6 @@ func WriteConcurrencyTable(w io.Writer, r *ConcurrencyResult) {
 		fmt.Fprintf(w, "cost at the knee: %s\n", r.KneeCost)
 	}
 }
+
+// ms is a duration in milliseconds, as the summary's distributions are.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,20 +1,24 @@
-package analysis
+package sweep
 
 import (
 	"bytes"
 	"encoding/xml"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // sweepFixture is a sweep of an endpoint that saturates between 4x and 8x: TTFT p95 flat, then
 // two orders of magnitude up; throughput rising with the speed, then flat. Without held, no
 // speed holds.
-func sweepFixture(held bool) SweepPage {
+func sweepFixture(held bool) SpeedPage {
 	type pt struct {
 		speed, ttft, e2e, tok, reqs, met float64
 	}
@@ -24,21 +28,21 @@ func sweepFixture(held bool) SweepPage {
 		{4, 190, 1300, 3900, 19.5, 97},
 		{8, 9500, 21000, 4300, 21, 12},
 	}
-	sp := SweepPage{SLO: "ttft=500ms,e2e=10s", TargetPct: 95}
+	sp := SpeedPage{SLO: "ttft=500ms,e2e=10s", TargetPct: 95}
 	for _, p := range pts {
 		if !held {
 			p.met /= 2
 		}
 		perM := 2.0 / (p.tok * 3600) * 1e6
-		s := &Summary{
-			TTFTSched:  Dist{P95: p.ttft},
-			E2ESched:   Dist{P95: p.e2e},
-			Throughput: Throughput{OutputTokS: p.tok, ReqS: p.reqs},
-			Goodput:    &Goodput{SLO: sp.SLO, LimitsMS: map[string]float64{"ttft": 500, "e2e": 10000}, AllPct: p.met},
-			Cost:       &Cost{PerGPUHour: 2, GPUs: 1, PerMOutputTokensSLO: &perM},
+		s := &analysis.Summary{
+			TTFTSched:  analysis.Dist{P95: p.ttft},
+			E2ESched:   analysis.Dist{P95: p.e2e},
+			Throughput: analysis.Throughput{OutputTokS: p.tok, ReqS: p.reqs},
+			Goodput:    &analysis.Goodput{SLO: sp.SLO, LimitsMS: map[string]float64{"ttft": 500, "e2e": 10000}, AllPct: p.met},
+			Cost:       &analysis.Cost{PerGPUHour: 2, GPUs: 1, PerMOutputTokensSLO: &perM},
 		}
 		holds := p.met >= sp.TargetPct
-		sp.Runs = append(sp.Runs, SweepRun{Speed: p.speed, Dir: "speed-" + strconv.FormatFloat(p.speed, 'g', -1, 64), Summary: s, Holds: holds})
+		sp.Runs = append(sp.Runs, SpeedRun{Speed: p.speed, Dir: "speed-" + strconv.FormatFloat(p.speed, 'g', -1, 64), Summary: s, Holds: holds})
 		if holds {
 			sp.Knee = p.speed
 		}
@@ -100,7 +104,7 @@ func has(texts []string, s string) bool {
 func TestSweepReportGolden(t *testing.T) {
 	sp := sweepFixture(true)
 	var buf bytes.Buffer
-	if err := WriteSweepHTML(&buf, sp, ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteSpeedHTML(&buf, sp, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -136,7 +140,7 @@ func TestSweepReportGolden(t *testing.T) {
 
 func TestSweepReportNoKnee(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSweepHTML(&buf, sweepFixture(false), ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteSpeedHTML(&buf, sweepFixture(false), analysis.ReportOptions{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	svgs := svgTexts(t, buf.String())
@@ -148,10 +152,10 @@ func TestSweepReportNoKnee(t *testing.T) {
 	}
 	// No runs at all (the first speed's run failed to start): still a page, no panic.
 	buf.Reset()
-	if err := WriteSweepHTML(&buf, SweepPage{SLO: "ttft=1s", TargetPct: 95}, ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteSpeedHTML(&buf, SpeedPage{SLO: "ttft=1s", TargetPct: 95}, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSweepHTML(&buf, SweepPage{Runs: []SweepRun{{Speed: 1}}}, ReportOptions{}); err == nil {
+	if err := WriteSpeedHTML(&buf, SpeedPage{Runs: []SpeedRun{{Speed: 1}}}, analysis.ReportOptions{}); err == nil {
 		t.Error("a run without a summary rendered")
 	}
 }
@@ -164,13 +168,24 @@ func TestSweepReportWithFont(t *testing.T) {
 		dir = *reportDir
 	}
 	var buf bytes.Buffer
-	if err := WriteSweepHTML(&buf, sweepFixture(true), ReportOptions{}); err != nil {
+	if err := WriteSpeedHTML(&buf, sweepFixture(true), analysis.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SweepReportFile), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, PageFile), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "@font-face") || buf.Len() > 1500*1024 {
 		t.Errorf("sweep.html: %d bytes, font embedded %v", buf.Len(), strings.Contains(buf.String(), "@font-face"))
 	}
+}
+
+var (
+	update    = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	reportDir = flag.String("report-dir", "", "also write the full sweep.html (font embedded) here, to look at")
+)
+
+// checkGolden holds got to testdata/name (-update rewrites it).
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	testenv.Golden(t, filepath.Join("testdata", name), got, *update)
 }

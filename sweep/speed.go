@@ -1,4 +1,4 @@
-package runner
+package sweep
 
 import (
 	"bytes"
@@ -14,10 +14,11 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/runfolder"
+	"github.com/llm-replay/replay/runner"
 )
 
-// SweepPoint is one run of a sweep: the speed factor and what the run measured.
-type SweepPoint struct {
+// SpeedPoint is one run of a sweep: the speed factor and what the run measured.
+type SpeedPoint struct {
 	Speed   float64           `json:"speed"`
 	Dir     string            `json:"dir"`
 	Summary *analysis.Summary `json:"summary"`
@@ -28,23 +29,23 @@ type SweepPoint struct {
 	ClientBound bool `json:"client_bound,omitempty"`
 }
 
-// SweepResult is the whole sweep; Knee is the largest speed that held the SLO (0 if none did).
-type SweepResult struct {
+// SpeedResult is the whole sweep; Knee is the largest speed that held the SLO (0 if none did).
+type SpeedResult struct {
 	SLO       string  `json:"slo"`
 	TargetPct float64 `json:"target_pct"`
 	Knee      float64 `json:"knee"`
 	// KneeCost prices the knee's output throughput when a --cost-per-hour was given.
-	KneeCost *analysis.KneeCost `json:"knee_cost,omitempty"`
-	Points   []SweepPoint       `json:"points"`
+	KneeCost *KneeCost    `json:"knee_cost,omitempty"`
+	Points   []SpeedPoint `json:"points"`
 }
 
-// Sweep replays the same trace at each speed in turn (each run into its own folder under
+// Speed replays the same trace at each speed in turn (each run into its own folder under
 // base.Out) and finds the largest speed at which at least targetPct of the requests met the
 // SLO. It writes sweep.json and sweep.html (latency, throughput and goodput against speed, the
 // knee marked) into base.Out, also for the speeds finished before an error or interruption.
 // It stops early after the first speed that fails, since faster ones will not hold either on a
 // sane endpoint; pass speeds in increasing order.
-func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64) (*SweepResult, error) {
+func Speed(ctx context.Context, base runner.Config, speeds []float64, targetPct float64) (*SpeedResult, error) {
 	if base.SLO == "" {
 		return nil, errors.New("sweep needs --slo: the knee is where the SLO stops holding")
 	}
@@ -59,7 +60,7 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 	if err := os.MkdirAll(base.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("creating --out: %w", err)
 	}
-	res := &SweepResult{SLO: base.SLO, TargetPct: targetPct}
+	res := &SpeedResult{SLO: base.SLO, TargetPct: targetPct}
 	for _, sp := range speeds {
 		cfg := base
 		cfg.Schedule.Speed = sp
@@ -67,9 +68,9 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 		cfg.MaxErrorRate = 1 // failures are what a sweep measures
 		cfg.Stdout = io.Discard
 		fmt.Fprintf(base.Stderr, "replay sweep: speed %gx -> %s\n", sp, cfg.Out)
-		sum, err := Run(ctx, cfg)
-		if errors.Is(err, ErrClientBound) && sum != nil {
-			res.Points = append(res.Points, SweepPoint{Speed: sp, Dir: cfg.Out, Summary: sum, ClientBound: true})
+		sum, err := runner.Run(ctx, cfg)
+		if errors.Is(err, runner.ErrClientBound) && sum != nil {
+			res.Points = append(res.Points, SpeedPoint{Speed: sp, Dir: cfg.Out, Summary: sum, ClientBound: true})
 			err = fmt.Errorf("speed %gx: %w; the knee is at most what the speeds before it show", sp, err)
 			if werr := writeSweep(base.Out, res); werr != nil {
 				err = errors.Join(err, werr)
@@ -84,7 +85,7 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 			}
 			return res, err
 		}
-		p := SweepPoint{Speed: sp, Dir: cfg.Out, Summary: sum}
+		p := SpeedPoint{Speed: sp, Dir: cfg.Out, Summary: sum}
 		p.Holds = sum.Goodput != nil && sum.Goodput.AllPct >= targetPct
 		res.Points = append(res.Points, p)
 		if !p.Holds {
@@ -95,7 +96,7 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 	if res.Knee > 0 && base.CostPerHour > 0 {
 		for _, p := range res.Points {
 			if p.Speed == res.Knee {
-				kc, err := analysis.CostAtKnee(base.CostPerHour, base.GPUs, p.Summary.Throughput.OutputTokS)
+				kc, err := CostAtKnee(base.CostPerHour, base.GPUs, p.Summary.Throughput.OutputTokS)
 				if err != nil {
 					return res, errors.Join(fmt.Errorf("cost at the knee: %w", err), writeSweep(base.Out, res))
 				}
@@ -106,35 +107,35 @@ func Sweep(ctx context.Context, base Config, speeds []float64, targetPct float64
 	return res, writeSweep(base.Out, res)
 }
 
-// SweepFile is the sweep's JSON file name inside its --out folder, beside sweep.html.
-const SweepFile = runfolder.Sweep
+// File is the sweep's JSON file name inside its --out folder, beside sweep.html.
+const File = runfolder.Sweep
 
 // writeSweep writes dir/sweep.json and dir/sweep.html for the points so far.
-func writeSweep(dir string, res *SweepResult) error {
+func writeSweep(dir string, res *SpeedResult) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, File), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	page := analysis.SweepPage{SLO: res.SLO, TargetPct: res.TargetPct, Knee: res.Knee}
+	page := SpeedPage{SLO: res.SLO, TargetPct: res.TargetPct, Knee: res.Knee}
 	for _, p := range res.Points {
 		rel, err := filepath.Rel(dir, p.Dir)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			rel = "" // not below the page: no link
 		}
-		page.Runs = append(page.Runs, analysis.SweepRun{Speed: p.Speed, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds})
+		page.Runs = append(page.Runs, SpeedRun{Speed: p.Speed, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds})
 	}
 	var buf bytes.Buffer
-	if err := analysis.WriteSweepHTML(&buf, page, analysis.ReportOptions{}); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, analysis.SweepReportFile), err)
+	if err := WriteSpeedHTML(&buf, page, analysis.ReportOptions{}); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, PageFile), err)
 	}
-	return os.WriteFile(filepath.Join(dir, analysis.SweepReportFile), buf.Bytes(), 0o644)
+	return os.WriteFile(filepath.Join(dir, PageFile), buf.Bytes(), 0o644)
 }
 
-// WriteSweepTable prints one line per speed and the verdict.
-func WriteSweepTable(w io.Writer, r *SweepResult) {
+// WriteSpeedTable prints one line per speed and the verdict.
+func WriteSpeedTable(w io.Writer, r *SpeedResult) {
 	fmt.Fprintf(w, "%8s %10s %12s %12s %10s  %s\n", "speed", "req/s", "ttft p95 ms", "e2e p95 ms", "slo met %", "holds")
 	for _, p := range r.Points {
 		s := p.Summary

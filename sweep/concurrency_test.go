@@ -1,4 +1,4 @@
-package runner
+package sweep
 
 import (
 	"bytes"
@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/calibrate"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -53,16 +54,16 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 	// The SLO comes from a calibration of the same engine, as the capacity loop has it: p95
 	// TTFT within ten times the single-request TTFT of the trace's 64-token prompts, so a
 	// request may wait behind a few batches' decode steps but not queue for a whole batch.
-	cal, err := Calibrate(context.Background(), Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Sim: sc, Stderr: &stderr},
-		CalibrateOptions{PromptTokens: []int{32, 64, 128, 256}, OutputTokens: []int{4}, Repeats: 1, NoCached: true})
+	cal, err := calibrate.Run(context.Background(), runner.Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Sim: sc, Stderr: &stderr},
+		calibrate.Options{PromptTokens: []int{32, 64, 128, 256}, OutputTokens: []int{4}, Repeats: 1, NoCached: true})
 	if err != nil {
 		t.Fatalf("calibrating: %v\n%s", err, stderr.String())
 	}
 	slo := fmt.Sprintf("ttft=%.0fms", math.Ceil(10*cal.PredictTTFTMS(64)))
 	t.Logf("calibrated single-request TTFT at 64 tokens: %.1f ms, so --slo %s", cal.PredictTTFTMS(64), slo)
-	cfg := Config{Trace: tr, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: slo, Sim: sc, Stderr: &stderr,
+	cfg := runner.Config{Trace: tr, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: slo, Sim: sc, Stderr: &stderr,
 		CostPerHour: 2, GPUs: 1}
-	res, err := SweepConcurrency(context.Background(), cfg, ConcurrencyOptions{Levels: []int{1, 2, 4, 8, 16, 32}, TargetPct: 95})
+	res, err := Concurrency(context.Background(), cfg, ConcurrencyOptions{Levels: []int{1, 2, 4, 8, 16, 32}, TargetPct: 95})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -88,7 +89,7 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 		t.Errorf("output tok/s %v: want a rise to 8 and a plateau past it", tok)
 	}
 	// The knee is priced: $2/h on one GPU at the knee's output rate.
-	want, err := analysis.CostAtKnee(2, 1, tok[8])
+	want, err := CostAtKnee(2, 1, tok[8])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +116,14 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 	}
 	// sweep.json says which sweep it is; sweep.html has the two-axis plot with SLO and knee.
 	var back ConcurrencyResult
-	b, err := os.ReadFile(filepath.Join(cfg.Out, SweepFile))
+	b, err := os.ReadFile(filepath.Join(cfg.Out, File))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &back); err != nil || back.Mode != "concurrency" || back.Knee != 8 || len(back.Points) != 5 {
 		t.Fatalf("sweep.json: %v, mode %q knee %d, %d points", err, back.Mode, back.Knee, len(back.Points))
 	}
-	page, err := os.ReadFile(filepath.Join(cfg.Out, analysis.SweepReportFile))
+	page, err := os.ReadFile(filepath.Join(cfg.Out, PageFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 }
 
 func TestSweepConcurrencyRejects(t *testing.T) {
-	cfg := Config{Out: t.TempDir(), SLO: "ttft=50ms", Stderr: &bytes.Buffer{}}
+	cfg := runner.Config{Out: t.TempDir(), SLO: "ttft=50ms", Stderr: &bytes.Buffer{}}
 	for _, tc := range []struct {
 		o    ConcurrencyOptions
 		slo  string
@@ -151,7 +152,7 @@ func TestSweepConcurrencyRejects(t *testing.T) {
 	} {
 		c := cfg
 		c.SLO = tc.slo
-		if _, err := SweepConcurrency(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Concurrency(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v slo %q: %v, want an error naming %s", tc.o, tc.slo, err, tc.want)
 		}
 	}

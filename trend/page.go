@@ -1,4 +1,4 @@
-package analysis
+package trend
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/llm-replay/replay/analysis"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -26,13 +27,13 @@ func trendAxis(t *Trend) (string, float64) {
 
 // trendPlot draws one point series per figure against wall time, a dashed band, and the
 // flagged runs ringed in red.
-func trendPlot(t *Trend, title, ylabel string, lines []speedLine, band *[2]float64, flagged plotter.XYs) (string, error) {
+func trendPlot(t *Trend, title, ylabel string, lines []analysis.Line, band *[2]float64, flagged plotter.XYs) (string, error) {
 	xlabel, _ := trendAxis(t)
-	p := newPlot(title, xlabel, ylabel)
+	p := analysis.NewPlot(title, xlabel, ylabel)
 	p.Legend.Left = true
 	hi, xmax := 0.0, 0.0
 	for _, l := range lines {
-		for _, xy := range l.xys {
+		for _, xy := range l.XYs {
 			hi, xmax = math.Max(hi, xy.Y), math.Max(xmax, xy.X)
 		}
 	}
@@ -42,17 +43,17 @@ func trendPlot(t *Trend, title, ylabel string, lines []speedLine, band *[2]float
 	p.Y.Min, p.Y.Max = 0, math.Max(hi*1.15, 1e-3)
 	p.X.Min, p.X.Max = -0.05*math.Max(xmax, 1), math.Max(xmax, 1)*1.05
 	for _, l := range lines {
-		if len(l.xys) == 0 {
+		if len(l.XYs) == 0 {
 			continue
 		}
-		ln, pts, err := plotter.NewLinePoints(l.xys)
+		ln, pts, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, l.name, err)
+			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = lineStyle(l.c, 1.2, false)
-		pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, l.c, vg.Points(3)
+		ln.LineStyle = analysis.LineStyle(l.Color, 1.2, false)
+		pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, l.Color, vg.Points(3)
 		p.Add(ln, pts)
-		p.Legend.Add(l.name, ln, pts)
+		p.Legend.Add(l.Name, ln, pts)
 	}
 	if band != nil {
 		for i, y := range band {
@@ -60,7 +61,7 @@ func trendPlot(t *Trend, title, ylabel string, lines []speedLine, band *[2]float
 			if err != nil {
 				return "", err
 			}
-			ln.LineStyle = lineStyle(colGray, 1.2, true)
+			ln.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
 			p.Add(ln)
 			if i == 0 {
 				p.Legend.Add("band (median ± max(k·1.4826·MAD, 20%))", ln)
@@ -72,21 +73,21 @@ func trendPlot(t *Trend, title, ylabel string, lines []speedLine, band *[2]float
 		if err != nil {
 			return "", err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: colRed, Radius: vg.Points(7), Shape: draw.RingGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: analysis.Red, Radius: vg.Points(7), Shape: draw.RingGlyph{}}
 		p.Add(sc)
 		p.Legend.Add("outside the others' band", sc)
 	}
-	return svgOf(p)
+	return analysis.SVG(p)
 }
 
-// WriteTrendHTML writes trend.html: TTFT p50, p95 and p99 per run against wall time with the
+// WriteHTML writes trend.html: TTFT p50, p95 and p99 per run against wall time with the
 // p95 band, goodput and output throughput per run, the spread and one table row per run.
-func WriteTrendHTML(w io.Writer, t *Trend, o ReportOptions) error {
+func WriteHTML(w io.Writer, t *Trend, o analysis.ReportOptions) error {
 	if len(t.Runs) == 0 {
 		return fmt.Errorf("trend has no runs")
 	}
 	_, per := trendAxis(t)
-	x := func(r TrendRun) float64 { return r.StartedAt.Sub(t.Runs[0].StartedAt).Hours() * per }
+	x := func(r Run) float64 { return r.StartedAt.Sub(t.Runs[0].StartedAt).Hours() * per }
 	var p50, p95, p99, good, tok, flag95, flagGood plotter.XYs
 	for _, r := range t.Runs {
 		p50 = append(p50, plotter.XY{X: x(r), Y: r.TTFTP50})
@@ -107,7 +108,7 @@ func WriteTrendHTML(w io.Writer, t *Trend, o ReportOptions) error {
 	for _, r := range t.Runs {
 		all95 = append(all95, r.TTFTP95)
 	}
-	lo, hi := TrendBand(all95, t.K)
+	lo, hi := Band(all95, t.K)
 	band := &[2]float64{math.Max(0, lo), hi}
 	type spec struct {
 		id, title, caption string
@@ -116,15 +117,15 @@ func WriteTrendHTML(w io.Writer, t *Trend, o ReportOptions) error {
 	specs := []spec{
 		{"ttft", "TTFT per run over wall time", "TTFT p50, p95 and p99 of each run (from send) at the time it started; dashed: the p95 band over all runs; ringed: runs outside the band of the others on a judged figure.",
 			func() (string, error) {
-				return trendPlot(t, "TTFT per run", "milliseconds", []speedLine{{"p50", colLight, p50}, {"p95", colOrange, p95}, {"p99", colRed, p99}}, band, flag95)
+				return trendPlot(t, "TTFT per run", "milliseconds", []analysis.Line{{Name: "p50", Color: analysis.Light, XYs: p50}, {Name: "p95", Color: analysis.Orange, XYs: p95}, {Name: "p99", Color: analysis.Red, XYs: p99}}, band, flag95)
 			}},
 		{"goodput", "Goodput per run over wall time", "Share of each run's requests meeting every limit of its SLO (no points when the runs had none).",
 			func() (string, error) {
-				return trendPlot(t, "requests meeting the SLO", "percent of requests", []speedLine{{"goodput", colGreen, good}}, nil, flagGood)
+				return trendPlot(t, "requests meeting the SLO", "percent of requests", []analysis.Line{{Name: "goodput", Color: analysis.Green, XYs: good}}, nil, flagGood)
 			}},
 		{"throughput", "Output throughput per run over wall time", "Output tokens per second over each run's measured span.",
 			func() (string, error) {
-				return trendPlot(t, "output tokens per second", "tokens / s", []speedLine{{"output tokens / s", colPurple, tok}}, nil, nil)
+				return trendPlot(t, "output tokens per second", "tokens / s", []analysis.Line{{Name: "output tokens / s", Color: analysis.Purple, XYs: tok}}, nil, nil)
 			}},
 	}
 	page := trendPageData{T: t, Names: []string{"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "goodput_pct", "output_tok_s"}}
@@ -133,24 +134,24 @@ func WriteTrendHTML(w io.Writer, t *Trend, o ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		page.Figures = append(page.Figures, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	var err error
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return writePage(w, trendTmpl, page, "trend report")
+	return analysis.WritePage(w, trendTmpl, page, "trend report")
 }
 
 type trendPageData struct {
 	T       *Trend
 	Names   []string
-	Figures []figure
+	Figures []analysis.Figure
 	FontCSS template.CSS
 }
 
-var trendTmpl = template.Must(template.New("trend").Funcs(reportFuncs).Funcs(template.FuncMap{
-	"spread": func(t *Trend, name string) *TrendSpread {
+var trendTmpl = template.Must(template.New("trend").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{
+	"spread": func(t *Trend, name string) *Spread {
 		if s, ok := t.Spread[name]; ok {
 			return &s
 		}
@@ -172,7 +173,7 @@ const trendHTML = `<!DOCTYPE html>
 <title>replay trend · {{len .T.Runs}} runs</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `th:first-child,td:first-child{text-align:left}
+` + analysis.PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
@@ -196,4 +197,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{range $n := .Names}}{{with spread $.T $n}}<tr><td>{{$n}}</td><td>{{f2 .Median}}</td><td>{{f2 .MAD}}</td><td>{{f2 .Min}}</td><td>{{f2 .Max}}</td><td>{{f1 .CVPct}}%</td></tr>{{end}}
 {{end}}</table>
 
-` + figuresHTML
+` + analysis.FiguresHTML

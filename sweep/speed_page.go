@@ -1,4 +1,4 @@
-package analysis
+package sweep
 
 import (
 	"fmt"
@@ -8,37 +8,38 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/llm-replay/replay/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// SweepReportFile is the sweep page's file name inside the sweep's folder.
-const SweepReportFile = "sweep.html"
+// PageFile is the sweep page's file name inside the sweep's folder.
+const PageFile = "sweep.html"
 
-// SweepRun is one speed of a sweep as the page shows it: the run's summary, whether it held
+// SpeedRun is one speed of a sweep as the page shows it: the run's summary, whether it held
 // the SLO, and its folder relative to the page (linked when not empty).
-type SweepRun struct {
+type SpeedRun struct {
 	Speed   float64
 	Dir     string
-	Summary *Summary
+	Summary *analysis.Summary
 	Holds   bool
 }
 
-// SweepPage is a whole sweep: the SLO text, the share of requests that had to meet it, the
+// SpeedPage is a whole sweep: the SLO text, the share of requests that had to meet it, the
 // knee (the largest speed that held, 0 if none) and the runs in increasing speed.
-type SweepPage struct {
+type SpeedPage struct {
 	SLO       string
 	TargetPct float64
 	Knee      float64
-	Runs      []SweepRun
+	Runs      []SpeedRun
 }
 
-// WriteSweepHTML writes sweep.html: p95 latency against speed with the SLO's limits, throughput
+// WriteSpeedHTML writes sweep.html: p95 latency against speed with the SLO's limits, throughput
 // against speed, and the share of requests meeting the SLO against the target, each with the
 // knee marked; then one table row per run. Self-contained and offline like report.html.
-func WriteSweepHTML(w io.Writer, sp SweepPage, o ReportOptions) error {
+func WriteSpeedHTML(w io.Writer, sp SpeedPage, o analysis.ReportOptions) error {
 	for i, r := range sp.Runs {
 		if r.Summary == nil {
 			return fmt.Errorf("sweep run %d (speed %gx) has no summary", i, r.Speed)
@@ -52,22 +53,22 @@ func WriteSweepHTML(w io.Writer, sp SweepPage, o ReportOptions) error {
 	for _, r := range sp.Runs {
 		page.HasCost = page.HasCost || r.Summary.Cost != nil
 	}
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return writePage(w, sweepTmpl, page, "sweep report")
+	return analysis.WritePage(w, sweepTmpl, page, "sweep report")
 }
 
 type sweepPageData struct {
-	P       SweepPage
-	Figures []figure
+	P       SpeedPage
+	Figures []analysis.Figure
 	FontCSS template.CSS
 	// HasCost adds the cost column when any run was priced (--cost-per-hour).
 	HasCost bool
 }
 
 // limitMS is the SLO's limit of one metric (ttft, e2e) in ms, 0 when the SLO has none.
-func (sp SweepPage) limitMS(key string) float64 {
+func (sp SpeedPage) limitMS(key string) float64 {
 	for _, r := range sp.Runs {
 		if g := r.Summary.Goodput; g != nil {
 			return g.LimitsMS[key]
@@ -76,24 +77,17 @@ func (sp SweepPage) limitMS(key string) float64 {
 	return 0
 }
 
-// speedLine is one series over the sweep's speeds.
-type speedLine struct {
-	name string
-	c    color.Color
-	xys  plotter.XYs
-}
-
 // speedPlot draws series against the speed factor, with horizontal reference lines (the SLO's
 // limits, the target share) and a vertical one at the knee. A latency axis goes logarithmic when
 // its values span over 30x, since past the knee they grow by orders of magnitude.
-func speedPlot(title, ylabel string, knee float64, lines []speedLine, refs []speedLine, logY, legendLow bool) (string, error) {
-	p := newPlot(title, "speed factor (x the trace's rate)", ylabel)
+func speedPlot(title, ylabel string, knee float64, lines []analysis.Line, refs []analysis.Line, logY, legendLow bool) (string, error) {
+	p := analysis.NewPlot(title, "speed factor (x the trace's rate)", ylabel)
 	p.Legend.Left = true
 	p.Legend.Top = !legendLow
 	lo, hi := math.Inf(1), 0.0
 	xmax := 0.0
-	for _, l := range append(append([]speedLine(nil), lines...), refs...) {
-		for _, xy := range l.xys {
+	for _, l := range append(append([]analysis.Line(nil), lines...), refs...) {
+		for _, xy := range l.XYs {
 			if xy.Y > 0 {
 				lo = math.Min(lo, xy.Y)
 			}
@@ -102,8 +96,8 @@ func speedPlot(title, ylabel string, knee float64, lines []speedLine, refs []spe
 		}
 	}
 	if xmax == 0 {
-		noData(p, "runs")
-		return svgOf(p)
+		analysis.NoData(p, "runs")
+		return analysis.SVG(p)
 	}
 	logY = logY && lo > 0 && hi/lo > 30
 	if logY {
@@ -116,46 +110,46 @@ func speedPlot(title, ylabel string, knee float64, lines []speedLine, refs []spe
 	}
 	p.X.Min, p.X.Max = 0, xmax*1.05
 	if len(lines) > 0 {
-		p.X.Tick.Marker = speedTicks(lines[0].xys)
+		p.X.Tick.Marker = speedTicks(lines[0].XYs)
 	}
 	for _, l := range lines {
-		if len(l.xys) == 0 {
+		if len(l.XYs) == 0 {
 			continue
 		}
-		xys := l.xys
+		xys := l.XYs
 		if logY {
 			xys = positive(xys)
 		}
 		ln, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, l.name, err)
+			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = lineStyle(l.c, 1.8, false)
+		ln.LineStyle = analysis.LineStyle(l.Color, 1.8, false)
 		pts.Shape = draw.CircleGlyph{}
-		pts.Color = l.c
+		pts.Color = l.Color
 		pts.Radius = vg.Points(3)
 		p.Add(ln, pts)
-		p.Legend.Add(l.name, ln, pts)
+		p.Legend.Add(l.Name, ln, pts)
 	}
 	for _, r := range refs {
-		ln, err := plotter.NewLine(r.xys)
+		ln, err := plotter.NewLine(r.XYs)
 		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, r.name, err)
+			return "", fmt.Errorf("plot %q line %q: %w", title, r.Name, err)
 		}
-		ln.LineStyle = lineStyle(r.c, 1.5, true)
+		ln.LineStyle = analysis.LineStyle(r.Color, 1.5, true)
 		p.Add(ln)
-		p.Legend.Add(r.name, ln)
+		p.Legend.Add(r.Name, ln)
 	}
 	if knee > 0 {
 		ln, err := plotter.NewLine(plotter.XYs{{X: knee, Y: p.Y.Min}, {X: knee, Y: p.Y.Max}})
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = lineStyle(colGray, 1.5, true)
+		ln.LineStyle = analysis.LineStyle(analysis.Gray, 1.5, true)
 		p.Add(ln)
 		p.Legend.Add(fmt.Sprintf("knee %gx", knee), ln)
 	}
-	return svgOf(p)
+	return analysis.SVG(p)
 }
 
 // speedTicks labels the x axis at the speeds tried (the knee is one of them).
@@ -181,11 +175,11 @@ func positive(xys plotter.XYs) plotter.XYs {
 }
 
 // hline is a horizontal reference line across the sweep's speeds.
-func hline(name string, c color.Color, y, xmax float64) speedLine {
-	return speedLine{name, c, plotter.XYs{{X: 0, Y: y}, {X: xmax * 1.05, Y: y}}}
+func hline(name string, c color.Color, y, xmax float64) analysis.Line {
+	return analysis.Line{Name: name, Color: c, XYs: plotter.XYs{{X: 0, Y: y}, {X: xmax * 1.05, Y: y}}}
 }
 
-func sweepPlots(sp SweepPage) ([]figure, error) {
+func sweepPlots(sp SpeedPage) ([]analysis.Figure, error) {
 	var ttft, e2e, tok, reqs, met plotter.XYs
 	xmax := 0.0
 	for _, r := range sp.Runs {
@@ -201,14 +195,14 @@ func sweepPlots(sp SweepPage) ([]figure, error) {
 		met = append(met, plotter.XY{X: r.Speed, Y: m})
 		xmax = math.Max(xmax, r.Speed)
 	}
-	lat := []speedLine{{"TTFT p95", colOrange, ttft}}
-	var latRefs []speedLine
+	lat := []analysis.Line{{Name: "TTFT p95", Color: analysis.Orange, XYs: ttft}}
+	var latRefs []analysis.Line
 	if l := sp.limitMS("ttft"); l > 0 {
-		latRefs = append(latRefs, hline(fmt.Sprintf("SLO ttft %g ms", l), colRed, l, xmax))
+		latRefs = append(latRefs, hline(fmt.Sprintf("SLO ttft %g ms", l), analysis.Red, l, xmax))
 	}
 	if l := sp.limitMS("e2e"); l > 0 {
-		lat = append(lat, speedLine{"e2e p95", colBlue, e2e})
-		latRefs = append(latRefs, hline(fmt.Sprintf("SLO e2e %g ms", l), colPurple, l, xmax))
+		lat = append(lat, analysis.Line{Name: "e2e p95", Color: analysis.Blue, XYs: e2e})
+		latRefs = append(latRefs, hline(fmt.Sprintf("SLO e2e %g ms", l), analysis.Purple, l, xmax))
 	}
 	type spec struct {
 		id, title, caption string
@@ -221,30 +215,30 @@ func sweepPlots(sp SweepPage) ([]figure, error) {
 			}},
 		{"throughput", "Throughput against speed", "Output tokens per second completed over each run's measured span. Past the endpoint's capacity it stops rising with the offered load.",
 			func() (string, error) {
-				return speedPlot("output tokens per second", "tokens / s", sp.Knee, []speedLine{{"output tokens / s", colPurple, tok}}, nil, false, false)
+				return speedPlot("output tokens per second", "tokens / s", sp.Knee, []analysis.Line{{Name: "output tokens / s", Color: analysis.Purple, XYs: tok}}, nil, false, false)
 			}},
 		{"requests", "Completed requests against speed", "Successful requests per second over each run's measured span.",
 			func() (string, error) {
-				return speedPlot("requests per second", "requests / s", sp.Knee, []speedLine{{"completed requests / s", colGreen, reqs}}, nil, false, false)
+				return speedPlot("requests per second", "requests / s", sp.Knee, []analysis.Line{{Name: "completed requests / s", Color: analysis.Green, XYs: reqs}}, nil, false, false)
 			}},
 		{"goodput", "Requests meeting the SLO against speed", fmt.Sprintf("Share of requests meeting every limit of %s; dashed: the %g%% a speed must reach to hold. The knee is the largest speed that held.", sp.SLO, sp.TargetPct),
 			func() (string, error) {
-				return speedPlot("requests meeting the SLO", "percent of requests", sp.Knee, []speedLine{{"met every limit", colGreen, met}},
-					[]speedLine{hline(fmt.Sprintf("target %g%%", sp.TargetPct), colRed, sp.TargetPct, xmax)}, false, true)
+				return speedPlot("requests meeting the SLO", "percent of requests", sp.Knee, []analysis.Line{{Name: "met every limit", Color: analysis.Green, XYs: met}},
+					[]analysis.Line{hline(fmt.Sprintf("target %g%%", sp.TargetPct), analysis.Red, sp.TargetPct, xmax)}, false, true)
 			}},
 	}
-	figs := make([]figure, 0, len(specs))
+	figs := make([]analysis.Figure, 0, len(specs))
 	for _, s := range specs {
 		svg, err := s.build()
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		figs = append(figs, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	return figs, nil
 }
 
-var sweepTmpl = template.Must(template.New("sweep").Funcs(reportFuncs).Parse(sweepHTML))
+var sweepTmpl = template.Must(template.New("sweep").Funcs(analysis.PageFuncs).Parse(sweepHTML))
 
 const sweepHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -254,7 +248,7 @@ const sweepHTML = `<!DOCTYPE html>
 <title>replay sweep · {{.P.SLO}}</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `th:first-child,td:first-child{text-align:left}
+` + analysis.PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
@@ -273,4 +267,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{end}}</table>
 <p class="note">Latencies from each request's scheduled time. Throughput over each run's measured span (first send to last completion).</p>
 
-` + figuresHTML
+` + analysis.FiguresHTML

@@ -1,4 +1,4 @@
-package runner
+package calibrate
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -34,13 +35,13 @@ func calibrationSim() sim.Config {
 func TestCalibrateSimulator(t *testing.T) {
 	var stderr bytes.Buffer
 	out := t.TempDir()
-	cfg := Config{Out: out, Tokenizer: testenv.SampleTokenizer(), Sim: calibrationSim(), Stderr: &stderr}
-	c, err := Calibrate(context.Background(), cfg, CalibrateOptions{MaxPromptTokens: 1024, Points: 5, OutputTokens: []int{4, 16}, Repeats: 2})
+	cfg := runner.Config{Out: out, Tokenizer: testenv.SampleTokenizer(), Sim: calibrationSim(), Stderr: &stderr}
+	c, err := Run(context.Background(), cfg, Options{MaxPromptTokens: 1024, Points: 5, OutputTokens: []int{4, 16}, Repeats: 2})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	var sum bytes.Buffer
-	WriteCalibrationSummary(&sum, c)
+	WriteSummary(&sum, c)
 	t.Logf("\n%s", sum.String())
 	if c.TTFT.Model != analysis.ModelLinear || math.Abs(c.TTFT.Coef[1]-0.1)/0.1 > 0.1 {
 		t.Errorf("TTFT curve %s: want linear with a slope of 0.1 ms a token", c.TTFT)
@@ -71,14 +72,14 @@ func TestCalibrateSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := os.ReadFile(filepath.Join(out, analysis.CalibrationReportFile))
+	page, err := os.ReadFile(filepath.Join(out, PageFile))
 	if err != nil || strings.Count(string(page), "<svg") != 3 || !strings.Contains(string(page), "linear least squares") {
 		t.Errorf("calibration.html: %v, %d plots", err, strings.Count(string(page), "<svg"))
 	}
 
 	held := cfg
 	held.Out = t.TempDir()
-	h, err := Calibrate(context.Background(), held, CalibrateOptions{PromptTokens: []int{200, 333, 520, 700, 950}, OutputTokens: []int{4}, Repeats: 3, NoCached: true})
+	h, err := Run(context.Background(), held, Options{PromptTokens: []int{200, 333, 520, 700, 950}, OutputTokens: []int{4}, Repeats: 3, NoCached: true})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -103,18 +104,18 @@ func TestCalibrateSimulator(t *testing.T) {
 }
 
 func TestCalibrateRejects(t *testing.T) {
-	cfg := Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Stderr: &bytes.Buffer{}}
+	cfg := runner.Config{Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Stderr: &bytes.Buffer{}}
 	for _, tc := range []struct {
-		o    CalibrateOptions
+		o    Options
 		want string
 	}{
-		{CalibrateOptions{Points: 1}, "--points 1"},
-		{CalibrateOptions{MaxPromptTokens: -5}, "--max-prompt-tokens -5"},
-		{CalibrateOptions{PromptTokens: []int{100, 100}}, "distinct"},
-		{CalibrateOptions{OutputTokens: []int{0}}, "--output-tokens"},
-		{CalibrateOptions{MaxPromptTokens: 16, Points: 4}, "too short"},
+		{Options{Points: 1}, "--points 1"},
+		{Options{MaxPromptTokens: -5}, "--max-prompt-tokens -5"},
+		{Options{PromptTokens: []int{100, 100}}, "distinct"},
+		{Options{OutputTokens: []int{0}}, "--output-tokens"},
+		{Options{MaxPromptTokens: 16, Points: 4}, "too short"},
 	} {
-		if _, err := Calibrate(context.Background(), cfg, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Run(context.Background(), cfg, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error naming %s", tc.o, err, tc.want)
 		}
 	}
