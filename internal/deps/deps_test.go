@@ -62,7 +62,7 @@ var allowed = map[string][]string{
 	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "runfolder", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
-	"sweep":     {"analysis", "ingest", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
+	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "results", "runner", "trace"},
 	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
 	"cmd/replay": {"analysis", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "runner",
