@@ -154,7 +154,7 @@ func TestVerdictSoFar(t *testing.T) {
 func TestServeCountersNeverDecrease(t *testing.T) {
 	rs := rows(5000)
 	m := New(Config{Endpoint: "e", Scheduled: len(rs)})
-	addr, stop, err := Serve(context.Background(), "127.0.0.1:0", m, 0)
+	addr, stop, err := Serve(context.Background(), "127.0.0.1:0", 0, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,7 +193,6 @@ func TestMultiRefusals(t *testing.T) {
 		{"bad label", Config{Endpoints: two(ok, Endpoint{Label: "../x", URL: ok.URL, Model: "m"})}, `label "../x"`},
 		{"compare.json", Config{Endpoints: two(ok, Endpoint{Label: CompareFile, URL: ok.URL, Model: "m"})}, "label"},
 		{"one metrics page", Config{Endpoints: two(ok, Endpoint{Label: "b", URL: ok.URL, Model: "m"}), MetricsURL: "http://x/metrics"}, "--metrics-url names one page"},
-		{"metrics-listen", Config{Endpoints: two(ok, Endpoint{Label: "b", URL: ok.URL, Model: "m"}), MetricsListen: "127.0.0.1:0"}, "--metrics-listen"},
 	} {
 		c.cfg.Out, c.cfg.Stderr, c.cfg.Stdout = t.TempDir(), &bytes.Buffer{}, &bytes.Buffer{}
 		_, err := Run(context.Background(), c.cfg)
