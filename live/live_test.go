@@ -209,3 +209,37 @@ func scrapeCounters(t *testing.T, url string) map[string]float64 {
 		}
 	}
 }
+
+// Two runs' series on one page (a paired run's endpoints): each family once, each endpoint's
+// series under its own label with its own counts, fed through Add with the rows' populations.
+func TestServeSeveralEndpoints(t *testing.T) {
+	rs := rows(200)
+	a, b := New(Config{Endpoint: "a", Scheduled: len(rs)}), New(Config{Endpoint: "b", Scheduled: len(rs)})
+	for i := range rs {
+		rs[i].Population = "stream/plain"
+		a.Add(&rs[i])
+		if i%2 == 0 {
+			b.Add(&rs[i])
+		}
+	}
+	addr, stop, err := Serve(context.Background(), "127.0.0.1:0", 0, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || strings.Count(string(body), "# TYPE replay_requests_finished_total ") != 1 {
+		t.Fatalf("status %d, page:\n%s", resp.StatusCode, body)
+	}
+	for label, want := range map[string]int{"a": len(rs), "b": len(rs) / 2} {
+		line := fmt.Sprintf(`replay_requests_finished_total{api="",endpoint=%q,population="stream/plain",shard=""} %d`, label, want)
+		if !strings.Contains(string(body), line) {
+			t.Errorf("no %q on the page:\n%s", line, body)
+		}
+	}
+}

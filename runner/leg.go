@@ -120,7 +120,7 @@ func (l *leg) open(x *execution) error {
 	}
 	if cfg.SnapshotEvery > 0 {
 		// What is known before sending is the snapshot's run block.
-		snap, err := newSnapshots(cfg.Out, cfg.SnapshotEvery, l.o.metrics, runInfo(cfg, p, l.tg, l.o),
+		snap, err := analysis.NewSnapshots(cfg.Out, cfg.SnapshotEvery, l.o.metrics, runInfo(cfg, p, l.tg, l.o),
 			func(err error) { fmt.Fprintf(cfg.Stderr, "replay: %v (the run goes on)\n", err) })
 		if err != nil {
 			_ = w.Close()

@@ -84,7 +84,9 @@ type Config struct {
 	// generic); it picks the fields that force output lengths, the default MetricsURL (where
 	// that engine serves its page, "" for none) and its metric names. ResetCache resets the
 	// engine's prefix cache before the measured run. GPUMetricsURLs are GPU exporters' pages
-	// (DCGM's names) scraped beside MetricsURL into gpu_metrics.jsonl, gpu_metrics-2.jsonl...
+	// (DCGM's names) scraped beside MetricsURL into gpu_metrics.jsonl, gpu_metrics-2.jsonl...;
+	// a paired run scrapes them into each endpoint's folder, its energy per output token then
+	// every exporter's GPUs against that endpoint's tokens.
 	Engine         string
 	ResetCache     bool
 	GPUMetricsURLs []string
@@ -113,9 +115,9 @@ type Config struct {
 	// in report.html and queueing.csv per request. Nil for none.
 	Calibration *analysis.Calibration
 
-	// MetricsListen, when set, serves replay's own Prometheus metrics there during the run;
-	// at its end the page stays up until a scrape has read the final figures, at most
-	// MetricsLinger.
+	// MetricsListen, when set, serves replay's own Prometheus metrics there during the run (a
+	// paired run's endpoints on one page, each under its label); at its end the page stays up
+	// until a scrape has read the final figures, at most MetricsLinger.
 	MetricsListen string
 	MetricsLinger time.Duration
 	// SnapshotEvery refreshes summary.json and report.html, marked partial, this often while

@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"errors"
@@ -7,35 +7,35 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 )
 
 // PartialDir holds a running replay's row segments, beside its refreshed summary.
 const PartialDir = "partial"
 
-// snapshots refresh summary.json and report.html every interval while a run goes, marked
+// Snapshots refresh summary.json and report.html every interval while a run goes, marked
 // partial, so a day-long replay can be read before it ends. requests.parquet gets its footer
 // only at the end, so the rows a snapshot counts are in closed Parquet segments of their own
 // (partial/rows-NNNN.parquet, one per interval: DuckDB reads them as one glob); each row is
 // encoded twice while snapshots are on, and the segments are removed when the run closes.
-// It is an Output after the metrics it reads, on the sink's goroutine; a snapshot is taken with
-// the first row after it is due (with no row since the last one there is nothing new to show).
-type snapshots struct {
+// It is one of a run's row outputs (runner.Output), fed after the Metrics it reads and on the
+// same goroutine; a snapshot is taken with the first row after it is due (with no row since
+// the last one there is nothing new to show).
+type Snapshots struct {
 	dir   string
 	every time.Duration
 	next  time.Time
 	seg   *results.Writer
 	n     int
-	m     *analysis.Metrics
-	info  analysis.RunInfo
+	m     *Metrics
+	info  RunInfo
 	warn  func(error)
 }
 
-// newSnapshots starts the segments in dir; m is the run's aggregator, info the summary's run
-// block as known before the first send.
-func newSnapshots(dir string, every time.Duration, m *analysis.Metrics, info analysis.RunInfo, warn func(error)) (*snapshots, error) {
-	s := &snapshots{dir: dir, every: every, next: time.Now().Add(every), m: m, info: info, warn: warn}
+// NewSnapshots starts the segments in dir; m is the run's aggregator, info the summary's run
+// block as known before the first send, warn where a failed snapshot is said (the run goes on).
+func NewSnapshots(dir string, every time.Duration, m *Metrics, info RunInfo, warn func(error)) (*Snapshots, error) {
+	s := &Snapshots{dir: dir, every: every, next: time.Now().Add(every), m: m, info: info, warn: warn}
 	if err := os.MkdirAll(filepath.Join(dir, PartialDir), 0o755); err != nil {
 		return nil, fmt.Errorf("snapshots: %w", err)
 	}
@@ -44,11 +44,11 @@ func newSnapshots(dir string, every time.Duration, m *analysis.Metrics, info ana
 
 // segment is the n-th segment's path; it is written as path+".open" and renamed when closed,
 // so the glob the summary names matches whole files only.
-func (s *snapshots) segment(n int) string {
+func (s *Snapshots) segment(n int) string {
 	return filepath.Join(s.dir, PartialDir, fmt.Sprintf("rows-%04d.parquet", n))
 }
 
-func (s *snapshots) open() error {
+func (s *Snapshots) open() error {
 	s.n++
 	w, err := results.NewWriterWith(s.segment(s.n)+".open", results.WriterOptions{NoJournal: true})
 	s.seg = w
@@ -56,7 +56,7 @@ func (s *snapshots) open() error {
 }
 
 // Add writes a row to the current segment, then takes a snapshot when one is due.
-func (s *snapshots) Add(r *results.Row) {
+func (s *Snapshots) Add(r *results.Row) {
 	if err := s.seg.Write(*r); err != nil {
 		s.warn(fmt.Errorf("snapshot rows: %w", err))
 	}
@@ -71,7 +71,7 @@ func (s *snapshots) Add(r *results.Row) {
 
 // take closes the segment, writes the partial summary and report over the rows so far, and
 // opens the next segment.
-func (s *snapshots) take() error {
+func (s *Snapshots) take() error {
 	if err := s.seg.Close(); err != nil {
 		return fmt.Errorf("snapshot rows: %w", err)
 	}
@@ -81,14 +81,14 @@ func (s *snapshots) take() error {
 	info := s.info
 	info.Partial = true
 	info.PartialRows = filepath.ToSlash(filepath.Join(PartialDir, "rows-*.parquet"))
-	if _, err := analysis.WriteRunFiles(s.dir, s.m, info); err != nil {
+	if _, err := WriteRunFiles(s.dir, s.m, info); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	return s.open()
 }
 
 // Close ends the last segment and removes them all: the run's own files now hold every row.
-func (s *snapshots) Close() error {
+func (s *Snapshots) Close() error {
 	err := s.seg.Close()
 	return errors.Join(err, os.RemoveAll(filepath.Join(s.dir, PartialDir)))
 }
