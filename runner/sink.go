@@ -11,7 +11,7 @@ import (
 // (results.Writer), the summary's aggregator (analysis.Metrics), replay's own Prometheus series
 // (live.Metrics), the partial summaries (snapshots) and the progress line's error count. The
 // sink calls Add on its one goroutine, so an output needs no lock of its own against the
-// others, and must not keep r (the sink reuses it) beyond what results.Writer documents. An
+// others; every output sees the same row, so none may modify it (its slices included). An
 // output that holds a file is also an io.Closer: the sink closes it after the last row, in
 // the order the outputs were given.
 type Output interface {
