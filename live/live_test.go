@@ -154,7 +154,7 @@ func TestVerdictSoFar(t *testing.T) {
 func TestServeCountersNeverDecrease(t *testing.T) {
 	rs := rows(5000)
 	m := New(Config{Endpoint: "e", Scheduled: len(rs)})
-	addr, stop, err := Serve(context.Background(), "127.0.0.1:0", m, 0)
+	addr, stop, err := Serve(context.Background(), "127.0.0.1:0", 0, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +206,40 @@ func scrapeCounters(t *testing.T, url string) map[string]float64 {
 		}
 		if f.GetType() == dto.MetricType_COUNTER {
 			out[f.GetName()] = sum(&f)
+		}
+	}
+}
+
+// Two runs' series on one page (a paired run's endpoints): each family once, each endpoint's
+// series under its own label with its own counts, fed through Add with the rows' populations.
+func TestServeSeveralEndpoints(t *testing.T) {
+	rs := rows(200)
+	a, b := New(Config{Endpoint: "a", Scheduled: len(rs)}), New(Config{Endpoint: "b", Scheduled: len(rs)})
+	for i := range rs {
+		rs[i].Population = "stream/plain"
+		a.Add(&rs[i])
+		if i%2 == 0 {
+			b.Add(&rs[i])
+		}
+	}
+	addr, stop, err := Serve(context.Background(), "127.0.0.1:0", 0, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || strings.Count(string(body), "# TYPE replay_requests_finished_total ") != 1 {
+		t.Fatalf("status %d, page:\n%s", resp.StatusCode, body)
+	}
+	for label, want := range map[string]int{"a": len(rs), "b": len(rs) / 2} {
+		line := fmt.Sprintf(`replay_requests_finished_total{api="",endpoint=%q,population="stream/plain",shard=""} %d`, label, want)
+		if !strings.Contains(string(body), line) {
+			t.Errorf("no %q on the page:\n%s", line, body)
 		}
 	}
 }

@@ -76,6 +76,9 @@ func New(cfg Config) *Metrics {
 // Registry is what --metrics-listen serves.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
+// Add is Observe with the row's own population, as a run's output (runner.Output).
+func (m *Metrics) Add(r *results.Row) { m.Observe(r, r.Population) }
+
 // Observe adds one finished row (warmup rows and retried attempts are not requests).
 func (m *Metrics) Observe(r *results.Row, population string) {
 	if r.Warmup {

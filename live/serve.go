@@ -9,14 +9,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Serve serves m at http://addr/metrics and returns the address it listens on (addr may say
-// port 0) and a stop function. Stop keeps serving until one scrape has read the final figures
+// Serve serves ms at http://addr/metrics, one page (a paired run's endpoints' series side by
+// side, told apart by their endpoint label), and returns the address it listens on (addr may
+// say port 0) and a stop function. Stop keeps serving until one scrape has read the final figures
 // or linger has passed, whichever comes first (a run that ends between two scrapes would
 // otherwise leave its dashboard short of its last requests), then closes the server.
-func Serve(ctx context.Context, addr string, m *Metrics, linger time.Duration) (string, func() error, error) {
+func Serve(ctx context.Context, addr string, linger time.Duration, ms ...*Metrics) (string, func() error, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, fmt.Errorf("--metrics-listen %s: %w", addr, err)
@@ -26,7 +28,11 @@ func Serve(ctx context.Context, addr string, m *Metrics, linger time.Duration) (
 		stopping bool
 		scraped  = make(chan struct{})
 	)
-	handler := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
+	regs := make(prometheus.Gatherers, len(ms))
+	for i, m := range ms {
+		regs[i] = m.reg
+	}
+	handler := promhttp.HandlerFor(regs, promhttp.HandlerOpts{EnableOpenMetrics: true})
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()

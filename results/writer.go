@@ -131,6 +131,10 @@ func (w *Writer) Write(row Row) error {
 	return nil
 }
 
+// Add is Write as a run's output (runner.Output): the sink hands it each finished row and
+// closes it at the end, and Close returns the first write error, so Add drops Write's.
+func (w *Writer) Add(r *Row) { _ = w.Write(*r) }
+
 // Flush writes every row queued so far to the file as a row group, syncs the journal and
 // returns once both are there (the Parquet file becomes readable only at Close).
 func (w *Writer) Flush() error {

@@ -168,11 +168,11 @@ func runArm(ctx context.Context, cfg Config) (*studyArm, error) {
 	if tg.metricsURL != "" {
 		a.capacity, a.capErr = engineCapacity(ctx, tg.eng.http, tg.metricsURL)
 	}
-	o, err := execute(ctx, cfg, p, tg)
-	if err != nil {
+	l := &leg{cfg: cfg, tg: tg}
+	if err := execute(ctx, cfg, p, []*leg{l}); err != nil {
 		return nil, err
 	}
-	a.sum, err = finish(cfg, p, tg, o)
+	a.sum, err = finish(cfg, p, tg, l.o)
 	return a, err
 }
 

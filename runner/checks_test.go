@@ -27,7 +27,7 @@ func TestRunChecks(t *testing.T) {
 	run := func(endpoint, level string) (*analysis.Summary, string, string) {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
-		sum, err := Run(context.Background(), Config{Trace: writePairedTrace(t, 30, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
+		sum, err := Run(context.Background(), Config{Trace: testenv.PairedTrace(t, 30, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
 			Endpoint: endpoint, Model: "replay-sim", Schedule: scheduler.Config{Speed: 4}, MaxErrorRate: 0.9, MaxLateness: -1,
 			ClientLimit: 1000, Warmup: 2, Checks: level, Stdout: &stdout, Stderr: &stderr, Sim: fastSim()})
 		if err != nil {

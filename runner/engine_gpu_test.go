@@ -1,14 +1,20 @@
 package runner
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/scheduler"
+	"github.com/llm-replay/replay/sim"
 )
 
 // TestEngineGPUPlots: a loopback DCGM exporter (the exporter's own page, its power rising with
@@ -72,5 +78,36 @@ func TestEngineGPUPlots(t *testing.T) {
 	if i, j := strings.Index(again, `<h2 id="gpu-power">`), strings.Index(again, `<h2 id="gpu-sm-clock">`); i < 0 || j < i ||
 		!strings.Contains(again[i:j], ">GPU 2/1<") {
 		t.Error("the rebuilt power plot lost the second exporter's GPU 1")
+	}
+}
+
+// TestEngineGPUPaired: a paired run scrapes the GPU exporters as a single run does, into each
+// endpoint's folder, and each endpoint's summary has the exporter's GPUs.
+func TestEngineGPUPaired(t *testing.T) {
+	urls := startSims(t, sim.DefaultConfig(), sim.DefaultConfig())
+	dcgm := serveFake(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		fmt.Fprint(w, dcgmExporterPage)
+	}))
+	out := t.TempDir()
+	var stderr lockedBuffer
+	_, err := Run(context.Background(), Config{Trace: testenv.PairedTrace(t, 20, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
+		Endpoints:  []Endpoint{{Label: "a", URL: urls[0], Model: "replay-sim"}, {Label: "b", URL: urls[1], Model: "replay-sim"}},
+		MetricsURL: "none", GPUMetricsURLs: []string{dcgm + "/metrics"}, MetricsInterval: 20 * time.Millisecond,
+		Schedule: scheduler.Config{Speed: 4}, MaxLateness: -1, ClientLimit: 100, Stdout: io.Discard, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, label := range []string{"a", "b"} {
+		if lines := strings.Count(readFile(t, filepath.Join(out, label, GPUMetricsFile)), "\n"); lines == 0 {
+			t.Errorf("%s: no GPU scrapes in %s", label, GPUMetricsFile)
+		}
+		s, err := analysis.ReadSummary(filepath.Join(out, label, analysis.SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Run.Engine == nil || len(s.Run.Engine.GPUs) == 0 {
+			t.Errorf("%s: the summary has no GPUs: %+v", label, s.Run.Engine)
+		}
 	}
 }

@@ -5,16 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
-	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/synth"
 )
 
-// outcome is what executing the plan produced, beside the rows already on disk.
+// outcome is what executing the plan produced for one leg, beside the rows already on disk.
 type outcome struct {
 	metrics      *analysis.Metrics
 	stats        scheduler.Stats
@@ -26,6 +27,22 @@ type outcome struct {
 	// buildErr is why a plan built as the run went stopped the run (a record it could not
 	// build): the rows sent before it are written and summarised, and the run ends with it.
 	buildErr error
+}
+
+// execution is what a run's legs share while it sends: the plan, one schedule (each request
+// goes to every leg at its time), one progress line, one page of replay's own metrics, and the
+// plan built as the run goes (built once, taken by each leg).
+type execution struct {
+	cfg      Config
+	p        *plan
+	legs     []*leg
+	sched    scheduler.Config
+	items    []scheduler.Item
+	limit    int    // the client's in-flight limit, before a paired run shares it
+	why      string // where limit comes from
+	prog     *progress
+	stream   *streamPlan
+	stopLive func() error
 }
 
 // holdLimit is the scheduler's ClientLimit for this run: cfg.ClientLimit when given, else what
@@ -55,123 +72,219 @@ func openRows(dir string, cal *analysis.Calibration) (*results.Writer, error) {
 	return w, nil
 }
 
-// execute sends the warmup, then the measured requests on schedule while the endpoint's
-// metrics are scraped, streaming every finished row to requests.parquet and the metrics.
-func execute(ctx context.Context, cfg Config, p *plan, tg *target) (*outcome, error) {
-	w, err := openRows(cfg.Out, cfg.Calibration)
-	if err != nil {
-		return nil, err
-	}
-	// Started after the journal was created: a summary older than the journal is another run's.
-	o := &outcome{speed: speedOf(cfg.Schedule), started: time.Now()}
-	o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration})
-	items, span := scheduleItems(p.reqs, false)
-	sched, why := o.schedule(cfg, tg)
-	sk, stopWatch, err := o.openSink(ctx, cfg, p, tg, w, sched.Counters, len(items))
-	if err != nil {
-		_ = w.Close()
-		return nil, err
-	}
-	prog := newProgress(len(items), time.Duration(float64(span)/o.speed), sched.Counters, cfg.Progress)
-	s := &sender{client: tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
-		keepPrompts: cfg.KeepPrompts, label: tg.label, sink: sk, progress: prog, retries: cfg.Retries,
-		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: tg.eng.capAsMaxTokens(p, cfg.Stderr)}
-
-	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", len(items), len(p.warm), o.speed, p.trace)
-	if o.clientLimit > 0 {
-		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", o.clientLimit, why)
-	}
-	runCtx, stopRun := context.WithCancelCause(ctx)
-	defer stopRun(nil)
-	switch {
-	case p.stream != nil:
-		mine, err := ownRequests(items, sched)
-		if err != nil {
-			return nil, errors.Join(err, sk.close(), stopWatch())
-		}
-		lead := time.Duration(float64(streamLead) * o.speed) // the first streamLead of the run's wall time
-		s.stream = startStream(runCtx, p.stream.builder, p.stream.recs, mine, s, p.stream.budget, p.synth.BlockSize, lead, stopRun)
-	case sched.Shards <= 1: // a shard sends a share of the plan: its encoder would run ahead of nothing
-		s.pre = startPrebuild(ctx, s, p.reqs)
-	}
-	prog.run(cfg.Stderr)
-	runErr := o.run(runCtx, cfg, p, tg, sched, s, items)
-	s.pre.close()
-	if s.stream != nil {
-		var buildErr error
-		p.ideal, buildErr = s.stream.close()
-		if buildErr != nil { // the run stopped for it: the error, not the stop, is what to say
-			o.buildErr = fmt.Errorf("building the prompts as the run went: %w", buildErr)
-			if errors.Is(runErr, context.Canceled) {
-				runErr = nil
-			}
-		}
-	}
-	prog.finish()
-	runErr = errors.Join(runErr, sk.close(), stopWatch())
-	return o, runErr
-}
-
-// schedule is the scheduler's configuration for the measured phase: live counters, the
-// client's in-flight limit, the window already applied when reading.
-func (o *outcome) schedule(cfg Config, tg *target) (scheduler.Config, string) {
-	sched := cfg.Schedule
-	sched.Counters = &scheduler.Counters{}
-	var why string
-	sched.ClientLimit, why = holdLimit(cfg, tg)
-	o.clientLimit = sched.ClientLimit
-	sched.From, sched.To = 0, 0 // the scheduler re-bases to the first record
-	return sched, why
-}
-
-// run is the timed part: warmup on its own, before the server's counters are first read (so
-// the server-side hit rate covers the measured requests only), then the schedule, scraped.
-func (o *outcome) run(ctx context.Context, cfg Config, p *plan, tg *target, sched scheduler.Config, s *sender, items []scheduler.Item) error {
-	if warm, _ := scheduleItems(p.warm, true); len(warm) > 0 {
-		wcfg := scheduler.Config{Speed: sched.Speed, MaxConcurrency: sched.MaxConcurrency, ClientLimit: sched.ClientLimit, Counters: &scheduler.Counters{}}
-		if _, err := scheduler.Run(ctx, warm, wcfg, s.send); err != nil {
-			return err
-		}
-	}
-	tg.eng.resetCache(ctx, cfg) // --reset-cache: cold before the counters' baseline
-	var scr *scrape.Scraper
-	if tg.metricsURL != "" {
-		var err error
-		scr, err = scrape.Start(ctx, scrape.Config{URL: tg.metricsURL, Interval: cfg.MetricsInterval,
-			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr,
-			Names: tg.eng.names(), Client: tg.eng.scrapeClient(cfg, true)})
-		if err != nil {
-			return err
-		}
-	}
-	gpus, err := tg.eng.startGPUs(ctx, cfg)
-	if err != nil {
-		if scr != nil {
-			scr.Stop()
-		}
+// execute opens every leg's rows and outputs, sends the warmup, then the measured requests on
+// schedule to every leg while each endpoint's metrics are scraped, every finished row streamed
+// to its leg's outputs; each leg's outcome is then in l.o.
+func execute(ctx context.Context, cfg Config, p *plan, legs []*leg) error {
+	x := newExecution(cfg, p, legs)
+	if err := x.open(ctx); err != nil {
 		return err
 	}
-	if s.stream != nil { // the first prompts ready before the clock starts
-		if err := s.stream.filled(ctx); err != nil {
+	x.announce()
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	pre, err := x.build(ctx, runCtx, stopRun)
+	if err != nil {
+		return errors.Join(err, x.close())
+	}
+	x.prog.run(cfg.Stderr)
+	runErr := x.run(runCtx)
+	for _, b := range pre {
+		b.close()
+	}
+	runErr = x.endStream(runErr)
+	x.prog.finish()
+	return errors.Join(runErr, x.close())
+}
+
+// newExecution lays out the schedule of the measured phase: live counters, the client's
+// in-flight limit shared among the legs, the window already applied when reading.
+func newExecution(cfg Config, p *plan, legs []*leg) *execution {
+	x := &execution{cfg: cfg, p: p, legs: legs, sched: cfg.Schedule}
+	var span time.Duration
+	x.items, span = scheduleItems(p.reqs, false)
+	x.sched.Counters = &scheduler.Counters{}
+	x.sched.From, x.sched.To = 0, 0 // the scheduler re-bases to the first record
+	x.limit, x.why = holdLimit(cfg, legs[0].tg)
+	x.sched.ClientLimit = shareLimit(x.limit, len(legs))
+	x.prog = newProgress(len(x.items), time.Duration(float64(span)/speedOf(cfg.Schedule)), x.sched.Counters, cfg.Progress)
+	return x
+}
+
+// open opens every leg (leg.open) and serves their live series; on an error what was opened
+// is closed.
+func (x *execution) open(ctx context.Context) error {
+	for i, l := range x.legs {
+		if err := l.open(x); err != nil {
+			return errors.Join(l.named(err), closeSinks(x.legs[:i]))
+		}
+	}
+	var err error
+	if x.stopLive, err = serveLive(ctx, x.cfg, x.legs); err != nil {
+		return errors.Join(err, closeSinks(x.legs))
+	}
+	return nil
+}
+
+// closeSinks waits for every leg's rows to reach its outputs and closes them.
+func closeSinks(legs []*leg) error {
+	var errs []error
+	for _, l := range legs {
+		errs = append(errs, l.sk.close())
+	}
+	return errors.Join(errs...)
+}
+
+// close closes every leg's outputs, then the live page once its final figures were read.
+func (x *execution) close() error {
+	err := closeSinks(x.legs)
+	return errors.Join(err, x.stopLive())
+}
+
+// announce says what the run sends, where, and the client's in-flight limit.
+func (x *execution) announce() {
+	cfg, n, speed := x.cfg, len(x.items), speedOf(x.cfg.Schedule)
+	if len(x.legs) == 1 {
+		fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s\n", n, len(x.p.warm), speed, x.p.trace)
+		if x.limit > 0 {
+			fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); sends past that wait, counted as client backlog\n", x.limit, x.why)
+		}
+		return
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: open-loop replay of %d requests (%d warmup) at %gx from %s to %d endpoints at once (%s)\n",
+		n, len(x.p.warm), speed, x.p.trace, len(x.legs), strings.Join(labelList(x.legs), ", "))
+	if x.sched.ClientLimit > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: this machine holds at most %d requests in flight (%s); each request goes to %d endpoints, so at most %d are in flight at once; sends past that wait, counted as client backlog\n",
+			x.limit, x.why, len(x.legs), x.sched.ClientLimit)
+	}
+}
+
+// build starts what encodes bodies ahead of their sends: for a plan built as the run goes, its
+// one builder, each request encoded for every leg and taken by each (stopping the run through
+// stop when a record cannot be built); else an encoder per leg (prebuild.go), unless the run
+// is a shard, which sends a share of the plan its encoder would run ahead of nothing.
+func (x *execution) build(ctx, runCtx context.Context, stop context.CancelCauseFunc) ([]*prebuilder, error) {
+	p := x.p
+	if p.stream != nil {
+		mine, err := ownRequests(x.items, x.sched)
+		if err != nil {
+			return nil, err
+		}
+		takers := make([]*sender, len(x.legs))
+		for i, l := range x.legs {
+			takers[i], l.s.leg = l.s, i
+		}
+		lead := time.Duration(float64(streamLead) * speedOf(x.cfg.Schedule)) // the first streamLead of the run's wall time
+		x.stream = startStream(runCtx, p.stream.builder, p.stream.recs, mine, takers, p.stream.budget, p.synth.BlockSize, lead, stop)
+		for _, l := range x.legs {
+			l.s.stream = x.stream
+		}
+		return nil, nil
+	}
+	if x.sched.Shards > 1 {
+		return nil, nil
+	}
+	pre := make([]*prebuilder, len(x.legs))
+	for i, l := range x.legs {
+		l.s.pre = startPrebuild(ctx, l.s, p.reqs)
+		pre[i] = l.s.pre
+	}
+	return pre, nil
+}
+
+// endStream stops a streamed plan's builder and keeps its ideal cache; a build that failed is
+// what stopped the run, so it becomes each leg's buildErr and the stop is not an error.
+func (x *execution) endStream(runErr error) error {
+	if x.stream == nil {
+		return runErr
+	}
+	var buildErr error
+	x.p.ideal, buildErr = x.stream.close()
+	if buildErr == nil {
+		return runErr
+	}
+	for _, l := range x.legs {
+		l.o.buildErr = fmt.Errorf("building the prompts as the run went: %w", buildErr)
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return nil
+	}
+	return runErr
+}
+
+// run is the timed part: warmup on its own, before the servers' counters are first read, then
+// the cache reset, the scrapers and the schedule, sent to every leg.
+func (x *execution) run(ctx context.Context) error {
+	send := sendAll(x.legs)
+	if warm, _ := scheduleItems(x.p.warm, true); len(warm) > 0 {
+		wcfg := scheduler.Config{Speed: x.sched.Speed, MaxConcurrency: x.sched.MaxConcurrency, ClientLimit: x.sched.ClientLimit, Counters: &scheduler.Counters{}}
+		if _, err := scheduler.Run(ctx, warm, wcfg, send); err != nil {
 			return err
 		}
 	}
-	preconnect(ctx, tg.client, preconnectCount(cfg.Preconnect, items, sched.Speed, sched.ClientLimit), "", cfg.Stderr)
-	restoreGC := holdGC(cfg.Stderr)
-	o.stats, err = scheduler.Run(ctx, items, sched, s.send)
-	restoreGC()
-	tg.eng.stopGPUs(gpus)
-	tg.eng.addGPUSeries(o.metrics) // report.html plots them beside the engine's series
-	if scr != nil {
-		res := scr.Stop()
-		o.server = serverCache(res)
-		o.metrics.AddServerSamples(res.Samples)
-		if res.WriteError != nil {
-			fmt.Fprintf(cfg.Stderr, "replay: server metrics: %v (the summary still has them)\n", res.WriteError)
+	for _, l := range x.legs {
+		l.tg.eng.resetCache(ctx, l.cfg) // --reset-cache: cold before the counters' baseline
+	}
+	for i, l := range x.legs {
+		if err := l.watch(ctx); err != nil {
+			unwatch(x.legs[:i])
+			return err
 		}
-		o.wroteMetrics = res.Scrapes > 0 && res.WriteError == nil
+	}
+	if x.stream != nil { // the first prompts ready before the clock starts
+		if err := x.stream.filled(ctx); err != nil {
+			unwatch(x.legs)
+			return err
+		}
+	}
+	n := preconnectCount(x.cfg.Preconnect, x.items, x.sched.Speed, x.sched.ClientLimit)
+	for _, l := range x.legs {
+		preconnect(ctx, l.tg.client, n, l.ep.Label, x.cfg.Stderr)
+	}
+	restoreGC := holdGC(x.cfg.Stderr)
+	stats, err := scheduler.Run(ctx, x.items, x.sched, send)
+	restoreGC()
+	unwatch(x.legs)
+	for _, l := range x.legs {
+		l.o.stats = stats
 	}
 	return err
+}
+
+// unwatch stops every leg's scrapers.
+func unwatch(legs []*leg) {
+	for _, l := range legs {
+		l.unwatch()
+	}
+}
+
+// sendAll is the scheduler's SendFunc: a single run's sender, or for a paired run the item to
+// every endpoint at once, one on the scheduler's sender goroutine and each other one on a
+// goroutine of its own, all at the item's scheduled time (each row's own send time read as its
+// request leaves), returning when every endpoint has answered. So a session's next turn is
+// released by its slowest endpoint's answer: every endpoint gets each turn at the same moment,
+// and the faster one's sessions wait on the slower one's. Which endpoint is written to first
+// turns with the request's index, so that none is always first.
+func sendAll(legs []*leg) scheduler.SendFunc {
+	if len(legs) == 1 {
+		return legs[0].s.send
+	}
+	return func(ctx context.Context, it scheduler.Item, t scheduler.Timing) {
+		var wg sync.WaitGroup
+		first := it.Index % len(legs)
+		for k := 1; k < len(legs); k++ {
+			l := legs[(first+k)%len(legs)]
+			wg.Go(func() {
+				lt := t
+				lt.SentNS = t.Clock.Now()
+				l.s.send(ctx, it, lt)
+			})
+		}
+		lt := t // t is the goroutines' to copy
+		lt.SentNS = t.Clock.Now()
+		legs[first].s.send(ctx, it, lt)
+		wg.Wait()
+	}
 }
 
 // ownRequests marks the requests a shard sends, by index (nil for a run that sends them all):

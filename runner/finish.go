@@ -1,12 +1,28 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/scheduler"
 )
+
+// finishRun writes a single run's files and prints its table and its endpoint's behaviour
+// checks, or finishes a paired run (finishMulti).
+func finishRun(cfg Config, p *plan, legs []*leg) (*analysis.Summary, error) {
+	if len(legs) > 1 {
+		return finishMulti(cfg, p, legs)
+	}
+	l := legs[0]
+	sum, err := finish(l.cfg, p, l.tg, l.o)
+	if sum != nil {
+		err = errors.Join(err, writeChecks(cfg, []checks.Endpoint{analysis.ChecksEndpoint(l.tg.label, l.tg.checks)}))
+	}
+	return sum, err
+}
 
 // finish writes summary.json and report.html, and a calibrated run's queueing.csv (through
 // analysis.WriteRunFiles, atomically), prints the table and turns the run's end into its

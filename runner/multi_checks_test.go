@@ -30,7 +30,7 @@ func pairedChecksRun(t *testing.T, a, b sim.Config, level string, require string
 	out = t.TempDir()
 	var stdout, stderr bytes.Buffer
 	_, err = Run(context.Background(), Config{
-		Trace: writePairedTrace(t, 60, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
+		Trace: testenv.PairedTrace(t, 60, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
 		Endpoints: []Endpoint{{Label: "a", URL: urls[0], Model: "replay-sim"}, {Label: "b", URL: urls[1], Model: "replay-sim"}},
 		Schedule:  scheduler.Config{Speed: 4}, MaxErrorRate: 0.5, MaxLateness: -1, ClientLimit: 1000,
 		Checks: level, Require: reqs, Stdout: &stdout, Stderr: &stderr,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,32 +17,6 @@ import (
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
-
-// writePairedTrace writes n Mooncake requests arriving at rate per second (Poisson): prompts of 100 to 1,000
-// tokens (512-token blocks, the first shared by groups of eight), 8 to 24 output tokens. At
-// 20 requests a second the default simulator is busy a fifth of the time prefilling.
-func writePairedTrace(t *testing.T, n int, rate float64) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "paired.jsonl")
-	var b strings.Builder
-	rng := rand.New(rand.NewPCG(19, 2))
-	next, at := 1000, 0.0
-	for i := range n {
-		in := 100 + rng.IntN(900)
-		hs := []string{fmt.Sprint(i / 8)}
-		for range (in+511)/512 - 1 {
-			hs = append(hs, fmt.Sprint(next))
-			next++
-		}
-		fmt.Fprintf(&b, `{"timestamp": %.3f, "input_length": %d, "output_length": %d, "hash_ids": [%s]}`+"\n",
-			at, in, 8+rng.IntN(17), strings.Join(hs, ", "))
-		at += rng.ExpFloat64() * 1000 / rate
-	}
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // startSims starts one in-process simulator per config and returns their URLs.
 func startSims(t *testing.T, cfgs ...sim.Config) []string {
@@ -88,7 +61,7 @@ func TestMultiRun(t *testing.T) {
 	const n = 150
 	var stdout, stderr bytes.Buffer
 	sum, err := Run(context.Background(), Config{
-		Trace: writePairedTrace(t, n, 10), Out: out, Tokenizer: testenv.SampleTokenizer(),
+		Trace: testenv.PairedTrace(t, n, 10), Out: out, Tokenizer: testenv.SampleTokenizer(),
 		Endpoints: []Endpoint{{Label: "base", URL: urls[0], Model: "replay-sim"}, {Label: "slow", URL: urls[1], Model: "replay-sim"}},
 		Schedule:  scheduler.Config{Speed: 2}, KeepPrompts: true, MaxErrorRate: 0.1,
 		// Lateness is not judged: other test binaries share the cores. Both servers are in
@@ -193,7 +166,6 @@ func TestMultiRefusals(t *testing.T) {
 		{"bad label", Config{Endpoints: two(ok, Endpoint{Label: "../x", URL: ok.URL, Model: "m"})}, `label "../x"`},
 		{"compare.json", Config{Endpoints: two(ok, Endpoint{Label: CompareFile, URL: ok.URL, Model: "m"})}, "label"},
 		{"one metrics page", Config{Endpoints: two(ok, Endpoint{Label: "b", URL: ok.URL, Model: "m"}), MetricsURL: "http://x/metrics"}, "--metrics-url names one page"},
-		{"metrics-listen", Config{Endpoints: two(ok, Endpoint{Label: "b", URL: ok.URL, Model: "m"}), MetricsListen: "127.0.0.1:0"}, "--metrics-listen"},
 	} {
 		c.cfg.Out, c.cfg.Stderr, c.cfg.Stdout = t.TempDir(), &bytes.Buffer{}, &bytes.Buffer{}
 		_, err := Run(context.Background(), c.cfg)
@@ -288,7 +260,7 @@ func TestMultiThreeEndpoints(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	_, err := Run(context.Background(), Config{
-		Trace: writePairedTrace(t, 30, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
+		Trace: testenv.PairedTrace(t, 30, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
 		Endpoints: []Endpoint{{Label: "a", URL: urls[0], Model: "replay-sim"}, {Label: "b", URL: urls[1], Model: "replay-sim"},
 			{Label: "c", URL: urls[2], Model: "replay-sim"}},
 		Schedule: scheduler.Config{Speed: 4}, MaxLateness: -1, ClientLimit: 900, MetricsURL: "none", Stdout: &stdout, Stderr: &stderr,

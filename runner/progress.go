@@ -10,6 +10,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 )
 
@@ -40,7 +41,13 @@ func newProgress(total int, span time.Duration, c *scheduler.Counters, mode stri
 	return &progress{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{}), mode: mode}
 }
 
-func (p *progress) failed() { p.errors.Add(1) }
+// Add counts a failed request as a run's output (Output): its last attempt's row, warmup left
+// out. Every endpoint's sink adds to the one progress line.
+func (p *progress) Add(r *results.Row) {
+	if !r.Warmup && !r.Retried && !r.OK() {
+		p.errors.Add(1)
+	}
+}
 
 func (p *progress) line() string {
 	return fmt.Sprintf("sent %d/%d  in flight %d  done %d  errors %d  lateness p99 %s  elapsed %s of %s",

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/scheduler"
@@ -85,7 +84,9 @@ type Config struct {
 	// generic); it picks the fields that force output lengths, the default MetricsURL (where
 	// that engine serves its page, "" for none) and its metric names. ResetCache resets the
 	// engine's prefix cache before the measured run. GPUMetricsURLs are GPU exporters' pages
-	// (DCGM's names) scraped beside MetricsURL into gpu_metrics.jsonl, gpu_metrics-2.jsonl...
+	// (DCGM's names) scraped beside MetricsURL into gpu_metrics.jsonl, gpu_metrics-2.jsonl...;
+	// a paired run scrapes them into each endpoint's folder, its energy per output token then
+	// every exporter's GPUs against that endpoint's tokens.
 	Engine         string
 	ResetCache     bool
 	GPUMetricsURLs []string
@@ -114,9 +115,9 @@ type Config struct {
 	// in report.html and queueing.csv per request. Nil for none.
 	Calibration *analysis.Calibration
 
-	// MetricsListen, when set, serves replay's own Prometheus metrics there during the run;
-	// at its end the page stays up until a scrape has read the final figures, at most
-	// MetricsLinger.
+	// MetricsListen, when set, serves replay's own Prometheus metrics there during the run (a
+	// paired run's endpoints on one page, each under its label); at its end the page stays up
+	// until a scrape has read the final figures, at most MetricsLinger.
 	MetricsListen string
 	MetricsLinger time.Duration
 	// SnapshotEvery refreshes summary.json and report.html, marked partial, this often while
@@ -169,40 +170,40 @@ var ErrInterrupted = errors.New("interrupted")
 //
 // A run is four steps: prepare (window, prompts, warmup), start the target (endpoint or
 // simulator), execute (send on schedule, rows to disk as they finish), finish (summary, report,
-// verdict).
+// verdict). With two or more cfg.Endpoints it is a paired run: the same requests, built once
+// (the same prompt bytes for each), sent to every endpoint at each request's scheduled time by
+// one scheduler, each endpoint's files in Out/LABEL/ as a single run's are in Out, then the
+// paired comparison (finishMulti). A single run is the one-endpoint case of the same path
+// (leg.go).
 func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
-	if len(cfg.Endpoints) > 1 {
-		return runMulti(ctx, cfg)
-	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	p, err := prepare(ctx, cfg, true)
+	eps, err := runEndpoints(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeShardInfo(cfg); err != nil {
-		return nil, err
-	}
-	tg, err := startTarget(ctx, cfg, p)
+	pcfg := cfg // prepared as for the first endpoint: a real one's tokenizer must be the served model's
+	pcfg.Endpoint = eps[0].URL
+	p, err := prepare(ctx, pcfg, true)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = tg.stop() }()
-	if tg.checks, err = probeChecks(ctx, cfg, tg); err != nil {
-		return nil, err
-	}
-	o, err := execute(ctx, cfg, p, tg)
+	legs, err := startLegs(ctx, cfg, p, eps)
+	defer stopLegs(legs)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := finish(cfg, p, tg, o)
-	if sum != nil {
-		err = errors.Join(err, writeChecks(cfg, []checks.Endpoint{analysis.ChecksEndpoint(tg.label, tg.checks)}))
+	if err := probeLegs(ctx, legs); err != nil {
+		return nil, err
 	}
-	if o.buildErr != nil { // what stopped the run, not that it stopped
-		return sum, o.buildErr
+	if err := execute(ctx, cfg, p, legs); err != nil {
+		return nil, err
+	}
+	sum, err := finishRun(cfg, p, legs)
+	if b := legs[0].o.buildErr; b != nil { // what stopped the run, not that it stopped
+		return sum, b
 	}
 	return sum, err
 }

@@ -22,7 +22,6 @@ type sender struct {
 	keepPrompts bool
 	label       string
 	sink        *sink
-	progress    *progress
 	retries     int
 	// logged sends each request with its own logged options, forced only where they say so,
 	// and cancelled where its client cancelled it (--options logged); verbatim sends each
@@ -35,8 +34,10 @@ type sender struct {
 	// pre holds bodies encoded ahead of their sends (prebuild.go); nil encodes each at its send.
 	pre *prebuilder
 	// stream, when set, builds the measured requests as the run goes (stream_plan.go): an
-	// item's payload then holds its schedule and the built request is taken at its send.
+	// item's payload then holds its schedule and the built request is taken at its send, with
+	// the body encoded for this sender's endpoint (the stream's taker number leg).
 	stream *streamPlan
+	leg    int
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -50,7 +51,7 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 	var body *client.Encoded
 	if s.stream != nil && !it.Warmup {
 		var err error
-		if r, body, err = s.stream.take(ctx, it.Index); err != nil {
+		if r, body, err = s.stream.take(ctx, it.Index, s.leg); err != nil {
 			return // the build failed or the run stopped first: the run ends with the build's error
 		}
 	}
@@ -70,9 +71,6 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 		row.Attempt, row.Retried, row.CancelledAsLogged = int32(attempt), again, cancelled
 		s.sink.put(row)
 		if !again {
-			if !it.Warmup && !resp.OK() {
-				s.progress.failed()
-			}
 			return
 		}
 		if !sleepCtx(ctx, backoff(attempt, resp.RetryAfterNS)) {

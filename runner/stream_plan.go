@@ -31,7 +31,7 @@ import (
 // senders'; a schedule that outruns it waits for its prompts, and that wait is lateness, in
 // the rows and the verdict, as any client-side delay.
 type streamPlan struct {
-	slots  []atomic.Pointer[streamed] // by request index; nil until built, and again once taken
+	slots  []atomic.Pointer[streamed] // by request index; nil until built, and again once every taker took it
 	budget int64
 
 	mu      sync.Mutex
@@ -50,22 +50,26 @@ type streamPlan struct {
 	wg   sync.WaitGroup
 }
 
-// streamed is one built request with its body encoded for its send.
+// streamed is one built request with its body encoded for each taker's send (a sender, one
+// per endpoint: the same prompt, each endpoint's own model and fields); it is held until every
+// taker has taken it.
 type streamed struct {
-	req  *synth.Request
-	body *client.Encoded // nil when encoding failed: the send encodes again and reports it
-	size int64
+	req    *synth.Request
+	bodies []*client.Encoded // by taker; nil where encoding failed: that send encodes again and reports it
+	size   int64
+	left   atomic.Int32 // takers yet to take it
 }
 
 // errBuildBehind is the error of a send whose prompt was not built: the run was stopped first.
 var errBuildBehind = errors.New("the run stopped before this request's prompt was built")
 
-// startStream starts building recs' requests with b, encoding each for s; stop it with close.
+// startStream starts building recs' requests with b, encoding each for every one of takers
+// (a sender an endpoint: each request is built once and taken by each); stop it with close.
 // mine marks a shard's own requests (nil: all); the others are built, for the prompts after
 // them, and dropped. blockSize is the ideal cache's block size (0: each record's own); lead
 // is how far past the latest send, in trace time, the builder goes (the run starts once it is
 // that far past the first, filled); fail stops the run when a record cannot be built.
-func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, mine []bool, s *sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
+func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, mine []bool, takers []*sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
 	ctx, cancel := context.WithCancel(ctx)
 	sp := &streamPlan{slots: make([]atomic.Pointer[streamed], len(recs)), budget: budget, need: -1,
 		lead: lead, sentTS: recs[0].Timestamp, ideal: analysis.NewIdealCounter(), stop: cancel}
@@ -73,11 +77,11 @@ func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, min
 	context.AfterFunc(ctx, sp.wake)
 	sp.wg.Go(func() {
 		err := b.Stream(ctx, 1, eachRecord(recs), func(r synth.Request) error {
+			sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
 			if mine != nil && !mine[r.Index] { // another shard's: built for the prompts after it, not kept
-				sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
 				return nil
 			}
-			return sp.put(ctx, s, r, blockSize)
+			return sp.put(ctx, encodeFor(takers, r))
 		})
 		sp.mu.Lock()
 		sp.err, sp.done = err, true
@@ -90,22 +94,34 @@ func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, min
 	return sp
 }
 
+// encodeFor encodes r's body for each taker; once every one is encoded the prompt's text is
+// dropped (the bodies hold it) unless the rows keep it.
+func encodeFor(takers []*sender, r synth.Request) *streamed {
+	e := &streamed{req: &r, bodies: make([]*client.Encoded, len(takers))}
+	e.left.Store(int32(len(takers)))
+	all := true
+	for k, s := range takers {
+		e.bodies[k], _ = s.client.Encode(s.request(&r))
+		if e.bodies[k] == nil {
+			all = false
+			continue
+		}
+		e.size += int64(e.bodies[k].Size())
+	}
+	if all && !takers[0].keepPrompts {
+		r.Prompt, r.Messages, r.PromptIDs = "", nil, nil
+	}
+	e.size += int64(len(r.Prompt)) + 64
+	return e
+}
+
 // put stores a built request, encoded, once the budget has room for it and it is within the
 // lead of the latest request taken (or a send waits for it).
-func (sp *streamPlan) put(ctx context.Context, s *sender, r synth.Request, blockSize int) error {
-	sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
-	e := &streamed{req: &r}
-	e.body, _ = s.client.Encode(s.request(&r))
-	if e.body != nil && !s.keepPrompts {
-		r.Prompt, r.Messages, r.PromptIDs = "", nil, nil // the body holds them now
-	}
-	e.size = int64(len(r.Prompt)) + 64
-	if e.body != nil {
-		e.size += int64(e.body.Size())
-	}
+func (sp *streamPlan) put(ctx context.Context, e *streamed) error {
+	i, ts := e.req.Index, e.req.Record.Timestamp
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	for (sp.ahead+e.size > sp.budget || r.Record.Timestamp-sp.sentTS > sp.lead) && sp.ahead > 0 && sp.need < r.Index && ctx.Err() == nil {
+	for (sp.ahead+e.size > sp.budget || ts-sp.sentTS > sp.lead) && sp.ahead > 0 && sp.need < i && ctx.Err() == nil {
 		sp.full = true
 		sp.changed.Broadcast()
 		sp.changed.Wait()
@@ -114,9 +130,9 @@ func (sp *streamPlan) put(ctx context.Context, s *sender, r synth.Request, block
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sp.slots[r.Index].Store(e)
+	sp.slots[i].Store(e)
 	sp.ahead += e.size
-	sp.built = r.Index + 1
+	sp.built = i + 1
 	sp.changed.Broadcast()
 	return nil
 }
@@ -145,35 +161,50 @@ func (sp *streamPlan) wake() {
 	sp.mu.Unlock()
 }
 
-// take returns request i, built, and its body, waiting for the builder when it is behind; it
-// gives i up for the builder's budget. An error means the build failed or the run stopped.
-func (sp *streamPlan) take(ctx context.Context, i int) (*synth.Request, *client.Encoded, error) {
-	e := sp.slots[i].Swap(nil)
+// take returns request i, built, and its body for taker k, waiting for the builder when it is
+// behind; the last of its takers gives i up for the builder's budget. An error means the
+// build failed or the run stopped.
+func (sp *streamPlan) take(ctx context.Context, i, k int) (*synth.Request, *client.Encoded, error) {
+	e := sp.slots[i].Load()
 	if e == nil {
-		stop := context.AfterFunc(ctx, sp.wake)
-		defer stop()
-		sp.mu.Lock()
-		sp.need = max(sp.need, i)
-		sp.changed.Broadcast()
-		for e = sp.slots[i].Swap(nil); e == nil; e = sp.slots[i].Swap(nil) {
-			if sp.done || ctx.Err() != nil {
-				err := sp.err
-				sp.mu.Unlock()
-				if err == nil {
-					err = errBuildBehind
-				}
-				return nil, nil, err
-			}
-			sp.changed.Wait()
+		var err error
+		if e, err = sp.await(ctx, i); err != nil {
+			return nil, nil, err
 		}
-		sp.mu.Unlock()
 	}
+	body := e.bodies[k]
+	e.bodies[k] = nil // each taker's own element: the body is the send's now
 	sp.mu.Lock()
-	sp.ahead -= e.size
+	if e.left.Add(-1) == 0 {
+		sp.slots[i].Store(nil)
+		sp.ahead -= e.size
+	}
 	sp.sentTS = max(sp.sentTS, e.req.Record.Timestamp)
 	sp.changed.Broadcast()
 	sp.mu.Unlock()
-	return e.req, e.body, nil
+	return e.req, body, nil
+}
+
+// await waits for request i to be built, asking the builder to pass its budget to reach it.
+func (sp *streamPlan) await(ctx context.Context, i int) (*streamed, error) {
+	stop := context.AfterFunc(ctx, sp.wake)
+	defer stop()
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.need = max(sp.need, i)
+	sp.changed.Broadcast()
+	for {
+		if e := sp.slots[i].Load(); e != nil {
+			return e, nil
+		}
+		if sp.done || ctx.Err() != nil {
+			if sp.err != nil {
+				return nil, sp.err
+			}
+			return nil, errBuildBehind
+		}
+		sp.changed.Wait()
+	}
 }
 
 // close stops the builder and waits for it; it returns the build's error and the ideal cache

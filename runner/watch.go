@@ -2,48 +2,70 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"path/filepath"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/live"
-	"github.com/llm-replay/replay/results"
-	"github.com/llm-replay/replay/scheduler"
+	"github.com/llm-replay/replay/scrape"
 )
 
-// openSink starts the row sink and what watches a run while it goes: replay's own Prometheus
-// metrics (--metrics-listen) and the partial summaries (--snapshot-every). stop ends the
-// watching once the sink has closed.
-func (o *outcome) openSink(ctx context.Context, cfg Config, p *plan, tg *target, w *results.Writer,
-	c *scheduler.Counters, scheduled int) (*sink, func() error, error) {
-	stop := func() error { return nil }
-	var lm *live.Metrics
-	if cfg.MetricsListen != "" {
-		var shardLabel string
-		if sc := cfg.Schedule; sc.Shards > 1 {
-			shardLabel = fmt.Sprintf("%d/%d", sc.Shard, sc.Shards)
-		}
-		lm = live.New(live.Config{Endpoint: tg.label, API: cfg.API, Shard: shardLabel, Scheduled: scheduled,
-			Sent: c.Sent, InFlight: c.InFlight, Queued: c.Queued, Held: c.Held,
-			MaxErrorRate: cfg.MaxErrorRate, MaxLateness: cfg.MaxLateness})
-		addr, stopLive, err := live.Serve(ctx, cfg.MetricsListen, lm, cfg.MetricsLinger)
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintf(cfg.Stderr, "replay: serving this run's metrics at http://%s/metrics\n", addr)
-		stop = stopLive
+// serveLive serves every leg's live series on one page at --metrics-listen (a paired run's
+// told apart by their endpoint label); stop keeps it up until the final figures were read
+// (MetricsLinger) once every sink has closed. Without --metrics-listen stop does nothing.
+func serveLive(ctx context.Context, cfg Config, legs []*leg) (stop func() error, err error) {
+	if cfg.MetricsListen == "" {
+		return func() error { return nil }, nil
 	}
-	var snap *snapshots
-	if cfg.SnapshotEvery > 0 {
-		info := runInfo(cfg, p, tg, o) // what is known before sending: the snapshot's run block
-		var err error
-		snap, err = newSnapshots(cfg.Out, cfg.SnapshotEvery, func() analysis.RunInfo { return info },
-			func(err error) { fmt.Fprintf(cfg.Stderr, "replay: %v (the run goes on)\n", err) })
-		if err != nil {
-			return nil, nil, errors.Join(err, stop())
-		}
-		stopLive := stop
-		stop = func() error { return errors.Join(snap.close(), stopLive()) }
+	ms := make([]*live.Metrics, len(legs))
+	for i, l := range legs {
+		ms[i] = l.live
 	}
-	return newSink(w, o.metrics, lm, snap), stop, nil
+	addr, stop, err := live.Serve(ctx, cfg.MetricsListen, cfg.MetricsLinger, ms...)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: serving this run's metrics at http://%s/metrics\n", addr)
+	return stop, nil
+}
+
+// watch starts the leg's scrapers once the warmup is over (so the server-side hit rate covers
+// the measured requests only): the engine's page into server_metrics.jsonl and the GPU
+// exporters' pages beside it, each polled with the run's own scrape client (its TLS settings,
+// and the API key for the engine's page under the endpoint). On an error none is left running.
+func (l *leg) watch(ctx context.Context) error {
+	cfg := l.cfg
+	if l.tg.metricsURL != "" {
+		scr, err := scrape.Start(ctx, scrape.Config{URL: l.tg.metricsURL, Interval: cfg.MetricsInterval,
+			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr,
+			Names: l.tg.eng.names(), Client: l.tg.eng.scrapeClient(cfg, true)})
+		if err != nil {
+			return l.named(err)
+		}
+		l.scr = scr
+	}
+	gpus, err := l.tg.eng.startGPUs(ctx, cfg)
+	if err != nil {
+		l.unwatch()
+		return l.named(err)
+	}
+	l.gpus = gpus
+	return nil
+}
+
+// unwatch stops the leg's scrapers and hands what they saw to its summary and report.
+func (l *leg) unwatch() {
+	l.tg.eng.stopGPUs(l.gpus)
+	l.gpus = nil
+	l.tg.eng.addGPUSeries(l.o.metrics) // report.html plots them beside the engine's series
+	if l.scr == nil {
+		return
+	}
+	res := l.scr.Stop()
+	l.scr = nil
+	l.o.server = serverCache(res)
+	l.o.metrics.AddServerSamples(res.Samples)
+	if res.WriteError != nil {
+		fmt.Fprintf(l.cfg.Stderr, "replay: server metrics: %v (the summary still has them)\n", res.WriteError)
+	}
+	l.o.wroteMetrics = res.Scrapes > 0 && res.WriteError == nil
 }

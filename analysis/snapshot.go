@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"errors"
@@ -7,31 +7,35 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 )
 
 // PartialDir holds a running replay's row segments, beside its refreshed summary.
 const PartialDir = "partial"
 
-// snapshots refresh summary.json and report.html every interval while a run goes, marked
+// Snapshots refresh summary.json and report.html every interval while a run goes, marked
 // partial, so a day-long replay can be read before it ends. requests.parquet gets its footer
 // only at the end, so the rows a snapshot counts are in closed Parquet segments of their own
 // (partial/rows-NNNN.parquet, one per interval: DuckDB reads them as one glob); each row is
 // encoded twice while snapshots are on, and the segments are removed when the run closes.
-// It runs on the sink's goroutine, beside the metrics it reads.
-type snapshots struct {
+// It is one of a run's row outputs (runner.Output), fed after the Metrics it reads and on the
+// same goroutine; a snapshot is taken with the first row after it is due (with no row since
+// the last one there is nothing new to show).
+type Snapshots struct {
 	dir   string
 	every time.Duration
 	next  time.Time
 	seg   *results.Writer
 	n     int
-	info  func() analysis.RunInfo
+	m     *Metrics
+	info  RunInfo
 	warn  func(error)
 }
 
-func newSnapshots(dir string, every time.Duration, info func() analysis.RunInfo, warn func(error)) (*snapshots, error) {
-	s := &snapshots{dir: dir, every: every, next: time.Now().Add(every), info: info, warn: warn}
+// NewSnapshots starts the segments in dir; m is the run's aggregator, info the summary's run
+// block as known before the first send, warn where a failed snapshot is said (the run goes on).
+func NewSnapshots(dir string, every time.Duration, m *Metrics, info RunInfo, warn func(error)) (*Snapshots, error) {
+	s := &Snapshots{dir: dir, every: every, next: time.Now().Add(every), m: m, info: info, warn: warn}
 	if err := os.MkdirAll(filepath.Join(dir, PartialDir), 0o755); err != nil {
 		return nil, fmt.Errorf("snapshots: %w", err)
 	}
@@ -40,55 +44,51 @@ func newSnapshots(dir string, every time.Duration, info func() analysis.RunInfo,
 
 // segment is the n-th segment's path; it is written as path+".open" and renamed when closed,
 // so the glob the summary names matches whole files only.
-func (s *snapshots) segment(n int) string {
+func (s *Snapshots) segment(n int) string {
 	return filepath.Join(s.dir, PartialDir, fmt.Sprintf("rows-%04d.parquet", n))
 }
 
-func (s *snapshots) open() error {
+func (s *Snapshots) open() error {
 	s.n++
 	w, err := results.NewWriterWith(s.segment(s.n)+".open", results.WriterOptions{NoJournal: true})
 	s.seg = w
 	return err
 }
 
-// add writes a row to the current segment.
-func (s *snapshots) add(r results.Row) {
-	if err := s.seg.Write(r); err != nil {
+// Add writes a row to the current segment, then takes a snapshot when one is due.
+func (s *Snapshots) Add(r *results.Row) {
+	if err := s.seg.Write(*r); err != nil {
 		s.warn(fmt.Errorf("snapshot rows: %w", err))
 	}
-}
-
-// maybe takes a snapshot when one is due.
-func (s *snapshots) maybe(m *analysis.Metrics) {
 	if time.Now().Before(s.next) {
 		return
 	}
 	s.next = time.Now().Add(s.every)
-	if err := s.take(m); err != nil {
+	if err := s.take(); err != nil {
 		s.warn(err)
 	}
 }
 
 // take closes the segment, writes the partial summary and report over the rows so far, and
 // opens the next segment.
-func (s *snapshots) take(m *analysis.Metrics) error {
+func (s *Snapshots) take() error {
 	if err := s.seg.Close(); err != nil {
 		return fmt.Errorf("snapshot rows: %w", err)
 	}
 	if err := os.Rename(s.segment(s.n)+".open", s.segment(s.n)); err != nil {
 		return fmt.Errorf("snapshot rows: %w", err)
 	}
-	info := s.info()
+	info := s.info
 	info.Partial = true
 	info.PartialRows = filepath.ToSlash(filepath.Join(PartialDir, "rows-*.parquet"))
-	if _, err := analysis.WriteRunFiles(s.dir, m, info); err != nil {
+	if _, err := WriteRunFiles(s.dir, s.m, info); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	return s.open()
 }
 
-// close ends the last segment and removes them all: the run's own files now hold every row.
-func (s *snapshots) close() error {
+// Close ends the last segment and removes them all: the run's own files now hold every row.
+func (s *Snapshots) Close() error {
 	err := s.seg.Close()
 	return errors.Join(err, os.RemoveAll(filepath.Join(s.dir, PartialDir)))
 }
