@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/stats"
 )
 
 // Outcome is one requirement judged: the term, its value and limit as printed, and whether
@@ -62,7 +63,7 @@ func (r Requirement) CheckPaired(a, b *analysis.Summary) Outcome {
 	case r.Unit == "%":
 		v = 100 * (vb - va) / va
 	}
-	o.Value = fmt.Sprintf("%s (A %sms, B %sms)", r.display(v), fmtFig(va), fmtFig(vb))
+	o.Value = fmt.Sprintf("%s (A %sms, B %sms)", r.display(v), stats.Fig(va), stats.Fig(vb))
 	o.Pass = holds(v, r.Op, toBase(r.Limit, r.Unit))
 	return o
 }

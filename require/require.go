@@ -3,12 +3,14 @@ package require
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llm-replay/replay/stats"
 )
 
-// Requirement is one limit (one term of --require on the command line), e.g. ttft.p95<=500ms: a run passes it when the
-// term's value compares to Limit (in Unit) as Op says. Requirements gate a run (or a
-// comparison) in CI, so every one either holds, fails, or fails with a reason why it could not
-// be judged; none is skipped.
+// Requirement is one limit (a term of --require on the command line), e.g. ttft.p95<=500ms:
+// a run passes it when the term's value compares to Limit (in Unit) as Op says. Requirements
+// gate a run (or a comparison) in CI, so every one either holds, fails, or fails with a reason
+// why it could not be judged; none is skipped.
 type Requirement struct {
 	// Term is the canonical term name: <metric>.<stat>, goodput, errors, fidelity.prompt,
 	// fidelity.output, throughput.req_s, throughput.output_tok_s or delta.<metric>.<stat>.
@@ -134,7 +136,7 @@ func (r Requirement) term() (term, error) {
 	if opPrefix(r.Op) != r.Op || r.Op == "" {
 		return t, fmt.Errorf("unknown comparison %q (want <=, <, >=, > or ==)", r.Op)
 	}
-	if !isFinite(r.Limit) {
+	if !stats.IsFinite(r.Limit) {
 		return t, fmt.Errorf("limit %v: want a finite number", r.Limit)
 	}
 	unit, err := t.unitFor(r.Unit, r.Limit)

@@ -115,12 +115,9 @@ func distOf(s *analysis.Summary, metric string) analysis.Dist {
 // display prints a value of the term's base unit in the requirement's unit, so that it reads
 // beside its limit (e2e.p50 7.912s <=8s).
 func (r Requirement) display(v float64) string {
-	s := fmtFig(inUnit(v, r.Unit))
+	s := stats.Fig(inUnit(v, r.Unit))
 	if r.isDelta() && s[0] != '-' {
 		s = "+" + s
 	}
 	return s + r.Unit
 }
-
-// fmtFig is a figure as the summaries print it (stats.Fig).
-func fmtFig(v float64) string { return stats.Fig(v) }
