@@ -43,19 +43,6 @@ func (c *Checks) judge() {
 	}
 }
 
-// result is the Result of the check named, nil when it was not run.
-func (c *Checks) result(name string) *checkresult.Result {
-	if c == nil {
-		return nil
-	}
-	for i := range c.Results {
-		if c.Results[i].Name == name {
-			return &c.Results[i]
-		}
-	}
-	return nil
-}
-
 // ChecksEndpoint is one endpoint's column of the side-by-side views (checkresult.WriteText,
 // checkresult.HTML): its results under its label, none when the run had no checks.
 func ChecksEndpoint(label string, c *Checks) checkresult.Endpoint {

@@ -18,3 +18,12 @@ const (
 	PairedFaster = stats.PairedFaster
 	PairedSame   = stats.PairedSame
 )
+
+// fmtFig is a figure as the summaries print it (stats.Fig).
+func fmtFig(v float64) string { return stats.Fig(v) }
+
+// signedFig is fmtFig with a sign (stats.SignedFig).
+func signedFig(v float64) string { return stats.SignedFig(v) }
+
+// isFinite is stats.IsFinite.
+func isFinite(v float64) bool { return stats.IsFinite(v) }

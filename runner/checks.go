@@ -19,7 +19,7 @@ import (
 // overload check over every answer of the measured run. The results go into summary.json's
 // run.checks (per endpoint in a paired run, and side by side in compare.json), the terminal
 // and the reports. A failed check is a finding, not an error: the run's exit code changes only
-// under --require checks (analysis's checks terms).
+// under --require checks (require's checks terms).
 
 // ChecksAuto is `replay run`'s default --checks: checks.LevelBasic against an endpoint; none
 // against the built-in simulator, which passes every check by construction (package checks'

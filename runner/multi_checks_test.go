@@ -14,15 +14,16 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
 
 // pairedChecksRun is a paired run with behaviour checks and requirements against two
 // in-process simulators; it returns the run's error and its output folder.
-func pairedChecksRun(t *testing.T, a, b sim.Config, level string, require string) (out, log string, err error) {
+func pairedChecksRun(t *testing.T, a, b sim.Config, level string, expr string) (out, log string, err error) {
 	t.Helper()
-	reqs, err := analysis.ParseRequire(require)
+	reqs, err := require.Parse(expr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +169,8 @@ func TestRunMultiRequireHolds(t *testing.T) {
 // endpoint's share meeting each limit, and no SLO gives no table.
 func TestLimitAndSLOGrids(t *testing.T) {
 	ers := []endpointRequirements{
-		{Label: "a", Outcomes: []analysis.Outcome{{Term: "ttft.p95", Limit: "<=1s", Value: "0.2s", Pass: true}}},
-		{Label: "b", Against: "a", Outcomes: []analysis.Outcome{{Term: "ttft.p95", Limit: "<=1s", Value: "1.5s"},
+		{Label: "a", Outcomes: []require.Outcome{{Term: "ttft.p95", Limit: "<=1s", Value: "0.2s", Pass: true}}},
+		{Label: "b", Against: "a", Outcomes: []require.Outcome{{Term: "ttft.p95", Limit: "<=1s", Value: "1.5s"},
 			{Term: "delta.ttft.p95", Limit: "<=+10%", Value: "+650%"}}},
 	}
 	rows := limitGrid([]string{"a", "b"}, ers)

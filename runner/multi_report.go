@@ -7,6 +7,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/require"
 )
 
 // pairedPage is compare.html's data. Its first screen answers the run's question: each B's
@@ -36,7 +37,7 @@ type limitRow struct {
 // limitCell is one endpoint's outcome of a term; NA where it was not judged there (a delta
 // term on A, which is what the Bs are compared with).
 type limitCell struct {
-	analysis.Outcome
+	require.Outcome
 	NA bool
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/require"
 )
 
 // ErrRequirements is returned (wrapped) by a paired run whose --require limits failed on any
@@ -20,18 +21,18 @@ type endpointRequirements struct {
 	Label string `json:"label"`
 	// Against is A's label for a B, whose delta terms are B against A; "" for A, on which only
 	// the terms that are not deltas are judged.
-	Against  string             `json:"against,omitempty"`
-	Outcomes []analysis.Outcome `json:"outcomes"`
+	Against  string            `json:"against,omitempty"`
+	Outcomes []require.Outcome `json:"outcomes"`
 }
 
 // judgeRequirements judges reqs on every endpoint of a paired run: A on its own summary (its
 // delta terms have nothing to compare with and are left to the Bs), each B on its own and, for
 // delta terms, against A. failed counts the failing outcomes.
-func judgeRequirements(reqs []analysis.Requirement, legs []*leg, sums []*analysis.Summary) (out []endpointRequirements, failed int) {
+func judgeRequirements(reqs []require.Requirement, legs []*leg, sums []*analysis.Summary) (out []endpointRequirements, failed int) {
 	if len(reqs) == 0 {
 		return nil, 0
 	}
-	var own []analysis.Requirement
+	var own []require.Requirement
 	for _, r := range reqs {
 		if !r.IsDelta() {
 			own = append(own, r)
@@ -49,7 +50,7 @@ func judgeRequirements(reqs []analysis.Requirement, legs []*leg, sums []*analysi
 		if len(terms) == 0 {
 			continue
 		}
-		er.Outcomes, _ = analysis.CheckAll(terms, sums[i], base)
+		er.Outcomes, _ = require.CheckAll(terms, sums[i], base)
 		for _, o := range er.Outcomes {
 			if !o.Pass {
 				failed++
@@ -73,7 +74,7 @@ func writeRequirements(w io.Writer, ers []endpointRequirements) error {
 		}
 		fmt.Fprintf(w, "%s:\n", head)
 		var b bytes.Buffer
-		if err := analysis.WriteOutcomes(&b, er.Outcomes); err != nil {
+		if err := require.WriteOutcomes(&b, er.Outcomes); err != nil {
 			return err
 		}
 		for _, line := range strings.SplitAfter(b.String(), "\n") {

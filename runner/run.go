@@ -11,6 +11,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth"
@@ -144,7 +145,7 @@ type Config struct {
 	// Require, on a paired run, is judged on every endpoint's summary and, for delta terms,
 	// on each B against A (multi_require.go); a failing limit is ErrRequirements, after every
 	// file is written. A single run leaves --require to its caller.
-	Require []analysis.Requirement
+	Require []require.Requirement
 }
 
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate

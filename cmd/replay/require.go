@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/require"
 )
 
 // requireFlag is --require on run, report and compare: limits over the summary that turn a
@@ -14,7 +15,7 @@ import (
 type requireFlag struct {
 	expr   string
 	stderr io.Writer // where check prints each term
-	reqs   []analysis.Requirement
+	reqs   []require.Requirement
 }
 
 func (r *requireFlag) add(fs *pflag.FlagSet, stderr io.Writer) {
@@ -22,11 +23,13 @@ func (r *requireFlag) add(fs *pflag.FlagSet, stderr io.Writer) {
 	fs.StringVar(&r.expr, "require", "", "exit 4 unless every limit holds, e.g. 'ttft.p95<=500ms,itl.p99<=60ms,goodput>=95%,errors<=1%,fidelity.prompt>=100%' (a paired run or compare: 'delta.ttft.p95<=+10%' too, B against A; run: 'checks' or 'checks.tool_calls', the behaviour checks passed); a duration limit takes what Go's time.ParseDuration reads (500ms, 1.5s, 1h30m), a bare number is ms")
 }
 
-// parse checks the expression before anything runs; the error names the term.
+// parse checks the expression before anything runs; the error names the flag and the term.
 func (r *requireFlag) parse() error {
 	var err error
-	r.reqs, err = analysis.ParseRequire(r.expr)
-	return err
+	if r.reqs, err = require.Parse(r.expr); err != nil {
+		return fmt.Errorf("--require: %w", err)
+	}
+	return nil
 }
 
 // check judges s (against base, run A, for delta terms), prints one line a term on stderr and
@@ -35,9 +38,9 @@ func (r *requireFlag) check(s, base *analysis.Summary) error {
 	if len(r.reqs) == 0 || s == nil {
 		return nil
 	}
-	outs, ok := analysis.CheckAll(r.reqs, s, base)
+	outs, ok := require.CheckAll(r.reqs, s, base)
 	fmt.Fprintln(r.stderr, "requirements (--require):")
-	if err := analysis.WriteOutcomes(r.stderr, outs); err != nil {
+	if err := require.WriteOutcomes(r.stderr, outs); err != nil {
 		return err
 	}
 	if ok {

@@ -29,7 +29,7 @@ func TestRequireGates(t *testing.T) {
 	}{
 		{[]string{"report", out, "--quiet", "--require", "errors<=50%"}, 0, "pass"},
 		{[]string{"report", out, "--quiet", "--require", "errors<=1%"}, 4, "FAIL"},
-		{[]string{"report", out, "--quiet", "--require", "ttft.p96<=1s"}, 1, "p96"},
+		{[]string{"report", out, "--quiet", "--require", "ttft.p96<=1s"}, 1, `--require: requirement 1 "ttft.p96<=1s": unknown statistic "p96"`},
 		{[]string{"compare", out, out, "--require", "delta.ttft.p95<=+10%"}, 0, "paired per request"},
 	} {
 		b, err := exec.Command(bin, tc.args...).CombinedOutput()

@@ -24,6 +24,9 @@ var noHTTP = []struct {
 		// codec, whichever a file uses, and analysis reads requests.parquet through results.
 		"github.com/andybalholm/brotli": "parquet-go's brotli codec, through results",
 	}},
+	{pkg: "require", via: map[string]string{
+		"github.com/andybalholm/brotli": "parquet-go's brotli codec, through analysis and results",
+	}},
 }
 
 // TestNoHTTPInAnalysis walks each package's dependencies (go list -deps) and fails on every

@@ -1,14 +1,15 @@
-package analysis
+package require
 
 import (
 	"fmt"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/stats"
 )
 
 // measure reads the term's value from one run, in the term's base unit (ms, %, a count or a
 // plain number), or says why there is none.
-func (r Requirement) measure(t term, s *Summary) (float64, string) {
+func (r Requirement) measure(t term, s *analysis.Summary) (float64, string) {
 	switch t.kind {
 	case kindLatency:
 		return latencyStat(s, t, "the run")
@@ -47,7 +48,7 @@ func (r Requirement) measure(t term, s *Summary) (float64, string) {
 }
 
 // pairedStat reads a delta term's statistic from both runs.
-func pairedStat(t term, a, b *Summary) (va, vb float64, why string) {
+func pairedStat(t term, a, b *analysis.Summary) (va, vb float64, why string) {
 	if a == nil {
 		return 0, 0, "a delta needs a baseline run (A) to compare with"
 	}
@@ -64,8 +65,8 @@ func pairedStat(t term, a, b *Summary) (va, vb float64, why string) {
 // latencyStat is one statistic of one latency distribution in ms; a distribution without
 // samples (no request got a token, none had two) has no value rather than a zero that would
 // pass any upper limit.
-func latencyStat(s *Summary, t term, who string) (float64, string) {
-	d := s.distOf(t.metric)
+func latencyStat(s *analysis.Summary, t term, who string) (float64, string) {
+	d := distOf(s, t.metric)
 	if d.Count == 0 {
 		return 0, fmt.Sprintf("%s has no %s samples", who, t.metric)
 	}
@@ -88,8 +89,8 @@ func latencyStat(s *Summary, t term, who string) (float64, string) {
 	return 0, fmt.Sprintf("unknown statistic %q", t.stat)
 }
 
-// distOf is the Summary's distribution of a requireMetrics name.
-func (s *Summary) distOf(metric string) Dist {
+// distOf is the summary's distribution of a requireMetrics name.
+func distOf(s *analysis.Summary, metric string) analysis.Dist {
 	switch metric {
 	case "ttft":
 		return s.TTFT
@@ -108,21 +109,15 @@ func (s *Summary) distOf(metric string) Dist {
 	case "queue_wait":
 		return s.QueueWait
 	}
-	return Dist{}
+	return analysis.Dist{}
 }
 
 // display prints a value of the term's base unit in the requirement's unit, so that it reads
 // beside its limit (e2e.p50 7.912s <=8s).
 func (r Requirement) display(v float64) string {
-	s := fmtFig(inUnit(v, r.Unit))
+	s := stats.Fig(inUnit(v, r.Unit))
 	if r.isDelta() && s[0] != '-' {
 		s = "+" + s
 	}
 	return s + r.Unit
 }
-
-// fmtFig is a figure as the summaries print it (stats.Fig).
-func fmtFig(v float64) string { return stats.Fig(v) }
-
-// signedFig is fmtFig with a sign (stats.SignedFig).
-func signedFig(v float64) string { return stats.SignedFig(v) }

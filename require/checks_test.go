@@ -1,17 +1,18 @@
-package analysis
+package require
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
 )
 
 // withChecks is requireRun with behaviour checks: stop failed, overload skipped, the others
 // passed; tool_calls was not run (--checks basic).
-func withChecks() *Summary {
+func withChecks() *analysis.Summary {
 	s := requireRun()
-	s.Run.Checks = NewChecks(checkresult.LevelBasic, []checkresult.Result{
+	s.Run.Checks = analysis.NewChecks(checkresult.LevelBasic, []checkresult.Result{
 		{Name: checkresult.Streaming, Pass: 1},
 		{Name: checkresult.Stop, Pass: 1, Fail: 1, Examples: []string{"the output holds the stop string"}},
 		{Name: checkresult.Sampling, Pass: 5},
@@ -35,7 +36,7 @@ func TestRequireChecks(t *testing.T) {
 	})
 	ok := withChecks()
 	ok.Run.Checks.Results[1] = checkresult.Result{Name: checkresult.Stop, Pass: 2}
-	ok.Run.Checks = NewChecks(checkresult.LevelBasic, ok.Run.Checks.Results)
+	ok.Run.Checks = analysis.NewChecks(checkresult.LevelBasic, ok.Run.Checks.Results)
 	runRequireCases(t, ok, nil, []requireCase{{"checks", true, "3 passed, 0 failed, 1 skipped", ""}})
 	runRequireCases(t, requireRun(), nil, []requireCase{
 		{"checks", false, "-", "no behaviour checks in the run"},
@@ -45,22 +46,22 @@ func TestRequireChecks(t *testing.T) {
 	runRequireCases(t, withChecks(), ok, []requireCase{{"checks", false, "failed: stop", ""}})
 }
 
-// TestParseRequireChecks: the terms take no comparison, format back as written, and an
+// TestParseChecks: the terms take no comparison, format back as written, and an
 // unknown check or a comparison is an error naming the term.
-func TestParseRequireChecks(t *testing.T) {
-	reqs, err := ParseRequire("checks, checks.tool_calls ,ttft.p95<=500ms")
+func TestParseChecks(t *testing.T) {
+	reqs, err := Parse("checks, checks.tool_calls ,ttft.p95<=500ms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := FormatRequire(reqs); got != "checks,checks.tool_calls,ttft.p95<=500ms" {
+	if got := Format(reqs); got != "checks,checks.tool_calls,ttft.p95<=500ms" {
 		t.Errorf("formatted %q", got)
 	}
 	for expr, want := range map[string]string{
-		"checks.speed":                `term 1 "checks.speed": unknown behaviour check "speed"`,
-		"checks==1":                   `term 1 "checks==1": checks takes no comparison`,
-		"ttft.p95<=1s,checks.stop>=1": `term 2 "checks.stop>=1": checks.stop takes no comparison`,
+		"checks.speed":                `requirement 1 "checks.speed": unknown behaviour check "speed"`,
+		"checks==1":                   `requirement 1 "checks==1": checks takes no comparison`,
+		"ttft.p95<=1s,checks.stop>=1": `requirement 2 "checks.stop>=1": checks.stop takes no comparison`,
 	} {
-		if _, err := ParseRequire(expr); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Parse(expr); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", expr, err, want)
 		}
 	}

@@ -1,8 +1,10 @@
-package analysis
+package require
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/llm-replay/replay/analysis"
 )
 
 // FuzzParseRequire: any input either fails or parses to requirements that format back to an
@@ -12,16 +14,16 @@ func FuzzParseRequire(f *testing.F) {
 	f.Add("delta.ttft.p95<=+10%,delta.e2e.p50<=-50ms")
 	f.Add("checks,checks.tool_calls,CHECKS.stop")
 	f.Fuzz(func(t *testing.T, expr string) {
-		reqs, err := ParseRequire(expr)
+		reqs, err := Parse(expr)
 		if err != nil {
 			return
 		}
-		text := FormatRequire(reqs)
-		back, err := ParseRequire(text)
+		text := Format(reqs)
+		back, err := Parse(text)
 		if err != nil || !slices.Equal(back, reqs) {
 			t.Fatalf("%q -> %q -> %+v, %v (first %+v)", expr, text, back, err, reqs)
 		}
 		CheckAll(reqs, requireRun(), requireRun())
-		CheckAll(reqs, &Summary{}, nil)
+		CheckAll(reqs, &analysis.Summary{}, nil)
 	})
 }

@@ -1,4 +1,4 @@
-package analysis
+package require
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func parseLimit(text string) (float64, string, error) {
 		return 0, "", fmt.Errorf("limit %q: want a number, e.g. 500ms, 95%% or 3, or a Go duration, e.g. 1h30m", text)
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || !isFinite(v) {
+	if err != nil || !stats.IsFinite(v) {
 		return 0, "", fmt.Errorf("limit %q: number out of range", text)
 	}
 	if v == 0 {
@@ -105,7 +105,7 @@ func checkRange(name, unit string, v float64) error {
 	if unit == "%" && v > 100 && !strings.HasPrefix(name, "delta.") {
 		return fmt.Errorf("%s limit %v%%: want at most 100%%", name, v)
 	}
-	if f, ok := msPerUnit(unit); ok && !isFinite(v*f) {
+	if f, ok := msPerUnit(unit); ok && !stats.IsFinite(v*f) {
 		return fmt.Errorf("%s limit %v%s: out of range", name, v, unit)
 	}
 	return nil
@@ -186,7 +186,7 @@ func formatLimit(v float64, signed bool) string {
 // fails < and >.
 func holds(v float64, op string, limit float64) bool {
 	var eps float64
-	if isFinite(v) && isFinite(limit) {
+	if stats.IsFinite(v) && stats.IsFinite(limit) {
 		eps = 1e-9 * math.Max(math.Abs(v), math.Abs(limit))
 	}
 	switch op {
@@ -203,6 +203,3 @@ func holds(v float64, op string, limit float64) bool {
 	}
 	return false
 }
-
-// isFinite is stats.IsFinite.
-func isFinite(v float64) bool { return stats.IsFinite(v) }

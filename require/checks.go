@@ -1,10 +1,11 @@
-package analysis
+package require
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
 )
 
@@ -35,10 +36,10 @@ func parseChecksTerm(name string) (t term, ok bool, err error) {
 }
 
 // checkBehaviour judges a checks term on one run's summary.
-func (r Requirement) checkBehaviour(t term, s *Summary) Outcome {
+func (r Requirement) checkBehaviour(t term, s *analysis.Summary) Outcome {
 	o := r.outcome()
 	o.Limit = "pass"
-	var c *Checks
+	var c *analysis.Checks
 	if s != nil {
 		c = s.Run.Checks
 	}
@@ -63,7 +64,7 @@ func (r Requirement) checkBehaviour(t term, s *Summary) Outcome {
 		o.Pass = len(c.Failed) == 0
 		return o
 	}
-	res := c.result(t.stat)
+	res := checkResult(c, t.stat)
 	switch {
 	case res == nil:
 		o.Reason = fmt.Sprintf("the %s check was not run (--checks %s; --checks all runs every probe)", t.stat, c.Level)
@@ -75,4 +76,14 @@ func (r Requirement) checkBehaviour(t term, s *Summary) Outcome {
 		o.Pass = res.Verdict() == checkresult.VerdictPass
 	}
 	return o
+}
+
+// checkResult is the Result of the check named, nil when it was not run.
+func checkResult(c *analysis.Checks, name string) *checkresult.Result {
+	for i := range c.Results {
+		if c.Results[i].Name == name {
+			return &c.Results[i]
+		}
+	}
+	return nil
 }

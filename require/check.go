@@ -1,6 +1,11 @@
-package analysis
+package require
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/stats"
+)
 
 // Outcome is one requirement judged: the term, its value and limit as printed, and whether
 // it passed. Reason says why a term could not be judged (no SLO, no usage reported, no
@@ -15,7 +20,7 @@ type Outcome struct {
 
 // Check judges the requirement against one run. A delta term needs two runs (CheckPaired) and
 // fails here with a reason.
-func (r Requirement) Check(s *Summary) Outcome {
+func (r Requirement) Check(s *analysis.Summary) Outcome {
 	o := r.outcome()
 	t, err := r.term()
 	var v float64
@@ -40,7 +45,7 @@ func (r Requirement) Check(s *Summary) Outcome {
 
 // CheckPaired judges the requirement for run b against the baseline run a: a delta term on
 // (B-A)/A in percent (a percentage limit) or B-A (a duration limit); any other term on b alone.
-func (r Requirement) CheckPaired(a, b *Summary) Outcome {
+func (r Requirement) CheckPaired(a, b *analysis.Summary) Outcome {
 	t, err := r.term()
 	if err != nil || t.kind != kindDelta {
 		return r.Check(b)
@@ -58,7 +63,7 @@ func (r Requirement) CheckPaired(a, b *Summary) Outcome {
 	case r.Unit == "%":
 		v = 100 * (vb - va) / va
 	}
-	o.Value = fmt.Sprintf("%s (A %sms, B %sms)", r.display(v), fmtFig(va), fmtFig(vb))
+	o.Value = fmt.Sprintf("%s (A %sms, B %sms)", r.display(v), stats.Fig(va), stats.Fig(vb))
 	o.Pass = holds(v, r.Op, toBase(r.Limit, r.Unit))
 	return o
 }
@@ -70,7 +75,7 @@ func (r Requirement) outcome() Outcome {
 
 // CheckAll judges every requirement: delta terms compare s against base (the baseline run,
 // A; nil when there is none, and then they fail), the others s alone. ok is whether all passed.
-func CheckAll(reqs []Requirement, s, base *Summary) (outs []Outcome, ok bool) {
+func CheckAll(reqs []Requirement, s, base *analysis.Summary) (outs []Outcome, ok bool) {
 	ok = true
 	for _, r := range reqs {
 		o := r.CheckPaired(base, s)

@@ -1,14 +1,16 @@
-package analysis
+package require
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llm-replay/replay/stats"
 )
 
-// Requirement is one limit of --require, e.g. ttft.p95<=500ms: a run passes it when the
-// term's value compares to Limit (in Unit) as Op says. Requirements gate a run (or a
-// comparison) in CI, so every one either holds, fails, or fails with a reason why it could not
-// be judged; none is skipped.
+// Requirement is one limit (a term of --require on the command line), e.g. ttft.p95<=500ms:
+// a run passes it when the term's value compares to Limit (in Unit) as Op says. Requirements
+// gate a run (or a comparison) in CI, so every one either holds, fails, or fails with a reason
+// why it could not be judged; none is skipped.
 type Requirement struct {
 	// Term is the canonical term name: <metric>.<stat>, goodput, errors, fidelity.prompt,
 	// fidelity.output, throughput.req_s, throughput.output_tok_s or delta.<metric>.<stat>.
@@ -26,11 +28,11 @@ type Requirement struct {
 // requireOps are the comparisons, longest first so that "<=" is not read as "<".
 var requireOps = []string{"<=", ">=", "==", "<", ">"}
 
-// ParseRequire reads a --require expression: a comma list of requirements such as
+// Parse reads a requirement expression (--require): a comma list of requirements such as
 // "ttft.p95<=500ms,goodput>=95%,errors<=1%,delta.ttft.p95<=+10%". Terms are case-insensitive
 // and spaces around the parts are ignored. An empty expression requires nothing. An error
 // names the term by its position and says what was expected.
-func ParseRequire(expr string) ([]Requirement, error) {
+func Parse(expr string) ([]Requirement, error) {
 	if strings.TrimSpace(expr) == "" {
 		return nil, nil
 	}
@@ -38,7 +40,7 @@ func ParseRequire(expr string) ([]Requirement, error) {
 	for i, item := range strings.Split(expr, ",") {
 		r, err := parseRequirement(strings.TrimSpace(item))
 		if err != nil {
-			return nil, fmt.Errorf("--require term %d %q: %w", i+1, strings.TrimSpace(item), err)
+			return nil, fmt.Errorf("requirement %d %q: %w", i+1, strings.TrimSpace(item), err)
 		}
 		reqs = append(reqs, r)
 	}
@@ -88,7 +90,7 @@ func opPrefix(s string) string {
 	return ""
 }
 
-// String formats the requirement the way ParseRequire reads it back.
+// String formats the requirement the way Parse reads it back.
 func (r Requirement) String() string {
 	if r.Op == "" && r.isChecks() {
 		return r.Term
@@ -110,8 +112,8 @@ func (r Requirement) isDelta() bool { return strings.HasPrefix(r.Term, "delta.")
 // needs a baseline run (A) to be judged.
 func (r Requirement) IsDelta() bool { return r.isDelta() }
 
-// FormatRequire joins requirements into an expression ParseRequire reads back.
-func FormatRequire(reqs []Requirement) string {
+// Format joins requirements into an expression Parse reads back.
+func Format(reqs []Requirement) string {
 	parts := make([]string, len(reqs))
 	for i, r := range reqs {
 		parts[i] = r.String()
@@ -134,7 +136,7 @@ func (r Requirement) term() (term, error) {
 	if opPrefix(r.Op) != r.Op || r.Op == "" {
 		return t, fmt.Errorf("unknown comparison %q (want <=, <, >=, > or ==)", r.Op)
 	}
-	if !isFinite(r.Limit) {
+	if !stats.IsFinite(r.Limit) {
 		return t, fmt.Errorf("limit %v: want a finite number", r.Limit)
 	}
 	unit, err := t.unitFor(r.Unit, r.Limit)

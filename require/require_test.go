@@ -1,33 +1,35 @@
-package analysis
+package require
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/llm-replay/replay/analysis"
 )
 
 // requireRun is a run's summary with one of each figure a requirement reads.
-func requireRun() *Summary {
+func requireRun() *analysis.Summary {
 	prompt, output := 100.0, 97.5
-	return &Summary{
-		Requests:   Requests{Total: 200, OK: 196, Failed: 4},
-		TTFT:       Dist{Count: 196, P50: 120, P90: 300, P95: 412.3, P99: 700, P999: 900, Max: 950, Mean: 150},
-		TTFTSched:  Dist{Count: 196, P95: 430},
-		ITL:        Dist{Count: 5000, P99: 55.5},
-		TPOT:       Dist{}, // no request had two tokens
-		E2E:        Dist{Count: 196, P50: 7912, Max: 20000},
-		E2ESched:   Dist{Count: 196, P50: 8000},
-		Lateness:   Dist{Count: 200, P99: 0.8},
-		QueueWait:  Dist{Count: 200, Mean: 0.25},
-		Throughput: Throughput{DurationS: 60, ReqS: 3.267, OutputTokS: 812.5},
-		Fidelity:   Fidelity{UsageReported: 196, PromptTokensExactPct: &prompt, OutputTokensExactPct: &output},
+	return &analysis.Summary{
+		Requests:   analysis.Requests{Total: 200, OK: 196, Failed: 4},
+		TTFT:       analysis.Dist{Count: 196, P50: 120, P90: 300, P95: 412.3, P99: 700, P999: 900, Max: 950, Mean: 150},
+		TTFTSched:  analysis.Dist{Count: 196, P95: 430},
+		ITL:        analysis.Dist{Count: 5000, P99: 55.5},
+		TPOT:       analysis.Dist{}, // no request had two tokens
+		E2E:        analysis.Dist{Count: 196, P50: 7912, Max: 20000},
+		E2ESched:   analysis.Dist{Count: 196, P50: 8000},
+		Lateness:   analysis.Dist{Count: 200, P99: 0.8},
+		QueueWait:  analysis.Dist{Count: 200, Mean: 0.25},
+		Throughput: analysis.Throughput{DurationS: 60, ReqS: 3.267, OutputTokS: 812.5},
+		Fidelity:   analysis.Fidelity{UsageReported: 196, PromptTokensExactPct: &prompt, OutputTokensExactPct: &output},
 	}
 }
 
 // checkOne parses one requirement and checks it against s (and base for a delta).
-func checkOne(t *testing.T, expr string, s, base *Summary) Outcome {
+func checkOne(t *testing.T, expr string, s, base *analysis.Summary) Outcome {
 	t.Helper()
-	reqs, err := ParseRequire(expr)
+	reqs, err := Parse(expr)
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
@@ -48,7 +50,7 @@ type requireCase struct {
 	reason string // a substring of the reason; "" for none
 }
 
-func runRequireCases(t *testing.T, s, base *Summary, cases []requireCase) {
+func runRequireCases(t *testing.T, s, base *analysis.Summary, cases []requireCase) {
 	t.Helper()
 	for _, c := range cases {
 		o := checkOne(t, c.expr, s, base)
@@ -100,7 +102,7 @@ func TestRequireGoodput(t *testing.T) {
 	runRequireCases(t, s, nil, []requireCase{
 		{"goodput>=95%", false, "-", "no SLO in the run"},
 	})
-	s.Goodput = &Goodput{SLO: "ttft=500ms", AllPct: 96.25}
+	s.Goodput = &analysis.Goodput{SLO: "ttft=500ms", AllPct: 96.25}
 	runRequireCases(t, s, nil, []requireCase{
 		{"goodput>=95%", true, "96.25%", ""},
 		{"goodput>=95", true, "96.25%", ""}, // a bare number is a percentage
@@ -118,7 +120,7 @@ func TestRequireErrors(t *testing.T) {
 		{"errors<=3", false, "4", ""},
 		{"errors==0", false, "4", ""},
 	})
-	empty := &Summary{}
+	empty := &analysis.Summary{}
 	runRequireCases(t, empty, nil, []requireCase{
 		{"errors<=1%", false, "-", "no requests"},
 		{"errors==0", true, "0", ""},
@@ -133,7 +135,7 @@ func TestRequireFidelity(t *testing.T) {
 		{"fidelity.output>=100%", false, "97.5%", ""},
 		{"fidelity.output>=97.5%", true, "97.5%", ""},
 	})
-	s.Fidelity = Fidelity{}
+	s.Fidelity = analysis.Fidelity{}
 	runRequireCases(t, s, nil, []requireCase{
 		{"fidelity.prompt>=100%", false, "-", "no usage reported"},
 		{"fidelity.output>=0%", false, "-", "no usage reported"},
@@ -147,7 +149,7 @@ func TestRequireThroughput(t *testing.T) {
 		{"throughput.output_tok_s>800", true, "812.5", ""},
 		{"throughput.output_tok_s>=1e3", false, "812.5", ""},
 	})
-	runRequireCases(t, &Summary{}, nil, []requireCase{
+	runRequireCases(t, &analysis.Summary{}, nil, []requireCase{
 		{"throughput.req_s>=0", false, "-", "no requests"},
 	})
 }
@@ -186,14 +188,14 @@ func TestRequireDelta(t *testing.T) {
 
 func mustParse(t *testing.T, expr string) []Requirement {
 	t.Helper()
-	reqs, err := ParseRequire(expr)
+	reqs, err := Parse(expr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return reqs
 }
 
-func TestParseRequireList(t *testing.T) {
+func TestParseList(t *testing.T) {
 	expr := "ttft.p95<=500ms, itl.p99<=60ms,e2e.p50<=8s,goodput>=95%,errors<=1%,fidelity.prompt>=100%,delta.ttft.p95<=+10%,errors<=3"
 	reqs := mustParse(t, expr)
 	want := []Requirement{
@@ -210,21 +212,21 @@ func TestParseRequireList(t *testing.T) {
 		}
 	}
 	const canonical = "ttft.p95<=500ms,itl.p99<=60ms,e2e.p50<=8s,goodput>=95%,errors<=1%,fidelity.prompt>=100%,delta.ttft.p95<=+10%,errors<=3"
-	if got := FormatRequire(reqs); got != canonical {
-		t.Errorf("FormatRequire = %q", got)
+	if got := Format(reqs); got != canonical {
+		t.Errorf("Format = %q", got)
 	}
-	if got := FormatRequire(mustParse(t, "e2e.p50<=1h30m,e2e.p99<=2h")); got != "e2e.p50<=5.4e+06ms,e2e.p99<=2h" {
-		t.Errorf("FormatRequire of Go durations = %q", got)
+	if got := Format(mustParse(t, "e2e.p50<=1h30m,e2e.p99<=2h")); got != "e2e.p50<=5.4e+06ms,e2e.p99<=2h" {
+		t.Errorf("Format of Go durations = %q", got)
 	}
-	if reqs, err := ParseRequire("  "); err != nil || reqs != nil {
+	if reqs, err := Parse("  "); err != nil || reqs != nil {
 		t.Errorf("empty: %v, %v", reqs, err)
 	}
 }
 
-func TestParseRequireErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
-		{"ttft.p95<=500ms,ttft.p96<=500ms", `--require term 2 "ttft.p96<=500ms": unknown statistic "p96" (want p50, p90, p95, p99, p999, max, mean)`},
-		{"ttf.p95<=500ms", `--require term 1 "ttf.p95<=500ms": unknown metric "ttf" (want ttft, ttft_sched, itl, tpot, e2e, e2e_sched, lateness, queue_wait)`},
+		{"ttft.p95<=500ms,ttft.p96<=500ms", `requirement 2 "ttft.p96<=500ms": unknown statistic "p96" (want p50, p90, p95, p99, p999, max, mean)`},
+		{"ttf.p95<=500ms", `requirement 1 "ttf.p95<=500ms": unknown metric "ttf" (want ttft, ttft_sched, itl, tpot, e2e, e2e_sched, lateness, queue_wait)`},
 		{"latency<=5s", `unknown term "latency" (want <metric>.<stat>, goodput`},
 		{"ttft<=5s", `want <metric>.<stat>, e.g. ttft.p95, not "ttft"`},
 		{"ttft.p95.x<=5s", `want <metric>.<stat>`},
@@ -232,7 +234,7 @@ func TestParseRequireErrors(t *testing.T) {
 		{"delta.foo.p95<=+10%", `unknown metric "foo"`},
 		{"fidelity.input>=100%", `unknown fidelity figure "input" (want prompt or output)`},
 		{"throughput.tok_s>=1", `unknown throughput figure "tok_s"`},
-		{"ttft.p95 500ms", `term 1 "ttft.p95 500ms": no comparison (want <=, <, >=, > or ==`},
+		{"ttft.p95 500ms", `requirement 1 "ttft.p95 500ms": no comparison (want <=, <, >=, > or ==`},
 		{"ttft.p95=500ms", `unknown comparison in "=500ms"`},
 		{"ttft.p95!=500ms", `unknown comparison`},
 		{"ttft.p95<=", `no limit after the comparison`},
@@ -253,10 +255,10 @@ func TestParseRequireErrors(t *testing.T) {
 		{"throughput.req_s>=5%", `takes a plain number (per second)`},
 		{"delta.ttft.p95<=10", `takes a signed percentage or duration (e.g. +10% or +50ms), not a bare number`},
 		{"delta.ttft.p95<=+10kb", `not unit "kb"`},
-		{"ttft.p95<=5ms,,e2e.p50<=1s", `--require term 2 "": empty term`},
-		{"ttft.p95<=5ms,", `--require term 2 "": empty term`},
+		{"ttft.p95<=5ms,,e2e.p50<=1s", `requirement 2 "": empty term`},
+		{"ttft.p95<=5ms,", `requirement 2 "": empty term`},
 	} {
-		_, err := ParseRequire(c.expr)
+		_, err := Parse(c.expr)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.expr, err, c.want)
 		}
