@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
@@ -46,7 +47,7 @@ type execution struct {
 }
 
 // holdLimit is the scheduler's ClientLimit for this run: cfg.ClientLimit when given, else what
-// this machine can hold (clientLimit); 0 for none.
+// this machine can hold (client.InFlightLimit); 0 for none.
 func holdLimit(cfg Config, tg *target) (int, string) {
 	switch {
 	case cfg.ClientLimit > 0:
@@ -54,7 +55,7 @@ func holdLimit(cfg Config, tg *target) (int, string) {
 	case cfg.ClientLimit < 0:
 		return 0, ""
 	}
-	return clientLimit(tg.simulated)
+	return client.InFlightLimit(tg.simulated)
 }
 
 // openRows creates dir's requests.parquet (and its journal) and, for a calibrated run, keeps

@@ -98,7 +98,7 @@ type Config struct {
 	// turns the check off (replay run's --max-lateness gives analysis.DefaultMaxLateness).
 	MaxLateness time.Duration
 	// ClientLimit caps requests in flight at what this machine can hold; 0 means derived from
-	// its open-file limit and ephemeral ports (clientLimit), negative means none.
+	// its open-file limit and ephemeral ports (client.InFlightLimit), negative means none.
 	ClientLimit int
 	// Preconnect is how many connections to open before the first measured send:
 	// PreconnectAuto for the default (preconnectCount), 0 for none.

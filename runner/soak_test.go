@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/sim"
@@ -62,7 +63,7 @@ func TestSoak(t *testing.T) {
 		MaxErrorRate: 1, MaxLateness: -1, MetricsURL: "none", Stdout: nopWriter{}, Stderr: nopWriter{},
 		// The server is in this process: two descriptors a connection, which the runner
 		// only knows for its own simulator.
-		ClientLimit: max(100, (openFileLimit()-fdReserve)/2),
+		ClientLimit: max(100, (client.OpenFileLimit()-client.FDReserve)/2),
 	})
 	stop()
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package client
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// openFileLimit is the soft limit on open files (the Go runtime raised it to the hard limit
+// OpenFileLimit is the soft limit on open files (the Go runtime raised it to the hard limit
 // at start), 0 when unknown.
-func openFileLimit() int {
+func OpenFileLimit() int {
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<30 {
 		return 0
