@@ -11,6 +11,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/progress"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
@@ -41,7 +42,7 @@ type execution struct {
 	items    []scheduler.Item
 	limit    int    // the client's in-flight limit, before a paired run shares it
 	why      string // where limit comes from
-	prog     *progress
+	prog     *progress.Display
 	stream   *streamPlan
 	stopLive func() error
 }
@@ -88,13 +89,13 @@ func execute(ctx context.Context, cfg Config, p *plan, legs []*leg) error {
 	if err != nil {
 		return errors.Join(err, x.close())
 	}
-	x.prog.run(cfg.Stderr)
+	x.prog.Run(cfg.Stderr)
 	runErr := x.run(runCtx)
 	for _, b := range pre {
 		b.close()
 	}
 	runErr = x.endStream(runErr)
-	x.prog.finish()
+	x.prog.Finish()
 	return errors.Join(runErr, x.close())
 }
 
@@ -108,7 +109,7 @@ func newExecution(cfg Config, p *plan, legs []*leg) *execution {
 	x.sched.From, x.sched.To = 0, 0 // the scheduler re-bases to the first record
 	x.limit, x.why = holdLimit(cfg, legs[0].tg)
 	x.sched.ClientLimit = shareLimit(x.limit, len(legs))
-	x.prog = newProgress(len(x.items), time.Duration(float64(span)/speedOf(cfg.Schedule)), x.sched.Counters, cfg.Progress)
+	x.prog = progress.New(len(x.items), time.Duration(float64(span)/speedOf(cfg.Schedule)), x.sched.Counters, cfg.Progress)
 	return x
 }
 

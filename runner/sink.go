@@ -4,7 +4,15 @@ import (
 	"errors"
 	"io"
 
+	"github.com/llm-replay/replay/progress"
 	"github.com/llm-replay/replay/results"
+)
+
+// Progress modes (Config.Progress), package progress's.
+const (
+	ProgressAuto  = progress.Auto
+	ProgressPlain = progress.Plain
+	ProgressJSON  = progress.JSON
 )
 
 // Output is one consumer of a run's finished rows: requests.parquet and its journal

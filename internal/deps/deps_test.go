@@ -55,13 +55,14 @@ var allowed = map[string][]string{
 	"scrape":   {"results"},
 	"analysis": {"results", "prefixcache", "checkresult", "runfolder", "stats"}, // checkresult: the checks' Results in summary.json and the reports
 	"live":     {"results"},
+	"progress": {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
 	// The requirement language: limits judged on summaries; analysis never imports it.
 	"require": {"analysis", "checkresult", "stats"}, // checkresult: the checks terms read the checks' verdicts
 	// Shards: one run's identity across machines and the exact merge of their folders.
 	"shard": {"analysis", "results", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "require", "results", "runfolder", "samples", "scheduler",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "require", "results", "runfolder", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file

@@ -1,4 +1,4 @@
-package runner
+package progress
 
 import (
 	"encoding/json"
@@ -14,10 +14,10 @@ import (
 	"github.com/llm-replay/replay/scheduler"
 )
 
-// progress is the live display on stderr: sent / in flight / done / errors, the scheduler's
+// Display is the live display on stderr: sent / in flight / done / errors, the scheduler's
 // recent p99 send lateness and elapsed wall time against the schedule's length. On a terminal it
 // is a redrawn bar; otherwise (CI, a log file) a plain line every few seconds.
-type progress struct {
+type Display struct {
 	total   int64
 	c       *scheduler.Counters
 	errors  atomic.Int64
@@ -25,47 +25,49 @@ type progress struct {
 	start   time.Time
 	stop    chan struct{}
 	stopped chan struct{}
-	// mode is ProgressAuto (a bar on a terminal, plain lines otherwise), ProgressJSON or
-	// ProgressPlain.
+	// mode is Auto (a bar on a terminal, plain lines otherwise), JSON or Plain.
 	mode string
 }
 
-// Progress modes (--progress).
+// Display modes (--progress).
 const (
-	ProgressAuto  = "auto"
-	ProgressPlain = "plain"
-	ProgressJSON  = "json"
+	Auto  = "auto"
+	Plain = "plain"
+	JSON  = "json"
 )
 
-func newProgress(total int, span time.Duration, c *scheduler.Counters, mode string) *progress {
-	return &progress{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{}), mode: mode}
+// New is the display of a run of total requests over a schedule of span in wall time, read
+// from the scheduler's counters c, in mode.
+func New(total int, span time.Duration, c *scheduler.Counters, mode string) *Display {
+	return &Display{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{}), mode: mode}
 }
 
-// Add counts a failed request as a run's output (Output): its last attempt's row, warmup left
-// out. Every endpoint's sink adds to the one progress line.
-func (p *progress) Add(r *results.Row) {
+// Add counts a failed request as a run's output (runner's Output): its last attempt's row,
+// warmup left out. Every endpoint's sink adds to the one progress line.
+func (p *Display) Add(r *results.Row) {
 	if !r.Warmup && !r.Retried && !r.OK() {
 		p.errors.Add(1)
 	}
 }
 
-func (p *progress) line() string {
+// line is what the bar shows, in words.
+func (p *Display) line() string {
 	return fmt.Sprintf("sent %d/%d  in flight %d  done %d  errors %d  lateness p99 %s  elapsed %s of %s",
 		p.c.Sent(), p.total, p.c.InFlight(), p.c.Completed(), p.errors.Load(),
 		time.Duration(p.c.LatenessP99NS()).Round(time.Microsecond),
 		time.Since(p.start).Truncate(time.Second), p.span.Round(time.Second))
 }
 
-// run draws until finish is called. w is normally os.Stderr.
-func (p *progress) run(w io.Writer) {
+// Run draws until Finish is called. w is normally os.Stderr.
+func (p *Display) Run(w io.Writer) {
 	p.start = time.Now()
 	go func() {
 		defer close(p.stopped)
 		switch {
-		case p.mode == ProgressJSON:
+		case p.mode == JSON:
 			p.lines(w, p.jsonLine)
 			return
-		case p.mode == ProgressPlain || !isTerminal(w):
+		case p.mode == Plain || !isTerminal(w):
 			p.lines(w, func() string { return "replay: " + p.line() })
 			return
 		}
@@ -89,7 +91,7 @@ func (p *progress) run(w io.Writer) {
 }
 
 // lines writes one line every few seconds and a last one when the run's sends have returned.
-func (p *progress) lines(w io.Writer, line func() string) {
+func (p *Display) lines(w io.Writer, line func() string) {
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
 	for {
@@ -117,18 +119,21 @@ type progressLine struct {
 	ScheduleS     float64 `json:"schedule_s"`
 }
 
-func (p *progress) jsonLine() string {
+// jsonLine is the progressLine of now.
+func (p *Display) jsonLine() string {
 	b, _ := json.Marshal(progressLine{Sent: p.c.Sent(), Total: p.total, InFlight: p.c.InFlight(), Queued: p.c.Queued(),
 		Held: p.c.Held(), Done: p.c.Completed(), Errors: p.errors.Load(),
 		LatenessP99MS: float64(p.c.LatenessP99NS()) / 1e6, ElapsedS: time.Since(p.start).Seconds(), ScheduleS: p.span.Seconds()})
 	return string(b)
 }
 
-func (p *progress) finish() {
+// Finish draws the last line and returns once the display has stopped.
+func (p *Display) Finish() {
 	close(p.stop)
 	<-p.stopped
 }
 
+// isTerminal reports whether w is a terminal, where the bar is redrawn in place.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
