@@ -5,12 +5,13 @@
 // min_tokens, or nothing where the engine has no such parameter), whether forcing works in
 // practice (ProbeForcing, one small request before the run), how to reset its prefix cache
 // (ResetPrefixCache: vLLM's /reset_prefix_cache, SGLang's /flush_cache) and where its
-// Prometheus page is (MetricsURL).
+// Prometheus page is (MetricsURL). For one run it decides the dialect: which engine to speak
+// (Choose: the simulator, a named engine or a detected one), the forcing fields added to the
+// body and the probe's verdict (Choice.Force), and the reset before the measured run
+// (Choice.ResetForRun), each with the line it prints and the state summary.json records.
 //
 // It owns the engine names (Engine, ParseEngine for --engine) and the references each
 // behaviour comes from, cited beside the code. It must not send the run's requests, parse
-// metrics pages into series (package scrape does, given the table ForEngine names), decide
-// what a run does with an answer (the runner prints the Detection, warns on a failed probe and
-// records the reset in the summary), or import the pipeline's stages: it is a leaf that only
+// metrics pages into series (package scrape does, given the table ForEngine names), or import the pipeline's stages: it is a leaf that only
 // talks HTTP. A probe that fails is evidence, never an error; errors are for bad arguments.
 package engine

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -95,4 +96,39 @@ func noReset(e Engine) string {
 		return "a managed API's cache cannot be reset"
 	}
 	return e.Label() + " has no endpoint that resets its prefix cache"
+}
+
+// Cache-reset states of the summary, beside "not reset: why".
+const (
+	CacheReset    = "reset"
+	CacheLeftWarm = "left warm"
+)
+
+// ResetForRun empties the engine's prefix cache before a measured run, so it starts cold,
+// and returns the summary's state: CacheReset, or "not reset: why" (replay's simulator has
+// no reset endpoint). What happened is printed to w, a reset that did not happen as a
+// warning.
+func (c Choice) ResetForRun(ctx context.Context, hc *http.Client, baseURL string, w io.Writer) string {
+	if c.Simulator != "" {
+		state := "not reset: " + c.Simulator + " has no endpoint that resets its prefix cache"
+		fmt.Fprintf(w, "replay: warning: prefix cache %s\n", state)
+		return state
+	}
+	res, err := ResetPrefixCache(ctx, hc, baseURL, c.Engine)
+	var state string
+	switch {
+	case err != nil:
+		state = "not reset: " + err.Error()
+	case res.Reset:
+		msg := "replay: prefix cache reset (" + res.Endpoint + ")"
+		if res.Why != "" {
+			msg += "; " + res.Why
+		}
+		fmt.Fprintln(w, msg)
+		return CacheReset
+	default:
+		state = "not reset: " + res.Why
+	}
+	fmt.Fprintf(w, "replay: warning: prefix cache %s; the run starts with a warm cache\n", state)
+	return state
 }

@@ -11,7 +11,7 @@ import (
 // (an engine that reads only max_tokens would otherwise run them unbounded), and says so once
 // with how many requests it changes: the body then differs from the log in that name only.
 func (s *engineState) capAsMaxTokens(p *plan, stderr io.Writer) bool {
-	if s == nil || !p.logged || s.e.ReadsMaxCompletionTokens() {
+	if s == nil || !p.logged || s.choice.Engine.ReadsMaxCompletionTokens() {
 		return false
 	}
 	n := 0
@@ -21,7 +21,7 @@ func (s *engineState) capAsMaxTokens(p *plan, stderr io.Writer) bool {
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(stderr, "replay: %s reads max_tokens, not max_completion_tokens: the %d logged requests capped with max_completion_tokens are sent with max_tokens\n", s.e.Label(), n)
+		fmt.Fprintf(stderr, "replay: %s reads max_tokens, not max_completion_tokens: the %d logged requests capped with max_completion_tokens are sent with max_tokens\n", s.choice.Engine.Label(), n)
 	}
 	return n > 0
 }

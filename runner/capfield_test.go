@@ -20,10 +20,10 @@ func TestCapAsMaxTokensForOllama(t *testing.T) {
 		{Record: trace.Record{Options: &trace.Options{}}, MaxTokens: 12},
 	}}
 	var said strings.Builder
-	if !(&engineState{e: engine.Ollama}).capAsMaxTokens(p, &said) || !strings.Contains(said.String(), "the 1 logged requests") {
+	if !(&engineState{choice: engine.Choice{Engine: engine.Ollama}}).capAsMaxTokens(p, &said) || !strings.Contains(said.String(), "the 1 logged requests") {
 		t.Fatalf("ollama: not translated (%q)", said.String())
 	}
-	if (&engineState{e: engine.VLLM}).capAsMaxTokens(p, io.Discard) {
+	if (&engineState{choice: engine.Choice{Engine: engine.VLLM}}).capAsMaxTokens(p, io.Discard) {
 		t.Fatal("vllm: translated")
 	}
 	for _, c := range []struct {

@@ -27,22 +27,9 @@ import (
 // serves and with which names, and the GPU exporters scraped beside it, from whose power the
 // energy per output token comes. Everything it finds goes into summary.json's run.engine.
 
-// simulatorOwner is how detection's evidence quotes the owned_by of replay's simulator's
-// models (sim/server.go), which engine.Detect counts as vLLM's dialect.
-const simulatorOwner = `owned_by "replay-simulator"`
-
-// forcingProbeTokens is the output length the forcing probe asks for.
-const forcingProbeTokens = 32
-
 // GPUMetricsFile is the first GPU exporter's samples (the second --metrics-url), in the
 // server-metrics line format; further exporters write gpu_metrics-2.jsonl, gpu_metrics-3.jsonl...
 const GPUMetricsFile = runfolder.GPUMetrics
-
-// Cache-reset states of the summary, beside "not reset: why".
-const (
-	cacheReset    = "reset"
-	cacheLeftWarm = "left warm"
-)
 
 // CheckEngine reports whether name is a valid --engine (auto, an engine, or a common spelling
 // of one), so a command can refuse a bad one before the trace is read.
@@ -64,8 +51,8 @@ func EngineNames() []string {
 // its own endpoints are asked through (the run's TLS settings and API key), what goes into the
 // summary, and the GPU exporters with what they saw.
 type engineState struct {
-	e    engine.Engine
-	http *http.Client
+	choice engine.Choice
+	http   *http.Client
 	// transport is the client's, with the run's TLS settings, for scrapers; ownPage is true
 	// when the engine's metrics page is the default one under --endpoint, which is sent the
 	// API key as the endpoint is (a --metrics-url of the user's, or a GPU exporter, is not).
@@ -73,10 +60,6 @@ type engineState struct {
 	ownPage   bool
 	base      string
 	apiKey    string
-	// simulator names replay's simulator when it is the target ("the built-in simulator", or
-	// "replay sim" behind --endpoint, known by its owned_by), "" for an engine: its answers
-	// run to max_tokens by construction, so it is not probed.
-	simulator string
 	stderr    io.Writer
 	info      analysis.EngineInfo
 	// gpuURLs are the GPU exporters (--metrics-url after the first); gpu what each scraper saw,
@@ -112,14 +95,14 @@ func (s *engineState) scrapeClient(cfg Config, ownPage bool) *http.Client {
 	return c
 }
 
-// newEngineState names the engine behind base: the simulator's vLLM dialect, --engine's
-// choice, or what engine.Detect finds (the verdict printed on one line). c is a client for
-// base, whose HTTP transport the probes use.
+// newEngineState names the engine behind base (engine.Choose: the simulator's vLLM dialect,
+// --engine's choice, or what engine.Detect finds) and checks the GPU exporters' pages. c is
+// a client for base, whose HTTP transport the probes use.
 func newEngineState(ctx context.Context, cfg Config, base string, simulated bool, c *client.Client) (*engineState, error) {
 	tr := transportOf(c)
 	s := &engineState{http: engine.WithBearer(&http.Client{Transport: tr}, cfg.APIKey), transport: tr, apiKey: cfg.APIKey,
 		base: base, stderr: cfg.Stderr}
-	s.info.CacheReset = cacheLeftWarm
+	s.info.CacheReset = engine.CacheLeftWarm
 	if cfg.ResetCache {
 		s.info.CacheReset = "not reset yet: --reset-cache resets it before the measured run"
 	}
@@ -129,33 +112,12 @@ func newEngineState(ctx context.Context, cfg Config, base string, simulated bool
 		}
 		s.gpuURLs = append(s.gpuURLs, u)
 	}
-	chosen, err := engine.ParseEngine(cfg.Engine)
+	ch, err := engine.Choose(ctx, s.http, base, cfg.Engine, simulated, cfg.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case simulated:
-		s.e, s.simulator = engine.VLLM, "the built-in simulator"
-		s.info.Evidence = []string{"the built-in simulator: vLLM's API and metric names (not probed)"}
-		fmt.Fprintf(cfg.Stderr, "replay: engine: vllm-compatible (the built-in simulator; not probed)\n")
-	case chosen != engine.Auto:
-		s.e = chosen
-		s.info.Evidence = []string{"--engine " + string(chosen)}
-		fmt.Fprintf(cfg.Stderr, "replay: engine: %s (--engine; not detected)\n", chosen)
-	default:
-		det, err := engine.Detect(ctx, s.http, base)
-		if err != nil {
-			return nil, err
-		}
-		s.e, s.info.Version, s.info.Evidence = det.Engine, det.Version, det.Evidence
-		line, _, _ := strings.Cut(det.String(), "\n")
-		if det.Engine == engine.VLLM && slices.ContainsFunc(det.Evidence, func(ev string) bool { return strings.Contains(ev, simulatorOwner) }) {
-			s.simulator = "replay sim"
-			line += "; replay's simulator, vllm-compatible, not probed"
-		}
-		fmt.Fprintf(cfg.Stderr, "replay: engine: %s\n", line)
-	}
-	s.info.Name = string(s.e)
+	s.choice, s.info.Version, s.info.Evidence = ch, ch.Version, ch.Evidence
+	s.info.Name = string(ch.Engine)
 	return s, nil
 }
 
@@ -164,7 +126,7 @@ func (s *engineState) names() scrape.Names {
 	if s == nil {
 		return scrape.Names{}
 	}
-	return scrape.ForEngine(string(s.e))
+	return scrape.ForEngine(string(s.choice.Engine))
 }
 
 // metricsURL is the engine's page to scrape for --metrics-url flag, "" for none: flag itself,
@@ -174,141 +136,34 @@ func (s *engineState) metricsURL(flag string) (string, error) {
 	if flag != "" {
 		return resolveMetricsURL(flag, s.base)
 	}
-	u, err := s.e.MetricsURL(s.base)
+	u, err := s.choice.Engine.MetricsURL(s.base)
 	s.ownPage = u != ""
 	if err == nil && u == "" {
-		fmt.Fprintf(s.stderr, "replay: server metrics: %s; not scraped (--metrics-url names a page)\n", s.e.MetricsNote())
+		fmt.Fprintf(s.stderr, "replay: server metrics: %s; not scraped (--metrics-url names a page)\n", s.choice.Engine.MetricsNote())
 	}
 	return u, err
 }
 
-// hasForcing reports whether extra holds a field that forces the output length.
-func hasForcing(extra map[string]any) bool {
-	for _, k := range client.ForcingKeys {
-		if _, ok := extra[k]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// engineExtra is the ExtraBody the run sends: the user's, plus the engine's forcing fields
-// when the user's has none and the engine has them (the user's keys win). They are among
-// client.ForcingKeys, so under --options logged they go, as the user's would, only to the
-// requests whose logged answer ran to its length unconstrained (Request.Unforced). nil means
-// the user's ExtraBody unchanged.
-func (s *engineState) engineExtra(cfg Config) map[string]any {
-	if s.simulator != "" || cfg.Body == BodyVerbatim || hasForcing(cfg.ExtraBody) || !s.e.Forceable() {
-		return nil
-	}
-	f := s.e.ForceFields(0)
-	for k := range f {
-		if !slices.Contains(client.ForcingKeys, k) {
-			return nil // a field the client would not withhold from unforced requests
-		}
-	}
-	extra := maps.Clone(f)
-	maps.Copy(extra, cfg.ExtraBody)
-	return extra
-}
-
-// probeDialect is the engine whose forcing fields the probe sends: the endpoint's, or, where
-// the engine has none but --extra-body brought its own forcing fields, the dialect those are
-// of (vLLM's ignore_eos and min_tokens, or llama.cpp's ignore_eos alone).
-func (s *engineState) probeDialect(cfg Config) engine.Engine {
-	if s.e.Forceable() {
-		return s.e
-	}
-	if _, ok := cfg.ExtraBody["min_tokens"]; ok {
-		return engine.VLLM
-	}
-	return engine.LlamaCpp
-}
-
 // force decides how output lengths are forced and checks it with one probe request before
-// the warmup: a forcing that does not work is a warning before anything is sent, and the
-// summary says "not forceable on this engine". It returns the ExtraBody to send, nil for the
-// user's unchanged. The simulator runs every answer to its max_tokens and is not probed; a
-// --body verbatim run sends the logged bodies, so nothing is forced.
+// the warmup (engine's Choice.Force), keeping what it found for the summary. It returns the
+// ExtraBody to send, nil for the user's unchanged.
 func (s *engineState) force(ctx context.Context, cfg Config, model string) (map[string]any, error) {
-	userForcing := hasForcing(cfg.ExtraBody)
-	switch {
-	case s.simulator != "":
-		s.info.Forced, s.info.Forcing = true, "forced: "+s.simulator+" runs every answer to its max_tokens (not probed)"
-		return nil, nil
-	case cfg.Body == BodyVerbatim:
-		s.info.Forcing = "not forced: --body verbatim sends the logged bodies as they were, so output lengths are the engine's own"
-		return nil, nil
-	case !userForcing && !s.e.Forceable():
-		s.info.Forcing = "not forceable on this engine: " + s.e.ForceNote()
-		fmt.Fprintf(s.stderr, "replay: engine: %s; output lengths may fall short of their targets\n", s.e.ForceNote())
-		return nil, nil
-	}
-	extra := s.engineExtra(cfg)
-	if extra != nil {
-		s.info.ForceFields = s.e.ForceFields(0)
-	}
-	res, err := engine.ProbeForcing(ctx, s.http, s.base, cfg.API, model, s.probeDialect(cfg), forcingProbeTokens)
+	f, err := s.choice.Force(ctx, s.http, s.base, engine.ForceSettings{API: cfg.API, Model: model, Extra: cfg.ExtraBody,
+		Verbatim: cfg.Body == BodyVerbatim, Withheld: client.ForcingKeys}, s.stderr)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		s.info.Forcing = "not checked: " + err.Error()
-		fmt.Fprintf(s.stderr, "replay: warning: %v; output lengths may not be forced\n", err)
-		return extra, nil
+		return nil, err
 	}
-	s.info.Probe = res.Note
-	if res.Forced {
-		s.info.Forced, s.info.Forcing = true, "forced"
-		if userForcing {
-			s.info.Forcing = "forced by --extra-body"
-		}
-		fmt.Fprintf(s.stderr, "replay: engine: %s\n", res.Note)
-		return extra, nil
-	}
-	s.info.Forcing = "not forceable on this engine: " + res.Note
-	if !s.e.Forceable() {
-		s.info.Forcing += " (" + s.e.ForceNote() + ")"
-	}
-	fmt.Fprintf(s.stderr, "replay: warning: %s\n", res.Note)
-	if extra != nil && res.Status/100 == 4 {
-		// The server refused the fields the run would add: send without them rather than
-		// have every request refused.
-		s.info.ForceFields = nil
-		fmt.Fprintf(s.stderr, "replay: warning: the server refused %s's forcing fields; the run sends none\n", s.e.Label())
-		return nil, nil
-	}
-	return extra, nil
+	s.info.Forced, s.info.Forcing, s.info.ForceFields, s.info.Probe = f.Forced, f.Note, f.Fields, f.Probe
+	return f.Extra, nil
 }
 
 // resetCache empties the engine's prefix cache before the measured run under --reset-cache
 // (after the warmup, before the server's counters are first read), so it starts cold; each
 // sweep step is a run of its own and resets again. The summary records what happened.
 func (s *engineState) resetCache(ctx context.Context, cfg Config) {
-	if s == nil || !cfg.ResetCache {
-		return
+	if s != nil && cfg.ResetCache {
+		s.info.CacheReset = s.choice.ResetForRun(ctx, s.http, s.base, s.stderr)
 	}
-	if s.simulator != "" {
-		s.info.CacheReset = "not reset: " + s.simulator + " has no endpoint that resets its prefix cache"
-		fmt.Fprintf(s.stderr, "replay: warning: prefix cache %s\n", s.info.CacheReset)
-		return
-	}
-	res, err := engine.ResetPrefixCache(ctx, s.http, s.base, s.e)
-	switch {
-	case err != nil:
-		s.info.CacheReset = "not reset: " + err.Error()
-	case res.Reset:
-		s.info.CacheReset = cacheReset
-		msg := "replay: prefix cache reset (" + res.Endpoint + ")"
-		if res.Why != "" {
-			msg += "; " + res.Why
-		}
-		fmt.Fprintln(s.stderr, msg)
-		return
-	default:
-		s.info.CacheReset = "not reset: " + res.Why
-	}
-	fmt.Fprintf(s.stderr, "replay: warning: prefix cache %s; the run starts with a warm cache\n", s.info.CacheReset)
 }
 
 // gpuFile is the file of the i-th GPU exporter (from 0).

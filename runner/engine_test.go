@@ -295,7 +295,7 @@ func TestEngineVLLM(t *testing.T) {
 	if !slices.Equal(events, want) {
 		t.Errorf("events %v, want %v", events, want)
 	}
-	if p := bodies[""]; p["ignore_eos"] != true || p["min_tokens"] != float64(forcingProbeTokens) || p["max_tokens"] != float64(forcingProbeTokens) {
+	if p := bodies[""]; p["ignore_eos"] != true || p["min_tokens"] != float64(engine.ForcingProbeTokens) || p["max_tokens"] != float64(engine.ForcingProbeTokens) {
 		t.Errorf("probe body %v", p)
 	}
 	for id, b := range bodies {
@@ -490,7 +490,7 @@ func TestEngineMetricsURL(t *testing.T) {
 		{engine.Ollama, "http://h:11434/v1", "http://other:9090/metrics", "http://other:9090/metrics"},
 		{engine.VLLM, "http://h:8000/v1", "none", ""},
 	} {
-		s := &engineState{e: c.e, base: c.base, stderr: io.Discard}
+		s := &engineState{choice: engine.Choice{Engine: c.e}, base: c.base, stderr: io.Discard}
 		got, err := s.metricsURL(c.flag)
 		if err != nil || got != c.want {
 			t.Errorf("%s %s --metrics-url %q: %q, %v; want %q", c.e, c.base, c.flag, got, err, c.want)
