@@ -76,3 +76,17 @@ func (c Config) check() error {
 	}
 	return nil
 }
+
+// TimeoutWithin bounds each probe by a run's own patience: DefaultTimeout, or less under a
+// whole request's timeout or a stall timeout (five silences of it: a probe is a few short
+// requests, and a server that stalls the run's requests stalls its probes too); 0 is none.
+func TimeoutWithin(request, stall time.Duration) time.Duration {
+	t := DefaultTimeout
+	if request > 0 {
+		t = min(t, request)
+	}
+	if stall > 0 {
+		t = min(t, 5*stall)
+	}
+	return t
+}

@@ -13,5 +13,6 @@
 // and, for Overload, each answer's status and Retry-After (Answer); the terminal and the report
 // show Results with checkresult's WriteText and HTML, side by side for several endpoints.
 // RunLevel picks the probes of `replay run --checks` (basic: what every server must do with a
-// plain request; all: tool calls and structured output too).
+// plain request; all: tool calls and structured output too); LevelFor is the level a run's
+// auto means, and TimeoutWithin bounds each probe by the run's own timeouts.
 package checks

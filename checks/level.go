@@ -29,3 +29,25 @@ func RunLevel(ctx context.Context, cfg Config, level string) ([]Result, error) {
 	}
 	return run(ctx, cfg, names), nil
 }
+
+// LevelAuto is a run's default level: LevelBasic against an endpoint; none against replay's
+// built-in simulator, which passes every check by construction (this package's tests hold it
+// to that) and whose probes would only slow a run that measures nothing real; and none in a
+// shard of a sharded run, whose N processes would each probe the one endpoint and could miss
+// their shared start doing so (one of them can be given LevelBasic).
+const LevelAuto = "auto"
+
+// LevelFor is the level a run probes its target at: "" (a caller who did not ask) is
+// LevelNone, LevelAuto is LevelBasic unless the target is the built-in simulator or the run a
+// shard; any other level is itself.
+func LevelFor(level string, simulated, sharded bool) string {
+	switch {
+	case level == "":
+		return LevelNone
+	case level == LevelAuto && (simulated || sharded):
+		return LevelNone
+	case level == LevelAuto:
+		return LevelBasic
+	}
+	return level
+}

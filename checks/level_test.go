@@ -56,3 +56,36 @@ func TestProbeOrder(t *testing.T) {
 		t.Errorf("probes %v, checkresult.Names(all) %v", got, want)
 	}
 }
+
+// TestLevelFor: auto probes an endpoint at basic, and neither the built-in simulator nor a
+// shard; "" is none; a level asked for is kept, also against the simulator.
+func TestLevelFor(t *testing.T) {
+	for _, c := range []struct {
+		level              string
+		simulated, sharded bool
+		want               string
+	}{
+		{"", false, false, LevelNone},
+		{LevelAuto, false, false, LevelBasic},
+		{LevelAuto, true, false, LevelNone},
+		{LevelAuto, false, true, LevelNone},
+		{LevelAll, true, true, LevelAll},
+	} {
+		if got := LevelFor(c.level, c.simulated, c.sharded); got != c.want {
+			t.Errorf("LevelFor(%q, %v, %v) = %q, want %q", c.level, c.simulated, c.sharded, got, c.want)
+		}
+	}
+}
+
+// TestTimeoutWithin: a probe waits no longer than a run's request timeout or five stalls.
+func TestTimeoutWithin(t *testing.T) {
+	if got := TimeoutWithin(0, 0); got != DefaultTimeout {
+		t.Errorf("no bounds: %v", got)
+	}
+	if got := TimeoutWithin(10*time.Second, 0); got != 10*time.Second {
+		t.Errorf("request timeout: %v", got)
+	}
+	if got := TimeoutWithin(10*time.Second, time.Second); got != 5*time.Second {
+		t.Errorf("stall timeout: %v", got)
+	}
+}

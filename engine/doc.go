@@ -12,6 +12,8 @@
 //
 // It owns the engine names (Engine, ParseEngine for --engine) and the references each
 // behaviour comes from, cited beside the code. It must not send the run's requests, parse
-// metrics pages into series (package scrape does, given the table ForEngine names), or import the pipeline's stages: it is a leaf that only
-// talks HTTP. A probe that fails is evidence, never an error; errors are for bad arguments.
+// metrics pages into series (package scrape does, given the table ForEngine names), or
+// import the pipeline's stages: it is a leaf that only talks HTTP (the run's settings come
+// in as plain values, the fields the client withholds among them). A probe that fails is
+// evidence, never an error; errors are for bad arguments.
 package engine

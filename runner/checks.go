@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
@@ -21,12 +20,9 @@ import (
 // and the reports. A failed check is a finding, not an error: the run's exit code changes only
 // under --require checks (require's checks terms).
 
-// ChecksAuto is `replay run`'s default --checks: checks.LevelBasic against an endpoint; none
-// against the built-in simulator, which passes every check by construction (package checks'
-// tests hold it to that) and whose probes would only slow a run that measures nothing real;
-// and none in a shard of a sharded run, whose N processes would each probe the one endpoint
-// and could miss their shared --start-at doing so (give one of them --checks basic).
-const ChecksAuto = "auto"
+// ChecksAuto is `replay run`'s default --checks (checks.LevelAuto): basic against an
+// endpoint, none against the built-in simulator or in a shard of a sharded run.
+const ChecksAuto = checks.LevelAuto
 
 // ChecksLevels are --checks' values, for its help.
 var ChecksLevels = append([]string{ChecksAuto}, checks.Levels...)
@@ -43,25 +39,10 @@ func CheckChecks(level string) error {
 	return nil
 }
 
-// checksLevel is the level the run probes its target at: "" (a library caller who did not
-// ask) is none, ChecksAuto basic unless the target is the built-in simulator or the run a shard.
-func checksLevel(cfg Config, tg *target) string {
-	level := cfg.Checks
-	switch {
-	case level == "":
-		return checks.LevelNone
-	case level == ChecksAuto && (tg.simulated || cfg.Schedule.Shards > 1):
-		return checks.LevelNone
-	case level == ChecksAuto:
-		return checks.LevelBasic
-	}
-	return level
-}
-
 // probeChecks sends the probes of cfg.Checks to the target's endpoint; nil when the level
 // sends none.
 func probeChecks(ctx context.Context, cfg Config, tg *target) (*analysis.Checks, error) {
-	level := checksLevel(cfg, tg)
+	level := checks.LevelFor(cfg.Checks, tg.simulated, cfg.Schedule.Shards > 1)
 	if level == checks.LevelNone {
 		return nil, nil
 	}
@@ -71,7 +52,7 @@ func probeChecks(ctx context.Context, cfg Config, tg *target) (*analysis.Checks,
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: behaviour checks (--checks %s: %s), before the warmup\n", level, strings.Join(names, ", "))
 	res, err := checks.RunLevel(ctx, checks.Config{BaseURL: tg.eng.base, API: cfg.API, Model: tg.model, APIKey: cfg.APIKey,
-		HTTPClient: &http.Client{Transport: transportOf(tg.client)}, Timeout: probeTimeout(cfg)}, level)
+		HTTPClient: &http.Client{Transport: transportOf(tg.client)}, Timeout: checks.TimeoutWithin(cfg.Timeout, cfg.StallTimeout)}, level)
 	if err != nil {
 		return nil, err
 	}
@@ -83,20 +64,6 @@ func probeChecks(ctx context.Context, cfg Config, tg *target) (*analysis.Checks,
 		fmt.Fprintf(cfg.Stderr, "replay: warning: behaviour checks failed: %v (details in the table after the run and in report.html)\n", c.Failed)
 	}
 	return c, nil
-}
-
-// probeTimeout bounds each probe by the run's own patience: checks.DefaultTimeout, or less
-// under --timeout (a whole request) or --stall-timeout (five silences of it: a probe is a few
-// short requests, and a server that stalls the run's requests stalls its probes too).
-func probeTimeout(cfg Config) time.Duration {
-	t := checks.DefaultTimeout
-	if cfg.Timeout > 0 {
-		t = min(t, cfg.Timeout)
-	}
-	if cfg.StallTimeout > 0 {
-		t = min(t, 5*cfg.StallTimeout)
-	}
-	return t
 }
 
 // addOverload judges overload semantics over every attempt of the measured run in dir's
