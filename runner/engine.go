@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
@@ -166,14 +163,6 @@ func (s *engineState) resetCache(ctx context.Context, cfg Config) {
 	}
 }
 
-// gpuFile is the file of the i-th GPU exporter (from 0).
-func gpuFile(i int) string {
-	if i == 0 {
-		return GPUMetricsFile
-	}
-	return strings.TrimSuffix(GPUMetricsFile, ".jsonl") + "-" + strconv.Itoa(i+1) + ".jsonl"
-}
-
 // startGPUs starts a scraper of DCGM's names for every GPU exporter, beside the engine's.
 func (s *engineState) startGPUs(ctx context.Context, cfg Config) ([]*scrape.Scraper, error) {
 	if s == nil {
@@ -182,7 +171,7 @@ func (s *engineState) startGPUs(ctx context.Context, cfg Config) ([]*scrape.Scra
 	var out []*scrape.Scraper
 	for i, u := range s.gpuURLs {
 		scr, err := scrape.Start(ctx, scrape.Config{URL: u, Interval: cfg.MetricsInterval,
-			Path: filepath.Join(cfg.Out, gpuFile(i)), Warn: cfg.Stderr, Names: scrape.DCGM, Client: s.scrapeClient(cfg, false)})
+			Path: filepath.Join(cfg.Out, runfolder.GPUMetricsOf(i)), Warn: cfg.Stderr, Names: scrape.DCGM, Client: s.scrapeClient(cfg, false)})
 		if err != nil {
 			s.stopGPUs(out)
 			return nil, err
@@ -200,7 +189,7 @@ func (s *engineState) stopGPUs(scrs []*scrape.Scraper) {
 			fmt.Fprintf(s.stderr, "replay: GPU metrics: %v (the summary still has them)\n", res.WriteError)
 		}
 		if res.Scrapes > 0 && res.WriteError == nil {
-			fmt.Fprintf(s.stderr, "replay: GPU metrics: %d scrapes of %s into %s\n", res.Scrapes, res.URL, gpuFile(i))
+			fmt.Fprintf(s.stderr, "replay: GPU metrics: %d scrapes of %s into %s\n", res.Scrapes, res.URL, runfolder.GPUMetricsOf(i))
 		}
 		s.gpu = append(s.gpu, res)
 	}
@@ -220,74 +209,16 @@ func (s *engineState) summary(o *outcome) *analysis.EngineInfo {
 	if len(s.gpu) == 0 {
 		return &info
 	}
-	power := map[string][]scrape.PowerPoint{}
-	for i, res := range s.gpu {
-		info.GPUs = append(info.GPUs, gpuStats(res)...)
-		for gpu, pts := range scrape.PowerSeries(res.Samples) {
-			power[strconv.Itoa(i)+"/"+gpu] = pts // two exporters' GPU 0 are two GPUs
+	for _, res := range s.gpu {
+		for _, st := range scrape.GPUStats(res) {
+			info.GPUs = append(info.GPUs, analysis.GPUStat(st))
 		}
 	}
 	tokens := o.metrics.Summary(analysis.RunInfo{}).Throughput.OutputTokens
-	if j, err := scrape.EnergyPerToken(power, tokens); err == nil {
-		v := math.Round(j*1e6) / 1e6
-		info.EnergyJPerOutputToken = &v
+	if j, err := scrape.EnergyPerOutputToken(s.gpu, tokens); err == nil {
+		info.EnergyJPerOutputToken = &j
 	}
 	return &info
-}
-
-// gpuStats are one exporter's GPUs over the run: mean utilization and power, peak memory.
-func gpuStats(res scrape.Result) []analysis.GPUStat {
-	type acc struct {
-		n, nUtil, nPower, nMem int
-		util, power, maxMem    float64
-	}
-	by := map[string]*acc{}
-	var order []string
-	for _, smp := range res.Samples {
-		for _, g := range scrape.GPUs(smp.Values) {
-			a := by[g.GPU]
-			if a == nil {
-				a = &acc{maxMem: math.Inf(-1)}
-				by[g.GPU] = a
-				order = append(order, g.GPU)
-			}
-			a.n++
-			if !math.IsNaN(g.UtilPct) {
-				a.util += g.UtilPct
-				a.nUtil++
-			}
-			if !math.IsNaN(g.PowerW) {
-				a.power += g.PowerW
-				a.nPower++
-			}
-			if !math.IsNaN(g.MemUsedMiB) {
-				a.maxMem = max(a.maxMem, g.MemUsedMiB)
-				a.nMem++
-			}
-		}
-	}
-	out := make([]analysis.GPUStat, 0, len(order))
-	for _, gpu := range order {
-		a := by[gpu]
-		st := analysis.GPUStat{Exporter: res.URL, GPU: gpu, Scrapes: a.n}
-		st.MeanUtilPct = mean(a.util, a.nUtil)
-		st.MeanPowerW = mean(a.power, a.nPower)
-		if a.nMem > 0 {
-			v := a.maxMem
-			st.MaxMemUsedMiB = &v
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
-// mean is sum/n to three decimals, nil for no values.
-func mean(sum float64, n int) *float64 {
-	if n == 0 {
-		return nil
-	}
-	v := math.Round(sum/float64(n)*1000) / 1000
-	return &v
 }
 
 // addGPUSeries hands the GPU exporters' scrapes to the run's metrics, for report.html's GPU

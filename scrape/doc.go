@@ -3,7 +3,8 @@
 // replay needs, chosen by a names table (Names): vLLM's by default, SGLang's, TGI's,
 // TensorRT-LLM's or llama.cpp's by engine (ForEngine), each written under vLLM's keys so the
 // report reads every engine alike; or the DCGM exporter's per-GPU utilization, memory, power
-// and clocks (DCGM), from which EnergyPerToken integrates the run's energy. It appends each
+// and clocks (DCGM), from which EnergyPerToken integrates the run's energy (over several
+// exporters, EnergyPerOutputToken) and GPUStats gives each GPU's means and peak. It appends each
 // sample to a run file as it goes (so an interrupted run keeps what was scraped; the line
 // format and its writer are package results') and sums the counters' increases.
 // It is a peer of client: it talks to the endpoint but never sends requests, decides when to
