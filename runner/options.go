@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/results"
@@ -81,45 +80,6 @@ func clientOptions(o *trace.Options) *client.Options {
 		Tools: o.Tools, ToolChoice: o.ToolChoice, ResponseFormat: o.ResponseFormat,
 		ParallelToolCalls: o.ParallelToolCalls,
 	}
-}
-
-// forced reports whether a logged request gets --extra-body's output-forcing fields: only one
-// that ran to its length and was not constrained (tools, a response_format), since forcing one
-// that stopped on its own would run it past where it ended. A record without options is
-// forced as every request is under --options none.
-func forced(o *trace.Options) bool { return o == nil || (o.RanToLength() && !o.Structured()) }
-
-// perChoice is the output cap each of a request's n choices is sent with: the logged output
-// tokens are usage's, which count every choice, so they are shared among them (rounded up,
-// at least 1). A request its client gave up on at a logged time is sent with no cap (0): its
-// logged output is only what came before the cancellation (often nothing at all), and a cap
-// of that would let the server finish before the cancellation the replay must repeat; the
-// server's own limit applies instead, and the cancellation ends it as it ended the original.
-func perChoice(maxTokens int, o *trace.Options) int {
-	if cancelAfter(o) > 0 {
-		return 0
-	}
-	if o == nil || o.N <= 1 {
-		return maxTokens
-	}
-	return max(1, (maxTokens+o.N-1)/o.N)
-}
-
-// choices is how many answers the request asks for.
-func choices(o *trace.Options) int {
-	if o == nil || o.N <= 1 {
-		return 1
-	}
-	return o.N
-}
-
-// cancelAfter is when, after its send, a logged request is cancelled as its client cancelled
-// it; 0 when it was not (or the log does not say when).
-func cancelAfter(o *trace.Options) time.Duration {
-	if o == nil || !o.Cancelled || !(o.CancelAfterMS > 0) {
-		return 0
-	}
-	return time.Duration(o.CancelAfterMS * float64(time.Millisecond))
 }
 
 // sentPopulation names how a request was sent, for its row: streamed or not, and constrained by

@@ -208,11 +208,11 @@ func wantFields(o *trace.Options, output int) map[string]json.RawMessage {
 	if o != nil && o.MaxTokensField == "max_completion_tokens" {
 		capField = o.MaxTokensField
 	}
-	if c := perChoice(max(1, output), o); c > 0 { // synth asks for at least 1; a cancellation, for no cap
+	if c := o.CapPerChoice(max(1, output)); c > 0 { // synth asks for at least 1; a cancellation, for no cap
 		put(capField, c)
 	}
 	put("stream", o.Streamed())
-	if forced(o) {
+	if o.Forced() {
 		put("ignore_eos", true)
 	}
 	if o == nil {
@@ -265,10 +265,10 @@ func sameJSON(a, b json.RawMessage) bool {
 func checkRow(t *testing.T, row results.Row, rec trace.Record) {
 	t.Helper()
 	o := rec.Options
-	if row.Line != rec.Line || row.Population != sentPopulation(o, true) || row.Unforced == forced(o) {
+	if row.Line != rec.Line || row.Population != sentPopulation(o, true) || row.Unforced == o.Forced() {
 		t.Errorf("row %s: line %d population %q unforced %v; record line %d options %+v", row.RequestID, row.Line, row.Population, row.Unforced, rec.Line, o)
 	}
-	if d := cancelAfter(o); d > 0 {
+	if d := o.CancelAfter(); d > 0 {
 		took := time.Duration(row.DoneNS - row.SentNS)
 		// ±5 ms is TestCancelledAsLogged's to hold, on a light run; this one sends every
 		// option at once beside other test binaries, so only the cancellation is judged here.
@@ -283,8 +283,8 @@ func checkRow(t *testing.T, row results.Row, rec trace.Record) {
 	if row.PromptTokens != int32(rec.PromptTokens) || row.TargetPromptTokens != int32(rec.PromptTokens) {
 		t.Errorf("row %s: the server counted %d prompt tokens, logged %d (tools %v)", row.RequestID, row.PromptTokens, rec.PromptTokens, o != nil && len(o.Tools) > 0)
 	}
-	if want := int32(perChoice(max(1, rec.OutputTokens), o) * choices(o)); row.CompletionTokens != want || row.TargetOutputTokens != want {
-		t.Errorf("row %s: %d completion tokens, target %d, want %d for %d choices", row.RequestID, row.CompletionTokens, row.TargetOutputTokens, want, choices(o))
+	if want := int32(o.CapPerChoice(max(1, rec.OutputTokens)) * o.Choices()); row.CompletionTokens != want || row.TargetOutputTokens != want {
+		t.Errorf("row %s: %d completion tokens, target %d, want %d for %d choices", row.RequestID, row.CompletionTokens, row.TargetOutputTokens, want, o.Choices())
 	}
 	streamed := o.Streamed()
 	if streamed != (len(row.ChunkNS) > 0 && row.FirstTokenNS > 0) || row.DoneNS <= row.SentNS {
@@ -299,7 +299,7 @@ func checkPopulations(t *testing.T, sum *analysis.Summary, recs []trace.Record) 
 	cancelled := int64(0)
 	for _, r := range recs {
 		want[sentPopulation(r.Options, true)]++
-		if cancelAfter(r.Options) > 0 {
+		if r.Options.CancelAfter() > 0 {
 			cancelled++
 		}
 	}

@@ -86,7 +86,7 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 func (s *sender) do(ctx context.Context, req client.Request, r *synth.Request, clock func() int64) (resp client.Response, cancelled bool) {
 	var after time.Duration
 	if s.logged {
-		after = cancelAfter(r.Record.Options)
+		after = r.Record.Options.CancelAfter()
 	}
 	if after == 0 {
 		return s.client.Do(ctx, req, clock), false
@@ -120,8 +120,8 @@ func (s *sender) request(r *synth.Request) client.Request {
 		if s.capAsMaxTokens && creq.Options != nil && creq.Options.MaxTokensField == client.MaxCompletionTokens {
 			creq.Options.MaxTokensField = ""
 		}
-		creq.Unforced = !forced(o)
-		creq.MaxTokens = perChoice(r.MaxTokens, o)
+		creq.Unforced = !o.Forced()
+		creq.MaxTokens = o.CapPerChoice(r.MaxTokens)
 	}
 	return creq
 }
@@ -136,8 +136,8 @@ func (s *sender) sentAs(row *results.Row, r *synth.Request) {
 	case s.verbatim:
 		row.TargetOutputTokens = int32(r.Record.OutputTokens)
 	case s.logged:
-		row.Unforced = !forced(o)
-		row.TargetOutputTokens = int32(perChoice(r.MaxTokens, o) * choices(o))
+		row.Unforced = !o.Forced()
+		row.TargetOutputTokens = int32(o.CapPerChoice(r.MaxTokens) * o.Choices())
 	}
 }
 
