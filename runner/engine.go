@@ -17,12 +17,12 @@ import (
 	"github.com/llm-replay/replay/scrape"
 )
 
-// engine.go speaks the endpoint's serving engine's dialect for one run (package engine knows
-// the dialects; this file decides what the run does with them): which engine it is (--engine,
-// or detected), how output lengths are forced on it (its fields added to ExtraBody, checked by
-// one probe before the warmup), its prefix-cache reset (--reset-cache), which metrics page it
-// serves and with which names, and the GPU exporters scraped beside it, from whose power the
-// energy per output token comes. Everything it finds goes into summary.json's run.engine.
+// engine.go keeps what one run knows of the endpoint's serving engine. Package engine decides
+// the dialect (which engine it is, how output lengths are forced on it and whether the probe
+// saw that work, the prefix-cache reset); this file hands it the run's settings, keeps its
+// answers for summary.json's run.engine, and scrapes what the engine serves: its metrics
+// page with its names, and the GPU exporters beside it (package scrape's GPU figures and
+// energy per output token).
 
 // GPUMetricsFile is the first GPU exporter's samples (the second --metrics-url), in the
 // server-metrics line format; further exporters write gpu_metrics-2.jsonl, gpu_metrics-3.jsonl...
