@@ -1,4 +1,4 @@
-package runner
+package cachestudy
 
 import (
 	"context"
