@@ -8,13 +8,11 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
@@ -85,21 +83,6 @@ type studyPageData struct {
 	Links          []studyLink
 }
 
-// svgSized renders a plot at w x h as an inline SVG element.
-func svgSized(p *plot.Plot, w, h vg.Length) (string, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("render plot %q: %w", p.Title.Text, err)
-	}
-	s := buf.String()
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
-	}
-	return s, nil
-}
-
 // curveTop is the curve plot's y range: 100% and room for the legend above it.
 const curveTop = 132
 
@@ -118,7 +101,7 @@ func curvePlot(st *Study) (string, error) {
 	}
 	if len(xys) == 0 {
 		analysis.NoData(p, "block hashes")
-		return svgSized(p, studyPlotW, studyPlotH)
+		return analysis.SVGSized(p, studyPlotW, studyPlotH)
 	}
 	xmin, xmax := xys[0].X, xys[len(xys)-1].X
 	if c := st.Capacity; c != nil {
@@ -170,7 +153,7 @@ func curvePlot(st *Study) (string, error) {
 			p.Legend.Add(fmt.Sprintf("measured %.1f%% (%s)", *m, st.MeasuredSource), sc)
 		}
 	}
-	return svgSized(p, studyPlotW, studyPlotH)
+	return analysis.SVGSized(p, studyPlotW, studyPlotH)
 }
 
 // pairedTTFTPlot draws each request's TTFT with prefixes as traced against its TTFT with unique
@@ -180,7 +163,7 @@ func pairedTTFTPlot(st *Study) (string, error) {
 	p.Legend.Top, p.Legend.Left = true, true
 	if len(st.Pairs) == 0 {
 		analysis.NoData(p, "request ok in both arms")
-		return svgSized(p, studyPlotW, studyPlotH)
+		return analysis.SVGSized(p, studyPlotW, studyPlotH)
 	}
 	xys := make(plotter.XYs, len(st.Pairs))
 	hi := 0.0
@@ -207,7 +190,7 @@ func pairedTTFTPlot(st *Study) (string, error) {
 	diag.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
 	p.Add(diag)
 	p.Legend.Add("no difference", diag)
-	return svgSized(p, studyPlotW, studyPlotH)
+	return analysis.SVGSized(p, studyPlotW, studyPlotH)
 }
 
 var studyTmpl = template.Must(template.New("study").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{

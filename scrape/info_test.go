@@ -11,10 +11,11 @@ import (
 // TestInfoLabels reads an info metric's labels off a page, one map a series (a data-parallel
 // vLLM serves one per engine); a page without it gives nil, a status other than 2xx an error.
 func TestInfoLabels(t *testing.T) {
+	// As vLLM serves it: every CacheConfig field a label, the engine's index among them.
 	const text = `# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig
 # TYPE vllm:cache_config_info gauge
-vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="27000"} 1.0
-vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="26000"} 1.0
+vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",num_cpu_blocks="None",num_gpu_blocks="27000",prefix_caching_hash_algo="sha256"} 1.0
+vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="1",gpu_memory_utilization="0.9",num_cpu_blocks="None",num_gpu_blocks="27000",prefix_caching_hash_algo="sha256"} 1.0
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0"} 0.0
 `
