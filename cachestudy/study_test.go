@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,4 +152,25 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(b)
+}
+
+// TestCacheStudyNoBlockHashes: a window without block hashes has no curve, and the study says
+// so before the simulator starts or any request is sent, with nothing written but the arm's
+// folder.
+func TestCacheStudyNoBlockHashes(t *testing.T) {
+	trace := testenv.WriteMooncake(t, "flat.jsonl", []testenv.MooncakeRecord{
+		{Timestamp: 0, InputLength: 64, OutputLength: 2}, {Timestamp: 10, InputLength: 64, OutputLength: 2}})
+	var stderr bytes.Buffer
+	out := t.TempDir()
+	_, err := Run(context.Background(), Config{Run: runner.Config{Trace: trace, Out: out, Tokenizer: testenv.SampleTokenizer(),
+		Stderr: &syncWriter{w: &stderr}, Stdout: &bytes.Buffer{}, SnapshotEvery: -1}})
+	if err == nil || !strings.Contains(err.Error(), "unique arm: ") || !strings.Contains(err.Error(), "no block hashes in the window") {
+		t.Fatalf("%v: want the unique arm's error saying the window has no block hashes", err)
+	}
+	if s := stderr.String(); strings.Contains(s, "simulator") {
+		t.Errorf("the simulator started before the window was refused:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(out, Unique, "requests.parquet")); !os.IsNotExist(err) {
+		t.Errorf("unique/requests.parquet: %v, want none", err)
+	}
 }
