@@ -64,6 +64,9 @@ func NewPlot(title, xlabel, ylabel string) *plot.Plot { return newPlot(title, xl
 // SVG renders a plot as an SVG element for inlining (no XML prologue).
 func SVG(p *plot.Plot) (string, error) { return svgOf(p) }
 
+// SVGSized is SVG at w x h, for a page whose plots sit side by side.
+func SVGSized(p *plot.Plot, w, h vg.Length) (string, error) { return svgSized(p, w, h) }
+
 // NoData marks an empty plot so it still renders, with fixed axes and a note "no what".
 func NoData(p *plot.Plot, what string) { noData(p, what) }
 

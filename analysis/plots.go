@@ -56,8 +56,11 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 // svgOf renders a plot as an SVG element for inlining (no XML prologue).
-func svgOf(p *plot.Plot) (string, error) {
-	c := vgsvg.New(plotW, plotH)
+func svgOf(p *plot.Plot) (string, error) { return svgSized(p, plotW, plotH) }
+
+// svgSized is svgOf at w x h.
+func svgSized(p *plot.Plot, w, h vg.Length) (string, error) {
+	c := vgsvg.New(w, h)
 	p.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {

@@ -146,6 +146,13 @@ type Config struct {
 	// on each B against A (multi_require.go); a failing limit is ErrRequirements, after every
 	// file is written. A single run leaves --require to its caller.
 	Require []require.Requirement
+
+	// OnPlan and OnStart let a study that drives the run (study.go) see it before it sends:
+	// OnPlan the plan once its prompts are built, before anything is asked of the endpoint;
+	// OnStart each endpoint once it is up, before the checks, the warmup and the first request.
+	// An error from either ends the run there. Nil for none.
+	OnPlan  func(Plan) error
+	OnStart func(context.Context, Target) error
 }
 
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate
@@ -191,9 +198,15 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := onPlan(cfg, p); err != nil {
+		return nil, err
+	}
 	legs, err := startLegs(ctx, cfg, p, eps)
 	defer stopLegs(legs)
 	if err != nil {
+		return nil, err
+	}
+	if err := onStart(ctx, cfg, legs); err != nil {
 		return nil, err
 	}
 	if err := probeLegs(ctx, legs); err != nil {

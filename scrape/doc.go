@@ -6,7 +6,9 @@
 // and clocks (DCGM), from which EnergyPerToken integrates the run's energy (over several
 // exporters, EnergyPerOutputToken) and GPUStats gives each GPU's means and peak. It appends each
 // sample to a run file as it goes (so an interrupted run keeps what was scraped; the line
-// format and its writer are package results') and sums the counters' increases.
+// format and its writer are package results') and sums the counters' increases. Once, before
+// a run's requests, it can read a page for an info metric's labels (InfoLabels: vLLM's KV cache
+// configuration, CacheConfigInfo, which the cache study turns into the engine's capacity).
 // It is a peer of client: it talks to the endpoint but never sends requests, decides when to
 // send them or computes run figures; it does not know how engines are detected (package
 // engine does, and the runner hands its answer over as a table). The runner starts and stops

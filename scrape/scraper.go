@@ -183,21 +183,11 @@ func (s *Scraper) scrape() {
 }
 
 func (s *Scraper) fetch() (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodGet, s.cfg.URL, nil)
+	resp, err := getPage(s.ctx, s.cfg.Client, s.cfg.URL)
 	if err != nil {
 		return nil, err
 	}
-	// Prefer the classic text format, which every Prometheus client library serves.
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=0.9,*/*;q=0.1")
-	resp, err := s.cfg.Client.Do(req)
-	if err != nil {
-		return nil, err // a *url.Error, which names the method and URL
-	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("GET %s: HTTP %d", s.cfg.URL, resp.StatusCode)
-	}
 	vals, err := parse(io.LimitReader(resp.Body, maxPage), expfmt.ResponseFormat(resp.Header), s.cfg.Names)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", s.cfg.URL, err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/runner"
+	"github.com/llm-replay/replay/cachestudy"
 )
 
 func init() {
@@ -57,7 +57,7 @@ func setupCacheStudy(fs *pflag.FlagSet, std cli) func(ctx context.Context, args 
 		if err != nil {
 			return err
 		}
-		sc := runner.CacheStudyConfig{Run: cfg, EngineKVTokens: f.engineTokens}
+		sc := cachestudy.Config{Run: cfg, EngineKVTokens: f.engineTokens}
 		if f.engineTokens < 0 {
 			return errors.New("--engine-kv-tokens must be positive")
 		}
@@ -79,7 +79,7 @@ func setupCacheStudy(fs *pflag.FlagSet, std cli) func(ctx context.Context, args 
 				return err
 			}
 		}
-		st, err := runner.CacheStudy(ctx, sc)
+		st, err := cachestudy.Run(ctx, sc)
 		if st != nil {
 			fmt.Fprintln(std.stdout, st.Verdict)
 			for _, l := range st.Lines {

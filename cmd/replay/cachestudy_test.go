@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/cachestudy"
 	"github.com/llm-replay/replay/internal/testenv"
 )
 
@@ -36,7 +36,7 @@ func TestCacheStudyCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st analysis.CacheStudy
+	var st cachestudy.Study
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,9 @@ var allowed = map[string][]string{
 	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "results", "runner", "trace"},
 	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
-	"cmd/replay": {"analysis", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runner",
+	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
+	"cachestudy": {"analysis", "prefixcache", "results", "runfolder", "runner", "scrape", "stats"},
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

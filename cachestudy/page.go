@@ -1,4 +1,4 @@
-package analysis
+package cachestudy
 
 import (
 	"bytes"
@@ -8,37 +8,37 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runfolder"
+	"github.com/llm-replay/replay/stats"
 )
 
-// WriteCacheStudy writes dir/cache_study.json and dir/cache_study.html.
-func WriteCacheStudy(dir string, st *CacheStudy, o ReportOptions) error {
+// Write writes dir/cache_study.json and dir/cache_study.html.
+func Write(dir string, st *Study, o analysis.ReportOptions) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := runfolder.WriteFile(filepath.Join(dir, CacheStudyFile), append(b, '\n')); err != nil {
+	if err := runfolder.WriteFile(filepath.Join(dir, File), append(b, '\n')); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := WriteCacheStudyHTML(&buf, st, o); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, CacheStudyReportFile), err)
+	if err := WriteHTML(&buf, st, o); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, PageFile), err)
 	}
-	return runfolder.WriteFile(filepath.Join(dir, CacheStudyReportFile), buf.Bytes())
+	return runfolder.WriteFile(filepath.Join(dir, PageFile), buf.Bytes())
 }
 
 // readValues reads one arm's rows into v.
-func readValues(dir string, v *RequestValues) error {
-	return results.Read(filepath.Join(dir, RequestsFile), func(r results.Row) error {
+func readValues(dir string, v *analysis.RequestValues) error {
+	return results.Read(filepath.Join(dir, runfolder.Requests), func(r results.Row) error {
 		v.Add(&r)
 		return nil
 	})
@@ -50,10 +50,10 @@ const (
 	studyPlotH = 3.4 * vg.Inch
 )
 
-// WriteCacheStudyHTML writes the study's page: the verdict, then the curve (capacity marked,
+// WriteHTML writes the study's page: the verdict, then the curve (capacity marked,
 // measured hit rate a point) and the paired TTFT plot side by side, then the tables.
 // Self-contained and offline like report.html.
-func WriteCacheStudyHTML(w io.Writer, st *CacheStudy, o ReportOptions) error {
+func WriteHTML(w io.Writer, st *Study, o analysis.ReportOptions) error {
 	curve, err := curvePlot(st)
 	if err != nil {
 		return err
@@ -63,39 +63,24 @@ func WriteCacheStudyHTML(w io.Writer, st *CacheStudy, o ReportOptions) error {
 		return err
 	}
 	page := studyPageData{S: st, Curve: template.HTML(curve), Paired: template.HTML(paired),
-		Traced: st.Arms[CacheStudyTraced], Unique: st.Arms[CacheStudyUnique]}
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+		Traced: st.Arms[Traced], Unique: st.Arms[Unique]}
+	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	for _, a := range []string{CacheStudyTraced, CacheStudyUnique} {
-		page.Links = append(page.Links, studyLink{Name: a, Href: a + "/" + ReportFile})
+	for _, a := range []string{Traced, Unique} {
+		page.Links = append(page.Links, studyLink{Name: a, Href: a + "/" + runfolder.Report})
 	}
-	return writePage(w, studyTmpl, page, "cache study")
+	return analysis.WritePage(w, studyTmpl, page, "cache study")
 }
 
 type studyLink struct{ Name, Href string }
 
 type studyPageData struct {
-	S              *CacheStudy
+	S              *Study
 	Curve, Paired  template.HTML
-	Traced, Unique CacheStudyArm
+	Traced, Unique Arm
 	FontCSS        template.CSS
 	Links          []studyLink
-}
-
-// svgSized renders a plot at w x h as an inline SVG element.
-func svgSized(p *plot.Plot, w, h vg.Length) (string, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("render plot %q: %w", p.Title.Text, err)
-	}
-	s := buf.String()
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
-	}
-	return s, nil
 }
 
 // curveTop is the curve plot's y range: 100% and room for the legend above it.
@@ -104,8 +89,8 @@ const curveTop = 132
 // curvePlot draws the token hit rate against capacity (log axis, in trace blocks), the ideal
 // as a dashed line, the engine's capacity as a vertical line and the measured hit rate as a
 // point at that capacity.
-func curvePlot(st *CacheStudy) (string, error) {
-	p := newPlot("LRU hit rate against KV cache capacity", "capacity in trace blocks (log scale)", "prompt tokens hit (%)")
+func curvePlot(st *Study) (string, error) {
+	p := analysis.NewPlot("LRU hit rate against KV cache capacity", "capacity in trace blocks (log scale)", "prompt tokens hit (%)")
 	// The legend sits above 100%, where no hit rate goes: anywhere below, some curve crosses it.
 	p.Legend.Top, p.Legend.Left = true, true
 	var xys plotter.XYs
@@ -115,8 +100,8 @@ func curvePlot(st *CacheStudy) (string, error) {
 		}
 	}
 	if len(xys) == 0 {
-		noData(p, "block hashes")
-		return svgSized(p, studyPlotW, studyPlotH)
+		analysis.NoData(p, "block hashes")
+		return analysis.SVGSized(p, studyPlotW, studyPlotH)
 	}
 	xmin, xmax := xys[0].X, xys[len(xys)-1].X
 	if c := st.Capacity; c != nil {
@@ -134,15 +119,15 @@ func curvePlot(st *CacheStudy) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ln.LineStyle = lineStyle(colBlue, 1.8, false)
-	pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, colBlue, vg.Points(2)
+	ln.LineStyle = analysis.LineStyle(analysis.Blue, 1.8, false)
+	pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, analysis.Blue, vg.Points(2)
 	p.Add(ln, pts)
 	p.Legend.Add("LRU curve", ln)
 	ideal, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: st.IdealTokenHitPct}, {X: p.X.Max, Y: st.IdealTokenHitPct}})
 	if err != nil {
 		return "", err
 	}
-	ideal.LineStyle = lineStyle(colGray, 1.2, true)
+	ideal.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
 	p.Add(ideal)
 	p.Legend.Add(fmt.Sprintf("ideal %.1f%%", st.IdealTokenHitPct), ideal)
 	if c := st.Capacity; c != nil {
@@ -151,7 +136,7 @@ func curvePlot(st *CacheStudy) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		v.LineStyle = lineStyle(colOrange, 1.5, true)
+		v.LineStyle = analysis.LineStyle(analysis.Orange, 1.5, true)
 		p.Add(v)
 		label := fmt.Sprintf("engine capacity %s tokens", countFig(c.Tokens))
 		if st.PredictedHitPct != nil {
@@ -163,22 +148,22 @@ func curvePlot(st *CacheStudy) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			sc.Shape, sc.Color, sc.Radius = draw.PyramidGlyph{}, colRed, vg.Points(5)
+			sc.Shape, sc.Color, sc.Radius = draw.PyramidGlyph{}, analysis.Red, vg.Points(5)
 			p.Add(sc)
 			p.Legend.Add(fmt.Sprintf("measured %.1f%% (%s)", *m, st.MeasuredSource), sc)
 		}
 	}
-	return svgSized(p, studyPlotW, studyPlotH)
+	return analysis.SVGSized(p, studyPlotW, studyPlotH)
 }
 
 // pairedTTFTPlot draws each request's TTFT with prefixes as traced against its TTFT with unique
 // prefixes: below the diagonal, caching made that request faster.
-func pairedTTFTPlot(st *CacheStudy) (string, error) {
-	p := newPlot("TTFT per request, paired", "unique prefixes: TTFT (ms)", "prefixes as traced: TTFT (ms)")
+func pairedTTFTPlot(st *Study) (string, error) {
+	p := analysis.NewPlot("TTFT per request, paired", "unique prefixes: TTFT (ms)", "prefixes as traced: TTFT (ms)")
 	p.Legend.Top, p.Legend.Left = true, true
 	if len(st.Pairs) == 0 {
-		noData(p, "request ok in both arms")
-		return svgSized(p, studyPlotW, studyPlotH)
+		analysis.NoData(p, "request ok in both arms")
+		return analysis.SVGSized(p, studyPlotW, studyPlotH)
 	}
 	xys := make(plotter.XYs, len(st.Pairs))
 	hi := 0.0
@@ -195,37 +180,37 @@ func pairedTTFTPlot(st *CacheStudy) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sc.Shape, sc.Color, sc.Radius = draw.CircleGlyph{}, colBlue, vg.Points(1.6)
+	sc.Shape, sc.Color, sc.Radius = draw.CircleGlyph{}, analysis.Blue, vg.Points(1.6)
 	p.Add(sc)
 	p.Legend.Add(fmt.Sprintf("%d requests", len(xys)), sc)
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: hi, Y: hi}})
 	if err != nil {
 		return "", err
 	}
-	diag.LineStyle = lineStyle(colGray, 1.2, true)
+	diag.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
 	p.Add(diag)
 	p.Legend.Add("no difference", diag)
-	return svgSized(p, studyPlotW, studyPlotH)
+	return analysis.SVGSized(p, studyPlotW, studyPlotH)
 }
 
-var studyTmpl = template.Must(template.New("study").Funcs(reportFuncs).Funcs(template.FuncMap{
+var studyTmpl = template.Must(template.New("study").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{
 	"pctp": func(v *float64) string {
 		if v == nil {
 			return "n/a"
 		}
 		return fmt.Sprintf("%.1f%%", *v)
 	},
-	"fig": fmtFig,
+	"fig": stats.Fig,
 	"gib": func(v *float64) string {
 		if v == nil {
 			return ""
 		}
-		return fmtFig(math.Round(*v*1000) / 1000)
+		return stats.Fig(math.Round(*v*1000) / 1000)
 	},
 	"count":  countFig,
-	"sfig":   signedFig,
-	"arms":   func(a, b CacheStudyArm) []CacheStudyArm { return []CacheStudyArm{a, b} },
-	"tests":  func(a, b PairedTest) []PairedTest { return []PairedTest{a, b} },
+	"sfig":   stats.SignedFig,
+	"arms":   func(a, b Arm) []Arm { return []Arm{a, b} },
+	"tests":  func(a, b stats.PairedTest) []stats.PairedTest { return []stats.PairedTest{a, b} },
 	"pct100": func(v float64) float64 { return 100 * v },
 	"int64":  func(v int) int64 { return int64(v) },
 }).Parse(studyHTML))
@@ -238,7 +223,7 @@ const studyHTML = `<!DOCTYPE html>
 <title>replay cache study · {{.S.Trace}}</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `body{max-width:1080px}
+` + analysis.PageCSS + `body{max-width:1080px}
 th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}

@@ -1,11 +1,13 @@
-package analysis
+package cachestudy
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/stats"
 )
 
 // TestCacheStudyPage: the page puts the verdict, the curve with the engine's capacity and the
@@ -16,18 +18,18 @@ func TestCacheStudyPage(t *testing.T) {
 		c.AddPrompt([]uint64{uint64(i % 7), uint64(1000 + i)}, 16, 32)
 	}
 	measured := 20.0
-	st := &CacheStudy{Verdict: "prefix caching saved 20.0% of prefill tokens", Lines: []string{"throughput 1 vs 1 req/s"},
+	st := &Study{Verdict: "prefix caching saved 20.0% of prefill tokens", Lines: []string{"throughput 1 vs 1 req/s"},
 		Trace: "t.jsonl", BlockSize: 16, Requests: 200, DistinctBlocks: c.Distinct(),
-		IdealTokenHitPct: round3(100 * c.TokensAt(0).Rate()),
+		IdealTokenHitPct: analysis.Round3(100 * c.TokensAt(0).Rate()),
 		Curve:            curvePoints(c, CurveCapacities(c.Distinct(), 4), prefixcache.KVSize{}),
 		Capacity:         &EngineCapacity{Source: "test", Tokens: 64, TraceBlocks: 4},
 		MeasuredHitPct:   &measured, MeasuredSource: "usage",
-		Pairs: []Pair{{ID: "1", A: 10, B: 5}, {ID: "2", A: 12, B: 12}},
-		Arms:  map[string]CacheStudyArm{CacheStudyTraced: {}, CacheStudyUnique: {}},
+		Pairs: []stats.Pair{{ID: "1", A: 10, B: 5}, {ID: "2", A: 12, B: 12}},
+		Arms:  map[string]Arm{Traced: {}, Unique: {}},
 	}
-	st.PredictedHitPct = ptrF(round3(100 * c.TokensAt(4).Rate()))
+	st.PredictedHitPct = ptrF(analysis.Round3(100 * c.TokensAt(4).Rate()))
 	var buf bytes.Buffer
-	if err := WriteCacheStudyHTML(&buf, st, ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&buf, st, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

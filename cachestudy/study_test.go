@@ -1,4 +1,4 @@
-package runner
+package cachestudy
 
 import (
 	"bytes"
@@ -8,14 +8,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
+	"github.com/llm-replay/replay/stats"
 )
 
 // studyTrace writes n Mooncake rows (512-token blocks), one every gap: each prompt is two
@@ -51,7 +53,7 @@ func TestCacheStudyCapacities(t *testing.T) {
 		name      string
 		simBlocks int // 16-token blocks
 	}{{"all", 1 << 14}, {"24-blocks", 24 * 32}, {"6-blocks", 6 * 32}}
-	studies := make([]*analysis.CacheStudy, len(caps))
+	studies := make([]*Study, len(caps))
 	var mu sync.Mutex
 	t.Run("capacity", func(t *testing.T) {
 		for i, c := range caps {
@@ -74,7 +76,7 @@ func TestCacheStudyCapacities(t *testing.T) {
 		if c == nil || c.Blocks != caps[i].simBlocks || c.BlockSize != 16 || st.PredictedHitPct == nil {
 			t.Fatalf("%s: engine capacity %+v, prediction %v: want the simulator's %d blocks of 16 from its metrics", caps[i].name, c, st.PredictedHitPct, caps[i].simBlocks)
 		}
-		tr := st.Arms[analysis.CacheStudyTraced]
+		tr := st.Arms[Traced]
 		if tr.UsageHitPct == nil || tr.ServerHitPct == nil {
 			t.Fatalf("%s: hit rates usage %v, /metrics %v: want both", caps[i].name, tr.UsageHitPct, tr.ServerHitPct)
 		}
@@ -101,41 +103,41 @@ func TestCacheStudyCapacities(t *testing.T) {
 			t.Errorf("mean TTFT saved %.2f ms at %s, %.2f ms at %s: the benefit must shrink with the capacity", benefit[i-1], caps[i-1].name, benefit[i], caps[i].name)
 		}
 	}
-	if studies[0].TTFT.Direction != analysis.PairedFaster {
+	if studies[0].TTFT.Direction != stats.PairedFaster {
 		t.Errorf("benefits %v ms, %s: caching the whole working set must make TTFT faster", benefit, studies[0].TTFT.Verdict)
 	}
 }
 
 // runStudy runs a cache study of trace against the in-process simulator with simBlocks of KV
 // cache and checks its files.
-func runStudy(t *testing.T, trace string, simBlocks int) *analysis.CacheStudy {
+func runStudy(t *testing.T, trace string, simBlocks int) *Study {
 	sc := sim.DefaultConfig()
 	sc.NumBlocks = simBlocks
 	sc.PrefillPerToken = 10 * time.Microsecond
 	sc.StepBase, sc.StepPerKVToken, sc.Jitter = 2*time.Millisecond, 0, 0
 	var stderr bytes.Buffer
 	out := t.TempDir()
-	cfg := CacheStudyConfig{Run: Config{
+	cfg := Config{Run: runner.Config{
 		Trace: trace, Out: out, Tokenizer: testenv.SampleTokenizer(),
 		Schedule: scheduler.Config{Speed: 1}, MetricsInterval: 200 * time.Millisecond, SLO: "ttft=15ms",
 		Sim: sc, Stderr: &syncWriter{w: &stderr}, Stdout: &bytes.Buffer{}, SnapshotEvery: -1,
 	}}
-	st, err := CacheStudy(context.Background(), cfg)
+	st, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	for _, f := range []string{analysis.CacheStudyFile, analysis.CacheStudyReportFile, "traced/summary.json", "unique/requests.parquet"} {
+	for _, f := range []string{File, PageFile, "traced/summary.json", "unique/requests.parquet"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, analysis.CacheStudyFile))
+	b, err := os.ReadFile(filepath.Join(out, File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back analysis.CacheStudy
+	var back Study
 	if err := json.Unmarshal(b, &back); err != nil || back.Verdict != st.Verdict {
-		t.Errorf("%s: %v, verdict %q, want %q", analysis.CacheStudyFile, err, back.Verdict, st.Verdict)
+		t.Errorf("%s: %v, verdict %q, want %q", File, err, back.Verdict, st.Verdict)
 	}
 	return st
 }
@@ -150,4 +152,25 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(b)
+}
+
+// TestCacheStudyNoBlockHashes: a window without block hashes has no curve, and the study says
+// so before the simulator starts or any request is sent, with nothing written but the arm's
+// folder.
+func TestCacheStudyNoBlockHashes(t *testing.T) {
+	trace := testenv.WriteMooncake(t, "flat.jsonl", []testenv.MooncakeRecord{
+		{Timestamp: 0, InputLength: 64, OutputLength: 2}, {Timestamp: 10, InputLength: 64, OutputLength: 2}})
+	var stderr bytes.Buffer
+	out := t.TempDir()
+	_, err := Run(context.Background(), Config{Run: runner.Config{Trace: trace, Out: out, Tokenizer: testenv.SampleTokenizer(),
+		Stderr: &syncWriter{w: &stderr}, Stdout: &bytes.Buffer{}, SnapshotEvery: -1}})
+	if err == nil || !strings.Contains(err.Error(), "unique arm: ") || !strings.Contains(err.Error(), "no block hashes in the window") {
+		t.Fatalf("%v: want the unique arm's error saying the window has no block hashes", err)
+	}
+	if s := stderr.String(); strings.Contains(s, "simulator") {
+		t.Errorf("the simulator started before the window was refused:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(out, Unique, "requests.parquet")); !os.IsNotExist(err) {
+		t.Errorf("unique/requests.parquet: %v, want none", err)
+	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package cachestudy
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/prefixcache"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/stats"
@@ -15,19 +16,19 @@ import (
 
 // The cache study's files inside its folder, beside its arms' run folders.
 const (
-	CacheStudyFile       = runfolder.CacheStudy
-	CacheStudyReportFile = runfolder.CacheStudyReport
-	CacheStudyTraced     = "traced"
-	CacheStudyUnique     = "unique"
+	File     = runfolder.CacheStudy
+	PageFile = runfolder.CacheStudyReport
+	Traced   = "traced"
+	Unique   = "unique"
 )
 
-// CacheStudyConfidence is the level of the study's paired intervals and test.
-const CacheStudyConfidence = 0.95
+// Confidence is the level of the study's paired intervals and test.
+const Confidence = 0.95
 
-// CacheCurvePoint is one capacity of the trace's LRU curve: the share of blocks an LRU cache of
+// CurvePoint is one capacity of the trace's LRU curve: the share of blocks an LRU cache of
 // that many trace blocks would hold when asked, and the share of prompt tokens those blocks
 // are (what engines report). GiB is the capacity's KV cache, when the KV size is known.
-type CacheCurvePoint struct {
+type CurvePoint struct {
 	CapacityBlocks int      `json:"capacity_blocks"`
 	GiB            *float64 `json:"gib,omitempty"`
 	BlockHitPct    float64  `json:"block_hit_pct"`
@@ -46,9 +47,9 @@ type EngineCapacity struct {
 	GiB         *float64 `json:"gib,omitempty"`
 }
 
-// CacheStudyArm is one of the study's two replays of the same window: its folder and the
+// Arm is one of the study's two replays of the same window: its folder and the
 // figures the verdict compares.
-type CacheStudyArm struct {
+type Arm struct {
 	Dir          string   `json:"dir"`
 	Verdict      string   `json:"verdict"`
 	CacheReset   string   `json:"cache_reset,omitempty"`
@@ -76,11 +77,11 @@ type PrefillSaved struct {
 	Pct          float64 `json:"pct"`
 }
 
-// CacheStudy is cache_study.json: the trace's prefix structure (ideal hit rate and LRU curve),
+// Study is cache_study.json: the trace's prefix structure (ideal hit rate and LRU curve),
 // the engine's capacity when known, the two arms, and the verdict: what caching saved, its
 // TTFT effect per request (traced minus unique, paired by request id) and the measured hit
 // rate against the curve's prediction at the engine's capacity.
-type CacheStudy struct {
+type Study struct {
 	Verdict string   `json:"verdict"`
 	Lines   []string `json:"lines"`
 	Trace   string   `json:"trace"`
@@ -91,10 +92,10 @@ type CacheStudy struct {
 	KVBytesPerToken int    `json:"kv_bytes_per_token,omitempty"`
 	ModelKV         string `json:"model_kv,omitempty"`
 	// IdealBlockHitPct and IdealTokenHitPct are an infinite cache's.
-	IdealBlockHitPct float64           `json:"ideal_block_hit_pct"`
-	IdealTokenHitPct float64           `json:"ideal_token_hit_pct"`
-	Curve            []CacheCurvePoint `json:"curve"`
-	Capacity         *EngineCapacity   `json:"engine_capacity"`
+	IdealBlockHitPct float64         `json:"ideal_block_hit_pct"`
+	IdealTokenHitPct float64         `json:"ideal_token_hit_pct"`
+	Curve            []CurvePoint    `json:"curve"`
+	Capacity         *EngineCapacity `json:"engine_capacity"`
 	// PredictedHitPct is the curve's token hit rate at the engine's capacity (null without
 	// one); MeasuredHitPct the traced arm's, from usage, else the engine's counters.
 	PredictedHitPct *float64      `json:"predicted_hit_pct"`
@@ -103,22 +104,22 @@ type CacheStudy struct {
 	PrefillSaved    *PrefillSaved `json:"prefill_saved"`
 	// TTFT and E2E are the paired tests with A the unique arm and B the traced one: a
 	// negative difference is what caching bought.
-	TTFT PairedTest `json:"ttft"`
+	TTFT stats.PairedTest `json:"ttft"`
 	// TTFTMeanDiffMS is the mean of the per-request TTFT differences: when fewer than half
 	// the requests hit, the median difference is a miss's, about zero, and the mean is what
 	// the hits saved spread over all requests.
-	TTFTMeanDiffMS float64                  `json:"ttft_mean_diff_ms"`
-	E2E            PairedTest               `json:"e2e"`
-	SLO            string                   `json:"slo,omitempty"`
-	Arms           map[string]CacheStudyArm `json:"arms"`
-	Pairs          []Pair                   `json:"-"` // the TTFT pairs, for the plot
-	Caveat         []string                 `json:"caveats,omitempty"`
+	TTFTMeanDiffMS float64          `json:"ttft_mean_diff_ms"`
+	E2E            stats.PairedTest `json:"e2e"`
+	SLO            string           `json:"slo,omitempty"`
+	Arms           map[string]Arm   `json:"arms"`
+	Pairs          []stats.Pair     `json:"-"` // the TTFT pairs, for the plot
+	Caveat         []string         `json:"caveats,omitempty"`
 }
 
-// CacheStudyInput is what a finished study hands to NewCacheStudy: the curve over the traced
+// Input is what a finished study hands to New: the curve over the traced
 // arm's prompts in send order (Curve.AddPrompt), the capacities to show, the KV size (zero
 // when unknown), the engine's capacity when known, and the arms' folders and summaries.
-type CacheStudyInput struct {
+type Input struct {
 	Trace      string
 	BlockSize  int
 	Curve      *prefixcache.Curve
@@ -129,45 +130,45 @@ type CacheStudyInput struct {
 	SLO        string
 	// Dir is the study's folder; the arms' folders are under it.
 	Dir            string
-	Traced, Unique *Summary
+	Traced, Unique *analysis.Summary
 }
 
-// NewCacheStudy computes the study from its input, reading the arms' rows for the paired
+// New computes the study from its input, reading the arms' rows for the paired
 // tests.
-func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
+func New(in Input) (*Study, error) {
 	if in.Curve == nil || in.Traced == nil || in.Unique == nil {
 		return nil, errors.New("cache study: the curve and both arms' summaries are needed")
 	}
 	inf := in.Curve.At(0)
-	st := &CacheStudy{Trace: in.Trace, BlockSize: in.BlockSize, Requests: in.Traced.Requests.Total,
+	st := &Study{Trace: in.Trace, BlockSize: in.BlockSize, Requests: in.Traced.Requests.Total,
 		DistinctBlocks: in.Curve.Distinct(), ModelKV: in.ModelKV, SLO: in.SLO, Capacity: in.Capacity,
-		IdealBlockHitPct: round3(100 * inf.Rate()), IdealTokenHitPct: round3(100 * in.Curve.TokensAt(0).Rate())}
+		IdealBlockHitPct: analysis.Round3(100 * inf.Rate()), IdealTokenHitPct: analysis.Round3(100 * in.Curve.TokensAt(0).Rate())}
 	if in.KV.BytesPerToken > 0 {
 		st.KVBytesPerToken = in.KV.BytesPerToken
 	}
 	st.Curve = curvePoints(in.Curve, in.Capacities, in.KV)
 	if c := in.Capacity; c != nil {
 		if in.KV.BytesPerToken > 0 && c.GiB == nil {
-			g := round3(float64(c.Tokens) * float64(in.KV.BytesPerToken) / prefixcache.GiB)
+			g := analysis.Round3(float64(c.Tokens) * float64(in.KV.BytesPerToken) / prefixcache.GiB)
 			c.GiB = &g
 		}
-		v := round3(100 * in.Curve.TokensAt(max(c.TraceBlocks, 1)).Rate())
+		v := analysis.Round3(100 * in.Curve.TokensAt(max(c.TraceBlocks, 1)).Rate())
 		st.PredictedHitPct = &v
 	}
-	st.Arms = map[string]CacheStudyArm{
-		CacheStudyTraced: armOf(filepath.Join(in.Dir, CacheStudyTraced), in.Traced),
-		CacheStudyUnique: armOf(filepath.Join(in.Dir, CacheStudyUnique), in.Unique),
+	st.Arms = map[string]Arm{
+		Traced: armOf(filepath.Join(in.Dir, Traced), in.Traced),
+		Unique: armOf(filepath.Join(in.Dir, Unique), in.Unique),
 	}
 	st.measured()
 	st.prefillSaved()
-	va, vb := NewRequestValues(), NewRequestValues()
-	if err := readValues(filepath.Join(in.Dir, CacheStudyUnique), va); err != nil {
+	va, vb := analysis.NewRequestValues(), analysis.NewRequestValues()
+	if err := readValues(filepath.Join(in.Dir, Unique), va); err != nil {
 		return nil, err
 	}
-	if err := readValues(filepath.Join(in.Dir, CacheStudyTraced), vb); err != nil {
+	if err := readValues(filepath.Join(in.Dir, Traced), vb); err != nil {
 		return nil, err
 	}
-	o := PairedOptions{Confidence: CacheStudyConfidence}
+	o := stats.PairedOptions{Confidence: Confidence}
 	st.Pairs = stats.Pairs(va.TTFT, vb.TTFT)
 	st.TTFT = stats.PairedOf("ttft", st.Pairs, o)
 	if len(st.Pairs) > 0 {
@@ -175,7 +176,7 @@ func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
 		for _, p := range st.Pairs {
 			sum += p.Diff()
 		}
-		st.TTFTMeanDiffMS = round3(sum / float64(len(st.Pairs)))
+		st.TTFTMeanDiffMS = analysis.Round3(sum / float64(len(st.Pairs)))
 	}
 	st.E2E = stats.Paired("e2e", va.E2E, vb.E2E, o)
 	st.caveats(in)
@@ -184,16 +185,16 @@ func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
 }
 
 // curvePoints are the curve at each capacity, smallest first, then the infinite cache.
-func curvePoints(c *prefixcache.Curve, caps []int, kv prefixcache.KVSize) []CacheCurvePoint {
+func curvePoints(c *prefixcache.Curve, caps []int, kv prefixcache.KVSize) []CurvePoint {
 	caps = slices.Clone(caps)
 	slices.Sort(caps)
 	caps = slices.Compact(caps)
 	caps = slices.DeleteFunc(caps, func(n int) bool { return n <= 0 })
 	caps = append(caps, 0)
-	out := make([]CacheCurvePoint, 0, len(caps))
+	out := make([]CurvePoint, 0, len(caps))
 	for i, p := range c.Points(caps) {
-		cp := CacheCurvePoint{CapacityBlocks: p.CapacityBlocks, BlockHitPct: round3(100 * p.Rate()),
-			TokenHitPct: round3(100 * c.TokensAt(caps[i]).Rate())}
+		cp := CurvePoint{CapacityBlocks: p.CapacityBlocks, BlockHitPct: analysis.Round3(100 * p.Rate()),
+			TokenHitPct: analysis.Round3(100 * c.TokensAt(caps[i]).Rate())}
 		if kv.BytesPerToken > 0 && kv.BlockTokens > 0 && p.CapacityBlocks > 0 {
 			g := kv.GiB(p.CapacityBlocks)
 			cp.GiB = &g
@@ -220,8 +221,8 @@ func CurveCapacities(distinct int, extra ...int) []int {
 	return out
 }
 
-func armOf(dir string, s *Summary) CacheStudyArm {
-	a := CacheStudyArm{Dir: dir, Verdict: s.Verdict, Requests: s.Requests.Total, OK: s.Requests.OK,
+func armOf(dir string, s *analysis.Summary) Arm {
+	a := Arm{Dir: dir, Verdict: s.Verdict, Requests: s.Requests.Total, OK: s.Requests.OK,
 		PromptTokens: s.Cache.PromptTokens, CachedTokens: s.Cache.CachedTokens,
 		UsageHitPct: s.Cache.HitPct, ServerHitPct: s.Cache.ServerHitPct,
 		TTFTP50: s.TTFT.P50, TTFTP95: s.TTFT.P95, ReqS: s.Throughput.ReqS, OutputTokS: s.Throughput.OutputTokS}
@@ -240,8 +241,8 @@ func armOf(dir string, s *Summary) CacheStudyArm {
 
 // measured is the traced arm's hit rate: usage when the engine reported cached tokens, else
 // its counters.
-func (st *CacheStudy) measured() {
-	t := st.Arms[CacheStudyTraced]
+func (st *Study) measured() {
+	t := st.Arms[Traced]
 	switch {
 	case t.UsageHitPct != nil && t.CachedTokens > 0:
 		st.MeasuredHitPct, st.MeasuredSource = t.UsageHitPct, "usage"
@@ -254,8 +255,8 @@ func (st *CacheStudy) measured() {
 
 // prefillSaved counts the cached prompt tokens of the traced arm beyond the unique arm's, from
 // usage when the traced arm reported any, else from the engine's counters.
-func (st *CacheStudy) prefillSaved() {
-	t, u := st.Arms[CacheStudyTraced], st.Arms[CacheStudyUnique]
+func (st *Study) prefillSaved() {
+	t, u := st.Arms[Traced], st.Arms[Unique]
 	if t.CachedTokens > 0 && t.PromptTokens > 0 {
 		saved := t.CachedTokens - u.CachedTokens
 		st.PrefillSaved = &PrefillSaved{Source: "usage", Tokens: saved, PromptTokens: t.PromptTokens, Pct: pct(saved, t.PromptTokens)}
@@ -276,13 +277,13 @@ func (st *CacheStudy) prefillSaved() {
 const cacheCold = "cold: a new built-in simulator for this arm"
 
 // caveats are what the reader must know before trusting the comparison.
-func (st *CacheStudy) caveats(in CacheStudyInput) {
-	t, u := st.Arms[CacheStudyTraced], st.Arms[CacheStudyUnique]
+func (st *Study) caveats(in Input) {
+	t, u := st.Arms[Traced], st.Arms[Unique]
 	for _, a := range []struct {
 		name string
-		arm  CacheStudyArm
-	}{{CacheStudyUnique, u}, {CacheStudyTraced, t}} {
-		if !VerdictIs(a.arm.Verdict, VerdictOK) {
+		arm  Arm
+	}{{Unique, u}, {Traced, t}} {
+		if !analysis.VerdictIs(a.arm.Verdict, analysis.VerdictOK) {
 			st.Caveat = append(st.Caveat, fmt.Sprintf("the %s arm's verdict: %s", a.name, a.arm.Verdict))
 		}
 		if a.arm.CacheReset != "" && a.arm.CacheReset != "reset" && a.arm.CacheReset != cacheCold {
@@ -301,7 +302,7 @@ func (st *CacheStudy) caveats(in CacheStudyInput) {
 }
 
 // verdict writes the first line and the lines under it.
-func (st *CacheStudy) verdict() {
+func (st *Study) verdict() {
 	var head []string
 	if s := st.PrefillSaved; s != nil {
 		head = append(head, fmt.Sprintf("prefix caching saved %.1f%% of prefill tokens (%s of %s, by %s)", s.Pct, countFig(s.Tokens), countFig(s.PromptTokens), s.Source))
@@ -309,25 +310,25 @@ func (st *CacheStudy) verdict() {
 		head = append(head, "prefill tokens saved: not reported by the engine")
 	}
 	tt := st.TTFT
-	conf := fmtFig(100 * tt.Confidence)
+	conf := stats.Fig(100 * tt.Confidence)
 	if tt.N > 0 {
 		rel := ""
 		if tt.MedianA > 0 {
-			rel = fmt.Sprintf(" (%s%%)", signedFig(100*tt.MedianDiff.Delta/tt.MedianA))
+			rel = fmt.Sprintf(" (%s%%)", stats.SignedFig(100*tt.MedianDiff.Delta/tt.MedianA))
 		}
 		head = append(head, fmt.Sprintf("TTFT median %s ms [%s%% CI %s, %s]%s, p95 %s ms [%s, %s], mean %s ms with prefixes as traced vs unique (%s, n = %d)",
-			signedFig(tt.MedianDiff.Delta), conf, signedFig(tt.MedianDiff.Lo), signedFig(tt.MedianDiff.Hi), rel,
-			signedFig(tt.P95Diff.Delta), signedFig(tt.P95Diff.Lo), signedFig(tt.P95Diff.Hi), signedFig(st.TTFTMeanDiffMS), cacheDirection(tt.Direction), tt.N))
+			stats.SignedFig(tt.MedianDiff.Delta), conf, stats.SignedFig(tt.MedianDiff.Lo), stats.SignedFig(tt.MedianDiff.Hi), rel,
+			stats.SignedFig(tt.P95Diff.Delta), stats.SignedFig(tt.P95Diff.Lo), stats.SignedFig(tt.P95Diff.Hi), stats.SignedFig(st.TTFTMeanDiffMS), cacheDirection(tt.Direction), tt.N))
 	} else {
 		head = append(head, "TTFT: no request succeeded in both arms")
 	}
 	st.Verdict = strings.Join(head, "; ")
-	t, u := st.Arms[CacheStudyTraced], st.Arms[CacheStudyUnique]
+	t, u := st.Arms[Traced], st.Arms[Unique]
 	st.Lines = append(st.Lines, fmt.Sprintf("throughput %s vs %s req/s, output %s vs %s tok/s (traced vs unique)",
-		fmtFig(round3(t.ReqS)), fmtFig(round3(u.ReqS)), fmtFig(round3(t.OutputTokS)), fmtFig(round3(u.OutputTokS))))
+		stats.Fig(analysis.Round3(t.ReqS)), stats.Fig(analysis.Round3(u.ReqS)), stats.Fig(analysis.Round3(t.OutputTokS)), stats.Fig(analysis.Round3(u.OutputTokS))))
 	if t.GoodputPct != nil && u.GoodputPct != nil {
 		st.Lines = append(st.Lines, fmt.Sprintf("goodput at %s: %.1f%% vs %.1f%% of requests, %s vs %s req/s (traced vs unique)",
-			st.SLO, *t.GoodputPct, *u.GoodputPct, fmtFig(round3(*t.GoodputReqS)), fmtFig(round3(*u.GoodputReqS))))
+			st.SLO, *t.GoodputPct, *u.GoodputPct, stats.Fig(analysis.Round3(*t.GoodputReqS)), stats.Fig(analysis.Round3(*u.GoodputReqS))))
 	} else {
 		st.Lines = append(st.Lines, "goodput: no --slo given")
 	}
@@ -335,10 +336,10 @@ func (st *CacheStudy) verdict() {
 }
 
 // hitLine holds the measured hit rate against the LRU prediction and the ideal.
-func (st *CacheStudy) hitLine() string {
+func (st *Study) hitLine() string {
 	var b strings.Builder
 	b.WriteString("hit rate measured ")
-	t := st.Arms[CacheStudyTraced]
+	t := st.Arms[Traced]
 	var ms []string
 	switch {
 	case t.UsageHitPct != nil && t.CachedTokens > 0:
@@ -356,11 +357,11 @@ func (st *CacheStudy) hitLine() string {
 	if c, p := st.Capacity, st.PredictedHitPct; c != nil && p != nil {
 		fmt.Fprintf(&b, " vs %.1f%% predicted by LRU at the engine's %s tokens (%d trace blocks", *p, countFig(c.Tokens), c.TraceBlocks)
 		if c.GiB != nil {
-			fmt.Fprintf(&b, ", %s GiB", fmtFig(*c.GiB))
+			fmt.Fprintf(&b, ", %s GiB", stats.Fig(*c.GiB))
 		}
 		b.WriteString(")")
 		if st.MeasuredHitPct != nil {
-			fmt.Fprintf(&b, ", %s points", signedFig(round3(*st.MeasuredHitPct-*p)))
+			fmt.Fprintf(&b, ", %s points", stats.SignedFig(analysis.Round3(*st.MeasuredHitPct-*p)))
 		}
 	} else {
 		b.WriteString("; the engine's capacity is unknown, so no LRU prediction")
@@ -372,12 +373,12 @@ func (st *CacheStudy) hitLine() string {
 // cacheDirection names a paired direction with B the traced arm.
 func cacheDirection(d string) string {
 	switch d {
-	case PairedFaster:
+	case stats.PairedFaster:
 		return "faster with caching"
-	case PairedSlower:
+	case stats.PairedSlower:
 		return "slower with caching"
 	}
-	return PairedSame
+	return stats.PairedSame
 }
 
 // countFig writes a count with thousands separators.
@@ -396,4 +397,12 @@ func countFig(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// pct is n as a percentage of d, rounded as the summaries round (0 when d is 0).
+func pct(n, d int64) float64 {
+	if d == 0 {
+		return 0
+	}
+	return analysis.Round3(100 * float64(n) / float64(d))
 }
