@@ -130,13 +130,16 @@ type CacheStudyInput struct {
 	// Dir is the study's folder; the arms' folders are under it.
 	Dir            string
 	Traced, Unique *Summary
+	// TracedValues and UniqueValues are the arms' per-request values for the paired tests,
+	// read from their rows by the caller (runload.ReadRequestValues): analysis reads no
+	// Parquet.
+	TracedValues, UniqueValues *RequestValues
 }
 
-// NewCacheStudy computes the study from its input, reading the arms' rows for the paired
-// tests.
+// NewCacheStudy computes the study from its input.
 func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
-	if in.Curve == nil || in.Traced == nil || in.Unique == nil {
-		return nil, errors.New("cache study: the curve and both arms' summaries are needed")
+	if in.Curve == nil || in.Traced == nil || in.Unique == nil || in.TracedValues == nil || in.UniqueValues == nil {
+		return nil, errors.New("cache study: the curve and both arms' summaries and request values are needed")
 	}
 	inf := in.Curve.At(0)
 	st := &CacheStudy{Trace: in.Trace, BlockSize: in.BlockSize, Requests: in.Traced.Requests.Total,
@@ -160,13 +163,7 @@ func NewCacheStudy(in CacheStudyInput) (*CacheStudy, error) {
 	}
 	st.measured()
 	st.prefillSaved()
-	va, vb := NewRequestValues(), NewRequestValues()
-	if err := readValues(filepath.Join(in.Dir, CacheStudyUnique), va); err != nil {
-		return nil, err
-	}
-	if err := readValues(filepath.Join(in.Dir, CacheStudyTraced), vb); err != nil {
-		return nil, err
-	}
+	va, vb := in.UniqueValues, in.TracedValues
 	o := PairedOptions{Confidence: CacheStudyConfidence}
 	st.Pairs = stats.Pairs(va.TTFT, vb.TTFT)
 	st.TTFT = stats.PairedOf("ttft", st.Pairs, o)

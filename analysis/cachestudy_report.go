@@ -16,7 +16,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runfolder"
 )
 
@@ -34,14 +33,6 @@ func WriteCacheStudy(dir string, st *CacheStudy, o ReportOptions) error {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, CacheStudyReportFile), err)
 	}
 	return runfolder.WriteFile(filepath.Join(dir, CacheStudyReportFile), buf.Bytes())
-}
-
-// readValues reads one arm's rows into v.
-func readValues(dir string, v *RequestValues) error {
-	return results.Read(filepath.Join(dir, RequestsFile), func(r results.Row) error {
-		v.Add(&r)
-		return nil
-	})
 }
 
 // The study's two plots sit side by side on the first screen, under the verdict.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/runload"
 )
 
 // CacheStudyConfig is a prefix-cache study: the run's configuration (Run.Out is the study's
@@ -100,6 +101,11 @@ func CacheStudy(ctx context.Context, sc CacheStudyConfig) (*analysis.CacheStudy,
 	}
 	unique, traced := arms[0], arms[1]
 	in, err := studyInput(sc, kv, modelKV, traced, unique)
+	if err != nil {
+		return nil, err
+	}
+	in.UniqueValues, in.TracedValues, err = runload.ReadRequestValues(
+		filepath.Join(in.Dir, analysis.CacheStudyUnique), filepath.Join(in.Dir, analysis.CacheStudyTraced))
 	if err != nil {
 		return nil, err
 	}
