@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // TestIdealCounter checks the ideal hit rate by hand: 16-token blocks; the second prompt repeats
@@ -52,7 +52,7 @@ func TestCacheThreeWays(t *testing.T) {
 		t.Fatalf("cache %+v", c)
 	}
 	dir := t.TempDir()
-	w, err := results.NewWriter(filepath.Join(dir, RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestCacheThreeWays(t *testing.T) {
 	if err := WriteSummary(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	lm, linfo, err := LoadDir(dir, Options{})
+	lm, linfo, err := loadDir(t, dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"path/filepath"
 
 	"github.com/llm-replay/replay/results"
@@ -13,21 +14,18 @@ import (
 // RequestsFile is the result rows' file name inside a run directory.
 const RequestsFile = runfolder.Requests
 
-// LoadDir aggregates dir/requests.parquet, streaming its rows, and the endpoint's queue from
-// dir/server_metrics.jsonl when the run scraped one. The run's metadata comes from
-// dir/summary.json when a run wrote one (so `replay report` can regenerate it faithfully);
-// a non-zero o.Speed or o.SLO overrides the speed and SLO found there.
+// LoadRows aggregates a run folder's rows, given as they are read from dir/requests.parquet
+// (the reading is the caller's: analysis does not read Parquet, runload.LoadDir does), and
+// the endpoint's queue from dir/server_metrics.jsonl when the run scraped one. The run's
+// metadata comes from dir/summary.json when a run wrote one (so `replay report` can
+// regenerate it faithfully); a non-zero o.Speed or o.SLO overrides the speed and SLO found
+// there. rows is read once, after the summary and the calibration; its error ends the load.
 //
-// A run cut before its writer closed is recovered first (results.Recover): requests.parquet
-// is rebuilt from requests.journal, the returned RunInfo is marked Recovered with the
-// Recovery (its String is the line to print), and a summary.json older than the journal (an
-// earlier run's, in the same folder) is not taken for this run's.
-func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
-	path := filepath.Join(dir, RequestsFile)
-	rec, err := results.Recover(path)
-	if err != nil {
-		return nil, RunInfo{}, err
-	}
+// rec is the recovery of a run cut before its writer closed (rowfile.Recover), or nil: the
+// returned RunInfo is then marked Recovered with the Recovery (its String is the line to
+// print), and a summary.json older than the journal (an earlier run's, in the same folder)
+// is not taken for this run's.
+func LoadRows(dir string, rec *results.Recovery, rows iter.Seq2[results.Row, error], o Options) (*Metrics, RunInfo, error) {
 	info, own, err := runInfo(dir, rec)
 	if err != nil {
 		return nil, info, err
@@ -53,11 +51,11 @@ func LoadDir(dir string, o Options) (*Metrics, RunInfo, error) {
 	}
 	info.SLO = o.SLO.String()
 	m := NewMetrics(o)
-	if err := results.Read(path, func(r results.Row) error {
+	for r, err := range rows {
+		if err != nil {
+			return nil, info, err // names the file and row already
+		}
 		m.Add(&r)
-		return nil
-	}); err != nil {
-		return nil, info, err // names the file and row already
 	}
 	samples, err := results.ReadServerMetrics(filepath.Join(dir, results.ServerMetricsFile))
 	switch {

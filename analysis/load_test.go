@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // writeRun writes rows to dir/requests.parquet through the real results writer.
 func writeRun(t *testing.T, dir string, rows []results.Row) {
 	t.Helper()
-	w, err := results.NewWriter(filepath.Join(dir, RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,19 @@ func writeRun(t *testing.T, dir string, rows []results.Row) {
 	}
 }
 
-func TestLoadDirMatchesInMemory(t *testing.T) {
+// loadDir is runload.LoadDir (which imports analysis, so a test here cannot call it): the
+// folder recovered, then its rows read by rowfile.
+func loadDir(t *testing.T, dir string, o Options) (*Metrics, RunInfo, error) {
+	t.Helper()
+	path := filepath.Join(dir, RequestsFile)
+	rec, err := rowfile.Recover(path)
+	if err != nil {
+		return nil, RunInfo{}, err
+	}
+	return LoadRows(dir, rec, rowfile.Rows(path), o)
+}
+
+func TestLoadRowsMatchesInMemory(t *testing.T) {
 	dir := t.TempDir()
 	if *reportDir != "" {
 		dir = *reportDir
@@ -42,7 +55,7 @@ func TestLoadDirMatchesInMemory(t *testing.T) {
 	if err := WriteSummary(dir, &prev); err != nil {
 		t.Fatal(err)
 	}
-	lm, info, err := LoadDir(dir, Options{CostPerHour: 2.5, GPUs: 2})
+	lm, info, err := loadDir(t, dir, Options{CostPerHour: 2.5, GPUs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,27 +71,27 @@ func TestLoadDirMatchesInMemory(t *testing.T) {
 	}
 
 	// Flags override what the run recorded.
-	_, info, err = LoadDir(dir, Options{Speed: 4})
+	_, info, err = loadDir(t, dir, Options{Speed: 4})
 	if err != nil || info.Speed != 4 {
 		t.Errorf("speed override: %v %v", info.Speed, err)
 	}
 }
 
-func TestLoadDirErrors(t *testing.T) {
+func TestLoadRowsErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := LoadDir(dir, Options{}); err == nil {
+	if _, _, err := loadDir(t, dir, Options{}); err == nil {
 		t.Error("no requests.parquet: no error")
 	}
 	if err := os.WriteFile(filepath.Join(dir, RequestsFile), []byte("not parquet at all, no"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadDir(dir, Options{}); err == nil {
+	if _, _, err := loadDir(t, dir, Options{}); err == nil {
 		t.Error("garbage requests.parquet: no error")
 	}
 	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadDir(dir, Options{}); err == nil {
+	if _, _, err := loadDir(t, dir, Options{}); err == nil {
 		t.Error("broken summary.json: no error")
 	}
 }
@@ -88,7 +101,7 @@ func TestLoadDirErrors(t *testing.T) {
 func cutRun(t *testing.T, dir string, rows []results.Row) {
 	t.Helper()
 	live := filepath.Join(t.TempDir(), RequestsFile)
-	w, err := results.NewWriter(live)
+	w, err := rowfile.NewWriter(live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +113,7 @@ func cutRun(t *testing.T, dir string, rows []results.Row) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{live, results.JournalPath(live)} {
+	for _, p := range []string{live, rowfile.JournalPath(live)} {
 		b, err := os.ReadFile(p)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644)
@@ -116,7 +129,7 @@ func cutRun(t *testing.T, dir string, rows []results.Row) {
 
 // A cut run is recovered and marked so in summary.json, report.html and the table; the
 // summary.json an earlier run left in the folder is not taken for its own.
-func TestLoadDirRecoversCutRun(t *testing.T) {
+func TestLoadRowsRecoversCutRun(t *testing.T) {
 	dir := t.TempDir()
 	stale := &Summary{Run: RunInfo{Speed: 9, Model: "earlier run", StartedAt: time.Now().Add(-time.Hour)}}
 	if err := WriteSummary(dir, stale); err != nil {
@@ -124,7 +137,7 @@ func TestLoadDirRecoversCutRun(t *testing.T) {
 	}
 	rows := synthRows(goldenSpec)
 	cutRun(t, dir, rows)
-	m, info, err := LoadDir(dir, Options{})
+	m, info, err := loadDir(t, dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +165,7 @@ func TestLoadDirRecoversCutRun(t *testing.T) {
 		t.Fatalf("report or table does not say the run was cut:\n%s", table.String())
 	}
 	// Again: the rebuilt file is read as it is, and this run's summary.json is kept.
-	_, again, err := LoadDir(dir, Options{})
+	_, again, err := loadDir(t, dir, Options{})
 	if err != nil || !again.Recovered || again.Recovery.Rebuilt || again.Recovery.Rows != int64(len(rows)) || !again.StartedAt.Equal(info.StartedAt) {
 		t.Fatalf("second load: %+v, %v", again, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/stats"
 )
@@ -38,7 +39,7 @@ func Write(dir string, st *Study, o analysis.ReportOptions) error {
 
 // readValues reads one arm's rows into v.
 func readValues(dir string, v *analysis.RequestValues) error {
-	return results.Read(filepath.Join(dir, runfolder.Requests), func(r results.Row) error {
+	return rowfile.Read(filepath.Join(dir, runfolder.Requests), func(r results.Row) error {
 		v.Add(&r)
 		return nil
 	})

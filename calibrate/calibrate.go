@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/trace"
 )
@@ -102,7 +102,7 @@ func Run(ctx context.Context, base runner.Config, o Options) (*analysis.Calibrat
 	if err != nil {
 		return nil, fmt.Errorf("calibration run: %w", err)
 	}
-	rows, err := results.ReadAll(filepath.Join(cfg.Out, analysis.RequestsFile))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, analysis.RequestsFile))
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,9 @@ import (
 
 // A run's files, each written by the package that owns its format.
 const (
-	// Requests is every row of the run as it finished (results' Parquet file).
+	// Requests is every row of the run as it finished (rowfile's Parquet file).
 	Requests = "requests.parquet"
-	// Journal is the crash journal beside Requests while the run goes (results.JournalPath).
+	// Journal is the crash journal beside Requests while the run goes (rowfile.JournalPath).
 	Journal = "requests.journal"
 	// Summary and Report are written once at the end, from the rows (analysis).
 	Summary = "summary.json"

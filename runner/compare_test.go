@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runload"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -44,7 +45,7 @@ func TestCompareSimulatorRuns(t *testing.T) {
 			if errs[i] != nil {
 				t.Fatalf("run %d: %v\n%s", i, errs[i], logs[i].String())
 			}
-			m, info, err := analysis.LoadDir(dirs[i], analysis.Options{})
+			m, info, err := runload.LoadDir(dirs[i], analysis.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runload"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -62,7 +63,7 @@ func TestEngineGPUPlots(t *testing.T) {
 		t.Errorf("%d scrapes; power plot %.200s", n, power)
 	}
 	// `replay report` reads the series back from gpu_metrics*.jsonl and plots them the same.
-	m, info, err := analysis.LoadDir(out, analysis.Options{})
+	m, info, err := runload.LoadDir(out, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
 )
@@ -453,7 +453,7 @@ func TestEngineForcingFollowsLoggedOptions(t *testing.T) {
 			t.Errorf("request %d logged %q: ignore_eos sent %v", i, fr, forced)
 		}
 	}
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/progress"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
 )
@@ -62,8 +62,8 @@ func holdLimit(cfg Config, tg *target) (int, string) {
 // openRows creates dir's requests.parquet (and its journal) and, for a calibrated run, keeps
 // the calibration beside it, written with the journal: a cut run's recovery finds it there
 // and splits TTFT with it (analysis/run_calibration.go).
-func openRows(dir string, cal *analysis.Calibration) (*results.Writer, error) {
-	w, err := results.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+func openRows(dir string, cal *analysis.Calibration) (*rowfile.Writer, error) {
+	w, err := rowfile.NewWriter(filepath.Join(dir, analysis.RequestsFile))
 	if err != nil || cal == nil {
 		return w, err
 	}

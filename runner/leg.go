@@ -11,6 +11,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/live"
 	"github.com/llm-replay/replay/scrape"
+	"github.com/llm-replay/replay/snapshot"
 	"github.com/llm-replay/replay/synth"
 )
 
@@ -120,7 +121,7 @@ func (l *leg) open(x *execution) error {
 	}
 	if cfg.SnapshotEvery > 0 {
 		// What is known before sending is the snapshot's run block.
-		snap, err := analysis.NewSnapshots(cfg.Out, cfg.SnapshotEvery, l.o.metrics, runInfo(cfg, p, l.tg, l.o),
+		snap, err := snapshot.New(cfg.Out, cfg.SnapshotEvery, l.o.metrics, runInfo(cfg, p, l.tg, l.o),
 			func(err error) { fmt.Fprintf(cfg.Stderr, "replay: %v (the run goes on)\n", err) })
 		if err != nil {
 			_ = w.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/require"
+	"github.com/llm-replay/replay/runload"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -88,7 +89,7 @@ func TestRunMultiChecksAndRequire(t *testing.T) {
 		}
 	}
 	// `replay report` rebuilds the summary from the rows and keeps the checks.
-	m, info, err := analysis.LoadDir(filepath.Join(out, "b"), analysis.Options{})
+	m, info, err := runload.LoadDir(filepath.Join(out, "b"), analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

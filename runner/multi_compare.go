@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/runfolder"
+	"github.com/llm-replay/replay/runload"
 )
 
 // A paired run's comparison files, beside its endpoints' folders.
@@ -133,7 +134,7 @@ func comparePaired(cfg Config, legs []*leg, sums []*analysis.Summary, ers []endp
 		pc := pairedComparison{A: a.ep.Label, B: b.ep.Label, AEndpoint: a.ep.URL, BEndpoint: b.ep.URL,
 			AModel: a.tg.model, BModel: b.tg.model,
 			ReportA: a.ep.Label + "/" + analysis.ReportFile, ReportB: b.ep.Label + "/" + analysis.ReportFile}
-		va, vb, err := analysis.ReadRequestValues(a.cfg.Out, b.cfg.Out)
+		va, vb, err := runload.ReadRequestValues(a.cfg.Out, b.cfg.Out)
 		if err != nil {
 			return err
 		}

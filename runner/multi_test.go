@@ -13,7 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -82,10 +82,10 @@ func TestMultiRun(t *testing.T) {
 				t.Errorf("%s: %v", label, err)
 			}
 		}
-		if _, err := os.Stat(results.JournalPath(filepath.Join(dir, "requests.parquet"))); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(rowfile.JournalPath(filepath.Join(dir, "requests.parquet"))); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s: the journal is still there after a clean close (%v)", label, err)
 		}
-		rows, err := results.ReadAll(filepath.Join(dir, "requests.parquet"))
+		rows, err := rowfile.ReadAll(filepath.Join(dir, "requests.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}

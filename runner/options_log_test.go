@@ -15,7 +15,7 @@ import (
 	"github.com/llm-replay/replay/internal/genlog"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/requestlog"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/trace"
 )
@@ -89,13 +89,13 @@ func TestLoggedOptionsFromLog(t *testing.T) {
 				MaxLateness: -1, Stderr: io.Discard, Stdout: io.Discard}
 			sum, err := Run(context.Background(), cfg)
 			if err != nil {
-				rows, _ := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+				rows, _ := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 				for _, r := range rows[:min(3, len(rows))] {
 					t.Logf("row %s: %s %s", r.RequestID, r.ErrorClass, r.ErrorMessage)
 				}
 				t.Fatal(err)
 			}
-			rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+			rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func checkNoLogText(t *testing.T, log []byte, truths []genlog.Truth, srv *option
 		}
 		outputs = append(outputs, b)
 	}
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
 )
@@ -116,7 +117,7 @@ func optionRun(t *testing.T, name, path, mode string) (*optionServer, []results.
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestCancelledAsLogged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

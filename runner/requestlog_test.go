@@ -16,7 +16,7 @@ import (
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/prefixcache"
 	"github.com/llm-replay/replay/requestlog"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -88,7 +88,7 @@ func TestRequestLogReplay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -51,7 +51,7 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 	if sum.Requests.Total != 6 || sum.Requests.OK != 6 || sum.Requests.Retried != 6 {
 		t.Fatalf("requests %+v: want 6 total, 6 ok, 6 retried", sum.Requests)
 	}
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
@@ -47,7 +48,7 @@ func TestTwoMinuteWindows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+			rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +159,7 @@ func TestMaxConcurrencyQueueWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ const (
 )
 
 // Output is one consumer of a run's finished rows: requests.parquet and its journal
-// (results.Writer), the summary's aggregator (analysis.Metrics), replay's own Prometheus series
+// (rowfile.Writer), the summary's aggregator (analysis.Metrics), replay's own Prometheus series
 // (live.Metrics), the partial summaries (snapshots) and the progress line's error count. The
 // sink calls Add on its one goroutine, so an output needs no lock of its own against the
 // others; every output sees the same row, so none may modify it (its slices included). An

@@ -17,6 +17,7 @@ import (
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -144,7 +145,7 @@ var soakClass = map[sim.Fault]string{
 func checkSoakRows(t *testing.T, path string, n int, sc sim.Config) {
 	seen := make([]bool, n)
 	byClass := map[string]int{}
-	err := results.Read(path, func(r results.Row) error {
+	err := rowfile.Read(path, func(r results.Row) error {
 		i, err := strconv.Atoi(r.RequestID)
 		if err != nil || i < 0 || i >= n {
 			return fmt.Errorf("row with request id %q", r.RequestID)

@@ -15,6 +15,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
 )
@@ -41,7 +42,7 @@ func TestStreamedPlanSendsTheSamePrompts(t *testing.T) {
 			if sum.Requests.Failed != 0 || sum.Fidelity.PromptTokensExactPct == nil || *sum.Fidelity.PromptTokensExactPct != 100 {
 				t.Fatalf("%s, plan memory %d: requests %+v fidelity %+v", api, planMemory, sum.Requests, sum.Fidelity)
 			}
-			rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+			rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +143,7 @@ func TestStreamedPlanShard(t *testing.T) {
 		if _, err := Run(context.Background(), cfg); err != nil {
 			t.Fatalf("plan memory %d: %v\n%s", planMemory, err, stderr.String())
 		}
-		rows, err := results.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+		rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"sort"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // Folder is one shard's folder as merged, and its line in shards.json.
@@ -105,8 +105,8 @@ func checkOut(out string, dirs []string) error {
 			return fmt.Errorf("shard: merge: --out %s is one of the shard folders: merge into a new folder", out)
 		}
 	}
-	if _, err := os.Stat(results.JournalPath(filepath.Join(out, analysis.RequestsFile))); err == nil {
-		return fmt.Errorf("shard: merge: --out %s holds a run's %s: merge into a new folder", out, filepath.Base(results.JournalPath(analysis.RequestsFile)))
+	if _, err := os.Stat(rowfile.JournalPath(filepath.Join(out, analysis.RequestsFile))); err == nil {
+		return fmt.Errorf("shard: merge: --out %s holds a run's %s: merge into a new folder", out, filepath.Base(rowfile.JournalPath(analysis.RequestsFile)))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // testStart is the shared --start-at of the test runs.
@@ -110,7 +111,7 @@ func writeShard(t *testing.T, dir string, sr shardRun) {
 	if err := WriteInfo(dir, sr.info); err != nil {
 		t.Fatal(err)
 	}
-	w, err := results.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, analysis.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,13 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
-// load makes a cut shard's rows whole (results.Recover, as `replay report` does) and reads
+// load makes a cut shard's rows whole (rowfile.Recover, as `replay report` does) and reads
 // its summary.json for what rows cannot say: requests never sent and the shard's verdict.
 func (f *Folder) load() error {
-	rec, err := results.Recover(f.rowsPath())
+	rec, err := rowfile.Recover(f.rowsPath())
 	if err != nil {
 		return err // names the file already
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 func merge(t *testing.T, dirs []string) (string, *Result) {
@@ -26,7 +27,7 @@ func merge(t *testing.T, dirs []string) (string, *Result) {
 
 func readRows(t *testing.T, dir string) []results.Row {
 	t.Helper()
-	rows, err := results.ReadAll(filepath.Join(dir, analysis.RequestsFile))
+	rows, err := rowfile.ReadAll(filepath.Join(dir, analysis.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func cutShard(t *testing.T, dir string, info Info, rows []results.Row) {
 		t.Fatal(err)
 	}
 	live := filepath.Join(t.TempDir(), analysis.RequestsFile)
-	w, err := results.NewWriterWith(live, results.WriterOptions{FlushRows: 50})
+	w, err := rowfile.NewWriterWith(live, rowfile.WriterOptions{FlushRows: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func cutShard(t *testing.T, dir string, info Info, rows []results.Row) {
 		t.Fatal(err)
 	}
 	// Copy the files as they are now (the kill), then let the live writer finish elsewhere.
-	for _, p := range []string{live, results.JournalPath(live)} {
+	for _, p := range []string{live, rowfile.JournalPath(live)} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -338,7 +339,7 @@ func TestMergeRefusesOutputFolder(t *testing.T) {
 		t.Fatalf("merging into a shard's folder: %v", err)
 	}
 	out := t.TempDir()
-	if err := os.WriteFile(results.JournalPath(filepath.Join(out, analysis.RequestsFile)), nil, 0o644); err != nil {
+	if err := os.WriteFile(rowfile.JournalPath(filepath.Join(out, analysis.RequestsFile)), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Merge(context.Background(), out, dirs); err == nil || !strings.Contains(err.Error(), "holds a run's requests.journal") {

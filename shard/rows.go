@@ -8,6 +8,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
 )
 
@@ -17,7 +18,7 @@ const ctxEvery = 4096
 // rowCopy streams every shard's rows, in order of K and each shard's file order, into one
 // results file and one aggregation, checking on the way that no request id is in two shards.
 type rowCopy struct {
-	w *results.Writer
+	w *rowfile.Writer
 	m *analysis.Metrics
 	// owner maps each measured request id to the index of the folder it was first seen in:
 	// the ids must be kept whole (not hashed) for the check to be exact and its error to name
@@ -34,7 +35,7 @@ func copyRows(ctx context.Context, out string, fs []*Folder, m *analysis.Metrics
 	var rows int64
 	err := runfolder.Replace(filepath.Join(out, runfolder.Requests), func(tmp string) error {
 		// No journal: a merge cut short is simply run again, from the shards.
-		w, err := results.NewWriterWith(tmp, results.WriterOptions{NoJournal: true})
+		w, err := rowfile.NewWriterWith(tmp, rowfile.WriterOptions{NoJournal: true})
 		if err != nil {
 			return err
 		}
@@ -60,7 +61,7 @@ func copyRows(ctx context.Context, out string, fs []*Folder, m *analysis.Metrics
 func (c *rowCopy) folder(ctx context.Context, fs []*Folder, i int) error {
 	f := fs[i]
 	f.FirstRow = c.rows
-	err := results.Read(f.rowsPath(), func(r results.Row) error {
+	err := rowfile.Read(f.rowsPath(), func(r results.Row) error {
 		if c.rows%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 	"github.com/llm-replay/replay/calibrate"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
@@ -97,7 +98,7 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 		t.Errorf("cost at the knee %+v, want %+v", res.KneeCost, want)
 	}
 	// One request at a time is sent in trace order, each after the previous one answered.
-	rows, err := results.ReadAll(filepath.Join(cfg.Out, "concurrency-1", "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "concurrency-1", "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runload"
 )
 
 func init() {
@@ -42,7 +43,7 @@ func init() {
 				if o.SLO, err = analysis.ParseSLO(*slo); err != nil {
 					return fmt.Errorf("--slo: %w", err)
 				}
-				ma, ia, err := analysis.LoadDir(args[0], o)
+				ma, ia, err := runload.LoadDir(args[0], o)
 				if err != nil {
 					return err
 				}
@@ -51,7 +52,7 @@ func init() {
 				if o.SLO.IsZero() && ia.SLO != "" {
 					o.SLO, _ = analysis.ParseSLO(ia.SLO)
 				}
-				mb, ib, err := analysis.LoadDir(args[1], o)
+				mb, ib, err := runload.LoadDir(args[1], o)
 				if err != nil {
 					return err
 				}
@@ -88,7 +89,7 @@ func init() {
 // same trace replayed against both): far more sensitive than comparing the two distributions,
 // since each request's own size and prefix cancel out.
 func pairedCompare(stdout io.Writer, dirA, dirB string, resamples int, seed uint64) error {
-	tests, err := analysis.PairedDirs(dirA, dirB, analysis.PairedOptions{Resamples: resamples, Seed: seed})
+	tests, err := runload.PairedDirs(dirA, dirB, analysis.PairedOptions{Resamples: resamples, Seed: seed})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // writeRateTrace writes an invented Mooncake trace of n requests at rate per second, each a
@@ -68,7 +68,7 @@ func TestGarbageFramesAreBadStream(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3:\n%s", code, stderr)
 	}
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func stalledRun(t *testing.T, bin, url string) error {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, stderr)
 	}
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // killPlan is one SIGKILL of `replay run`: after a delay from the run's start or, with
@@ -131,7 +132,7 @@ func referenceRun(t *testing.T, bin, trace string) ([]results.Row, error) {
 	if code := exitCode(cmd.Wait()); code != 130 {
 		return nil, fmt.Errorf("exit %d after SIGINT, want 130:\n%s", code, stderr.String())
 	}
-	rows, err := results.ReadAll(filepath.Join(dir, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(dir, "requests.parquet"))
 	var done []results.Row
 	for _, r := range rows {
 		if r.OK() {
@@ -191,11 +192,11 @@ func checkKilled(t *testing.T, bin string, kr *killedRun, ref []results.Row) (in
 		t.Fatalf("%s: replay report: %v\n%s", name, err, out)
 	}
 	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	info, err := results.ReadJournal(filepath.Join(kr.dir, "requests.journal"), func(results.Row) error { return nil })
+	info, err := rowfile.ReadJournal(filepath.Join(kr.dir, "requests.journal"), func(results.Row) error { return nil })
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	rows, err := results.ReadAll(filepath.Join(kr.dir, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(kr.dir, "requests.parquet"))
 	if err != nil || int64(len(rows)) != n || info.Rows != n {
 		t.Fatalf("%s: requests.parquet %d rows (%v), journal %d, report said %d", name, len(rows), err, info.Rows, n)
 	}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // freeAddr is a loopback address nothing listens on now.
@@ -197,7 +197,7 @@ func checkSnapshotRows(t *testing.T, dir string, s *analysis.Summary) {
 	paths, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(s.Run.PartialRows)))
 	var n int64
 	for _, p := range paths {
-		rows, err := results.ReadAll(p)
+		rows, err := rowfile.ReadAll(p)
 		if err != nil {
 			t.Fatalf("segment %s the snapshot names: %v", p, err)
 		}

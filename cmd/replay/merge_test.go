@@ -10,6 +10,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/shard"
 )
 
@@ -22,7 +23,7 @@ func writeShardDir(t *testing.T, dir string, k, n, from, rows int, trace string)
 	if err := shard.WriteInfo(dir, info); err != nil {
 		t.Fatal(err)
 	}
-	w, err := results.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, analysis.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

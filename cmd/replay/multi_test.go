@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
@@ -90,7 +91,7 @@ func TestRunMultiPaired(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		rows, err := results.ReadAll(filepath.Join(out, label, "requests.parquet"))
+		rows, err := rowfile.ReadAll(filepath.Join(out, label, "requests.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -177,7 +178,7 @@ func checkPairedStream(t *testing.T, r *pairedTLSRun) {
 	}
 	prompts := [2]map[string]string{}
 	for i, label := range []string{"a", "b"} {
-		rows, err := results.ReadAll(filepath.Join(r.out, label, "requests.parquet"))
+		rows, err := rowfile.ReadAll(filepath.Join(r.out, label, "requests.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runload"
 )
 
 func init() {
@@ -45,7 +46,7 @@ func init() {
 						return fmt.Errorf("--calibration: %w", err)
 					}
 				}
-				m, info, err := analysis.LoadDir(args[0], o)
+				m, info, err := runload.LoadDir(args[0], o)
 				if err != nil {
 					return err
 				}

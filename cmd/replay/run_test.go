@@ -16,7 +16,7 @@ import (
 	"github.com/llm-replay/replay/gen"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // replayBin builds the real binary once per test run: signals and exit codes are tested on the
@@ -137,7 +137,7 @@ func TestRunInterrupted(t *testing.T) {
 	if code := exitCode(err); code != 130 {
 		t.Errorf("exit %d after SIGINT, want 130", code)
 	}
-	rows, rerr := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, rerr := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if rerr != nil {
 		t.Fatalf("requests.parquet after SIGINT: %v", rerr)
 	}
@@ -174,7 +174,7 @@ func TestRunFailuresExitNonZero(t *testing.T) {
 	if !strings.Contains(string(b), "40 of 40 requests failed") {
 		t.Fatalf("output does not say how many failed:\n%s", b)
 	}
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil || len(rows) != 40 || rows[0].ErrorClass != "http_5xx" {
 		t.Fatalf("rows %d (%v), want 40 http_5xx rows", len(rows), err)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // sentinelKey is an API key no output may hold.
@@ -99,7 +99,7 @@ func checkNoKey(t *testing.T, dir string) {
 		}
 		// Parquet pages are compressed: look in the rows themselves once the file is whole.
 		if strings.HasSuffix(p, ".parquet") {
-			if rows, err := results.ReadAll(p); err == nil {
+			if rows, err := rowfile.ReadAll(p); err == nil {
 				for _, r := range rows {
 					if strings.Contains(fmt.Sprintf("%+v", r), sentinelKey) {
 						t.Fatalf("the key is in row %s of %s: %q", r.RequestID, p, r.ErrorMessage)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // shardRun starts one `replay run` shard against url; it returns the command and its stderr.
@@ -63,7 +63,7 @@ func readArrivals(t *testing.T, path string) map[string]int64 {
 
 func rowIDs(t *testing.T, path string) []string {
 	t.Helper()
-	rows, err := results.ReadAll(path)
+	rows, err := rowfile.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestShardStartedLate(t *testing.T) {
 	if code := exitCode(late.Wait()); code != 5 {
 		t.Fatalf("late shard: exit %d, want 5 (client-bound)\n%s", code, lateErr.String())
 	}
-	rows, err := results.ReadAll(filepath.Join(dirs[1], "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(dirs[1], "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // TestSimServesExactCounts replays a trace with `replay run --endpoint` against a separate
@@ -165,7 +165,7 @@ func readFidelity(t *testing.T, out string) (prompt, output float64) {
 // promptMisses counts requests by how many prompt tokens the server counted beyond the target.
 func promptMisses(t *testing.T, out string) map[int32]int {
 	t.Helper()
-	rows, err := results.ReadAll(filepath.Join(out, "requests.parquet"))
+	rows, err := rowfile.ReadAll(filepath.Join(out, "requests.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

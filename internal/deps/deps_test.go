@@ -50,27 +50,32 @@ var allowed = map[string][]string{
 	"synth":  {"chat", "synth/tokenizer", "trace"},
 	"client": {"chat", "internal/jsoncur"},
 
-	// Results and their analysis; scrape writes its samples in results' file format.
-	"results":  {"internal/pqcheck", "runfolder"},
-	"scrape":   {"results"},
-	"analysis": {"results", "prefixcache", "checkresult", "runfolder", "stats"}, // checkresult: the checks' Results in summary.json and the reports
-	"live":     {"results"},
-	"progress": {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
+	// Results and their analysis; scrape writes its samples in results' file format. The row
+	// and the file of rows are apart so that analysis links no parquet-go (nor net/http): it
+	// takes rows from runload, which reads them for it.
+	"results":         {"runfolder"},
+	"results/rowfile": {"internal/pqcheck", "results", "runfolder"},
+	"scrape":          {"results"},
+	"analysis":        {"results", "prefixcache", "checkresult", "runfolder", "stats"}, // checkresult: the checks' Results in summary.json and the reports
+	"runload":         {"analysis", "results", "results/rowfile"},
+	"snapshot":        {"analysis", "results", "results/rowfile"},
+	"live":            {"results"},
+	"progress":        {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
 	// The requirement language: limits judged on summaries; analysis never imports it.
 	"require": {"analysis", "checkresult", "stats"}, // checkresult: the checks terms read the checks' verdicts
 	// Shards: one run's identity across machines and the exact merge of their folders.
-	"shard": {"analysis", "results", "runfolder", "scheduler"},
+	"shard": {"analysis", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "require", "results", "runfolder", "samples", "scheduler",
-		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "require", "results", "results/rowfile", "runfolder",
+		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
-	"calibrate": {"analysis", "results", "runner", "trace"},
+	"calibrate": {"analysis", "results/rowfile", "runner", "trace"},
 	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
-	"cachestudy": {"analysis", "prefixcache", "results", "runfolder", "runner", "scrape", "stats"},
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runner",
+	"cachestudy": {"analysis", "prefixcache", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

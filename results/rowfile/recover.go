@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"bufio"
@@ -9,44 +9,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/llm-replay/replay/internal/pqcheck"
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runfolder"
 )
 
 // MetaRecovery is the key, in the key-value metadata of a results file rebuilt from its
 // journal, of the Recovery as JSON: the file itself says that its run was cut.
 const MetaRecovery = "replay.recovery"
-
-// Recovery says how the rows of a run cut before its writer closed (killed, power lost, disk
-// full) were recovered from its journal.
-type Recovery struct {
-	// From is the journal's file name.
-	From string `json:"from"`
-	Rows int64  `json:"rows"`
-	// DroppedBytes were left out after the last whole record; Dropped says why.
-	DroppedBytes int64  `json:"dropped_bytes"`
-	Dropped      string `json:"dropped,omitempty"`
-	// JournalCreated is when the run's writer started, just before its first request.
-	JournalCreated time.Time `json:"journal_created,omitzero"`
-	// Rebuilt is true when this Recover call rebuilt the file (false: an earlier one did).
-	Rebuilt bool `json:"-"`
-}
-
-// String is the one-line account for stderr.
-func (r *Recovery) String() string {
-	s := fmt.Sprintf("run was cut (no clean close): recovered %d rows from %s", r.Rows, r.From)
-	if !r.Rebuilt {
-		s = fmt.Sprintf("run was cut (no clean close): its %d rows were recovered earlier from %s", r.Rows, r.From)
-	}
-	if r.Dropped != "" {
-		s += ", " + r.Dropped
-	}
-	return s
-}
 
 // Recover makes the results file at path whole when its run was cut before its writer
 // closed, and says so. The journal beside it (JournalPath) is the truth unless path is a
@@ -57,12 +30,12 @@ func (r *Recovery) String() string {
 // when the run was not cut, and the Recovery when it was, now or earlier (read back from
 // the file's MetaRecovery). The journal is kept: it is the evidence, and a later Recover
 // finds the rebuilt file carrying its id.
-func Recover(path string) (*Recovery, error) {
+func Recover(path string) (*results.Recovery, error) {
 	jpath := JournalPath(path)
 	meta, complete := parquetMeta(path)
-	var prev *Recovery
+	var prev *results.Recovery
 	if s, ok := meta[MetaRecovery]; ok {
-		prev = new(Recovery)
+		prev = new(results.Recovery)
 		if err := json.Unmarshal([]byte(s), prev); err != nil {
 			return nil, fmt.Errorf("results: %s: metadata %s: %w", path, MetaRecovery, err)
 		}
@@ -128,15 +101,15 @@ func parquetMeta(path string) (meta map[string]string, complete bool) {
 
 // rebuild writes path anew from the journal's whole records, in place only when whole
 // (runfolder.Replace).
-func rebuild(path, jpath string) (*Recovery, error) {
-	var rec *Recovery
+func rebuild(path, jpath string) (*results.Recovery, error) {
+	var rec *results.Recovery
 	err := runfolder.Replace(path, func(tmp string) error {
 		w, err := NewWriterWith(tmp, WriterOptions{NoJournal: true})
 		if err != nil {
 			return err
 		}
 		info, err := ReadJournal(jpath, w.Write)
-		rec = &Recovery{From: filepath.Base(jpath), Rows: info.Rows, DroppedBytes: info.Size - info.Valid,
+		rec = &results.Recovery{From: filepath.Base(jpath), Rows: info.Rows, DroppedBytes: info.Size - info.Valid,
 			Dropped: info.Dropped, JournalCreated: info.Created, Rebuilt: true}
 		if err == nil {
 			b, _ := json.Marshal(rec) // a struct of strings, numbers and a time cannot fail

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // JournalInfo is what ReadJournal found in a journal.
@@ -30,7 +32,7 @@ type JournalInfo struct {
 // JournalInfo.Dropped says so. That is not an error: errors are a file that is not a journal
 // (its header is short, of another format or damaged), I/O errors and fn's error, each naming
 // the file and the record's offset.
-func ReadJournal(path string, fn func(Row) error) (JournalInfo, error) {
+func ReadJournal(path string, fn func(results.Row) error) (JournalInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return JournalInfo{}, fmt.Errorf("results: %w", err)
@@ -43,7 +45,7 @@ func ReadJournal(path string, fn func(Row) error) (JournalInfo, error) {
 	return readJournal(path, f, st.Size(), fn)
 }
 
-func readJournal(path string, in io.Reader, size int64, fn func(Row) error) (JournalInfo, error) {
+func readJournal(path string, in io.Reader, size int64, fn func(results.Row) error) (JournalInfo, error) {
 	info := JournalInfo{Size: size}
 	br := bufio.NewReaderSize(in, 64<<10)
 	if err := readJournalHeader(path, br, &info); err != nil {
@@ -91,17 +93,17 @@ func readJournalHeader(path string, br *bufio.Reader, info *JournalInfo) error {
 // nextRecord reads the record at info.Valid and returns its row and length; a length of 0 is
 // the end of the rows: a clean end, or a torn or damaged record, which info.Dropped then
 // describes. buf is reused between records.
-func nextRecord(br *bufio.Reader, info *JournalInfo, seed uint32, buf *[]byte) (Row, int64, error) {
+func nextRecord(br *bufio.Reader, info *JournalInfo, seed uint32, buf *[]byte) (results.Row, int64, error) {
 	left := info.Size - info.Valid
 	var h [recordHeaderLen]byte
 	k, err := io.ReadFull(br, h[:])
 	switch {
 	case k == 0 && errors.Is(err, io.EOF):
-		return Row{}, 0, nil
+		return results.Row{}, 0, nil
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return torn(info, left)
 	case err != nil:
-		return Row{}, 0, err
+		return results.Row{}, 0, err
 	}
 	plen := int64(binary.LittleEndian.Uint32(h[:4]))
 	if plen == 0 || plen > maxRecordLen {
@@ -118,7 +120,7 @@ func nextRecord(br *bufio.Reader, info *JournalInfo, seed uint32, buf *[]byte) (
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return torn(info, left) // the file shrank while it was read
 		}
-		return Row{}, 0, err
+		return results.Row{}, 0, err
 	}
 	c := crc32.Update(crc32.Update(seed, castagnoli, h[:4]), castagnoli, p)
 	if maskCRC(c) != binary.LittleEndian.Uint32(h[4:]) {
@@ -131,12 +133,12 @@ func nextRecord(br *bufio.Reader, info *JournalInfo, seed uint32, buf *[]byte) (
 	return row, recordHeaderLen + plen, nil
 }
 
-func torn(info *JournalInfo, left int64) (Row, int64, error) {
+func torn(info *JournalInfo, left int64) (results.Row, int64, error) {
 	info.Dropped = fmt.Sprintf("dropped a torn last record of %d bytes", left)
-	return Row{}, 0, nil
+	return results.Row{}, 0, nil
 }
 
-func damaged(info *JournalInfo, left int64, why string) (Row, int64, error) {
+func damaged(info *JournalInfo, left int64, why string) (results.Row, int64, error) {
 	info.Dropped = fmt.Sprintf("stopped at a damaged record at offset %d (%s), dropping the %d bytes from there", info.Valid, why, left)
-	return Row{}, 0, nil
+	return results.Row{}, 0, nil
 }

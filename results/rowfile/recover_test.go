@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // writeRows writes rows 0..n-1 and flushes, leaving the writer open (a run in progress).
@@ -49,7 +51,7 @@ func wantRows(t *testing.T, path string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := make([]Row, n)
+	want := make([]results.Row, n)
 	for i := range want {
 		want[i] = smallRow(i)
 	}

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/llm-replay/replay/internal/pqcheck"
+	"github.com/llm-replay/replay/results"
 )
 
 // readBatch is how many rows are decoded per call into parquet-go.
@@ -18,7 +19,7 @@ const readBatch = 256
 // the file's rows in memory. Errors name the file and the row index (from 0); fn's error
 // stops the read and is returned wrapped. A file cut short or without a footer (a run killed
 // before its writer closed) is an error, never a panic: Recover makes it whole first.
-func Read(path string, fn func(Row) error) (err error) {
+func Read(path string, fn func(results.Row) error) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
@@ -32,9 +33,9 @@ func Read(path string, fn func(Row) error) (err error) {
 }
 
 // ReadAll returns every row of the results file at path.
-func ReadAll(path string) ([]Row, error) {
-	var rows []Row
-	err := Read(path, func(r Row) error {
+func ReadAll(path string) ([]results.Row, error) {
+	var rows []results.Row
+	err := Read(path, func(r results.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -44,7 +45,7 @@ func ReadAll(path string) ([]Row, error) {
 	return rows, nil
 }
 
-func read(path string, in io.ReaderAt, size int64, fn func(Row) error) (err error) {
+func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) (err error) {
 	row := 0
 	// parquet-go panics on some malformed inputs (and its generic reader panics on schema
 	// errors): turn those into errors that name the file and row.
@@ -66,9 +67,9 @@ func read(path string, in io.ReaderAt, size int64, fn func(Row) error) (err erro
 	if err != nil {
 		return fmt.Errorf("results: %s: %w", path, err)
 	}
-	r := parquet.NewGenericReader[Row](pf)
+	r := parquet.NewGenericReader[results.Row](pf)
 	defer r.Close()
-	buf := make([]Row, readBatch)
+	buf := make([]results.Row, readBatch)
 	for {
 		// Clear the batch: the reader may otherwise reuse slices handed to fn.
 		clear(buf)

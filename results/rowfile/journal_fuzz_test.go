@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/results"
 )
 
 // FuzzReadJournal feeds arbitrary bytes to the journal reader: it must return the rows of
@@ -20,7 +21,7 @@ func FuzzReadJournal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		defer testenv.PanicAfter(10*time.Second, "reading fuzz.journal")()
 		var re []byte
-		info, err := readJournal("fuzz.journal", bytes.NewReader(b), int64(len(b)), func(r Row) error {
+		info, err := readJournal("fuzz.journal", bytes.NewReader(b), int64(len(b)), func(r results.Row) error {
 			re = appendRecord(re, 0, &r) // the framing is checked by the CRC; compare payloads
 			return nil
 		})

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"context"
@@ -16,10 +16,11 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/results"
 )
 
 // makeRow builds a distinct, fully populated row from i.
-func makeRow(i int) Row {
+func makeRow(i int) results.Row {
 	rng := rand.New(rand.NewPCG(uint64(i), 7))
 	chunks := make([]int64, rng.IntN(300))
 	t := int64(i) * 1000
@@ -27,7 +28,7 @@ func makeRow(i int) Row {
 		t += rng.Int64N(50_000_000)
 		chunks[k] = t
 	}
-	r := Row{
+	r := results.Row{
 		RequestID:           fmt.Sprintf("req-%06d", i),
 		Warmup:              i%17 == 0,
 		Turn:                int32(i % 5),
@@ -63,14 +64,14 @@ func makeRow(i int) Row {
 		r.Prompt = strings.Repeat("tok ", i%50)
 	}
 	r.Line = int64(i) + 1
-	r.Population = Population(i%4 != 0, [...]string{KindPlain, KindTools, KindJSON}[i%3])
+	r.Population = results.Population(i%4 != 0, [...]string{results.KindPlain, results.KindTools, results.KindJSON}[i%3])
 	r.CancelledAsLogged = i%19 == 0
 	r.Unforced = i%5 == 0
 	return r
 }
 
 // normalize makes empty and nil slices compare equal (Parquet stores an empty list either way).
-func normalize(rows []Row) {
+func normalize(rows []results.Row) {
 	for i := range rows {
 		if len(rows[i].ChunkNS) == 0 {
 			rows[i].ChunkNS = nil
@@ -116,7 +117,7 @@ func TestConcurrentWriteReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := make([]Row, n)
+	want := make([]results.Row, n)
 	for i := range want {
 		want[i] = makeRow(i)
 	}
@@ -254,7 +255,7 @@ func TestReadStopsOnCallbackError(t *testing.T) {
 	}
 	stop := errors.New("stop here")
 	n := 0
-	err := Read(path, func(Row) error {
+	err := Read(path, func(results.Row) error {
 		n++
 		if n == 4 {
 			return stop
@@ -287,7 +288,7 @@ func TestEmptyFile(t *testing.T) {
 // journal that keeps the rows through a crash (journal): the same rows, in one invocation, so
 // the rows/s of the two can be set side by side as a ratio.
 func BenchmarkWrite(b *testing.B) {
-	rows := make([]Row, 1024)
+	rows := make([]results.Row, 1024)
 	for i := range rows {
 		rows[i] = makeRow(i)
 	}
@@ -295,7 +296,7 @@ func BenchmarkWrite(b *testing.B) {
 	b.Run("journal", func(b *testing.B) { benchWrite(b, rows, WriterOptions{}) })
 }
 
-func benchWrite(b *testing.B, rows []Row, o WriterOptions) {
+func benchWrite(b *testing.B, rows []results.Row, o WriterOptions) {
 	path := filepath.Join(b.TempDir(), "requests.parquet")
 	w, err := NewWriterWith(path, o)
 	if err != nil {

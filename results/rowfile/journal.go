@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"crypto/rand"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runfolder"
 )
 
@@ -100,7 +101,7 @@ func appendJournalHeader(b []byte, id [16]byte, created time.Time) []byte {
 }
 
 // appendRecord appends one framed row to b.
-func appendRecord(b []byte, seed uint32, r *Row) []byte {
+func appendRecord(b []byte, seed uint32, r *results.Row) []byte {
 	at := len(b)
 	b = append(b, make([]byte, recordHeaderLen)...)
 	b = appendRow(b, r)
@@ -115,7 +116,7 @@ func appendRecord(b []byte, seed uint32, r *Row) []byte {
 // append writes rows as one record each, in one write: once it returns they survive the
 // process being killed; sync makes them survive a power loss. A failed or short write (a full
 // disk) leaves at most a torn last record, which the reader drops.
-func (j *journal) append(rows []Row) error {
+func (j *journal) append(rows []results.Row) error {
 	j.buf = j.buf[:0]
 	for i := range rows {
 		j.buf = appendRecord(j.buf, j.seed, &rows[i])

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"bytes"
@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runfolder"
 )
 
 // smallRow is makeRow(i) with few chunks, so byte-by-byte tests stay quick.
-func smallRow(i int) Row {
+func smallRow(i int) results.Row {
 	r := makeRow(i)
 	if len(r.ChunkNS) > 3 {
 		r.ChunkNS = r.ChunkNS[:3]
@@ -26,7 +27,7 @@ func smallRow(i int) Row {
 }
 
 // journalBytes is a journal of rows 0..n-1 with a fixed id, and the offset of each record.
-func journalBytes(n int) (b []byte, offsets []int, rows []Row) {
+func journalBytes(n int) (b []byte, offsets []int, rows []results.Row) {
 	id := [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	b = appendJournalHeader(nil, id, time.Unix(1700000000, 5))
 	for i := 0; i < n; i++ {
@@ -38,7 +39,7 @@ func journalBytes(n int) (b []byte, offsets []int, rows []Row) {
 }
 
 // sameRows compares row by row (an empty and a nil list are the same).
-func sameRows(a, b []Row) bool {
+func sameRows(a, b []results.Row) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -51,10 +52,10 @@ func sameRows(a, b []Row) bool {
 }
 
 // readBytes reads a journal held in memory.
-func readBytes(t *testing.T, b []byte) ([]Row, JournalInfo, error) {
+func readBytes(t *testing.T, b []byte) ([]results.Row, JournalInfo, error) {
 	t.Helper()
-	var rows []Row
-	info, err := readJournal("t.journal", bytes.NewReader(b), int64(len(b)), func(r Row) error {
+	var rows []results.Row
+	info, err := readJournal("t.journal", bytes.NewReader(b), int64(len(b)), func(r results.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -64,7 +65,7 @@ func readBytes(t *testing.T, b []byte) ([]Row, JournalInfo, error) {
 // Every field of Row goes through the journal's codec: a field added to Row and forgotten in
 // rowcodec.go fails here.
 func TestRowCodecEveryField(t *testing.T) {
-	var r Row
+	var r results.Row
 	v := reflect.ValueOf(&r).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"encoding/hex"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // Defaults for NewWriter. A row group every 10,000 rows bounds the rows held in memory
@@ -54,13 +56,13 @@ type WriterOptions struct {
 type Writer struct {
 	path string
 	f    *os.File
-	pw   *parquet.GenericWriter[Row]
+	pw   *parquet.GenericWriter[results.Row]
 	j    *journal // nil with NoJournal
 
 	mu     sync.RWMutex // guards closed against concurrent Write/Close, and meta
 	closed bool
 	meta   [][2]string // key-value metadata set before Close (Recover's)
-	rows   chan Row
+	rows   chan results.Row
 	flush  chan chan error
 	done   chan struct{}
 
@@ -93,7 +95,7 @@ func NewWriterWith(path string, o WriterOptions) (*Writer, error) {
 	if o.FlushInterval <= 0 {
 		o.FlushInterval = DefaultFlushInterval
 	}
-	w := &Writer{path: path, rows: make(chan Row, queueLen), flush: make(chan chan error),
+	w := &Writer{path: path, rows: make(chan results.Row, queueLen), flush: make(chan chan error),
 		done: make(chan struct{}), flushRows: o.FlushRows, flushInterval: o.FlushInterval}
 	if !o.NoJournal {
 		j, err := createJournal(JournalPath(path))
@@ -110,14 +112,14 @@ func NewWriterWith(path string, o WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	w.f = f
-	w.pw = parquet.NewGenericWriter[Row](f, parquet.Compression(&parquet.Uncompressed))
+	w.pw = parquet.NewGenericWriter[results.Row](f, parquet.Compression(&parquet.Uncompressed))
 	go w.loop()
 	return w, nil
 }
 
 // Write queues one row. The writer takes ownership of the row's slices: do not modify them
 // afterwards. It returns the first write error met so far, if any.
-func (w *Writer) Write(row Row) error {
+func (w *Writer) Write(row results.Row) error {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if w.closed {
@@ -133,7 +135,7 @@ func (w *Writer) Write(row Row) error {
 
 // Add is Write as a run's output (runner.Output): the sink hands it each finished row and
 // closes it at the end, and Close returns the first write error, so Add drops Write's.
-func (w *Writer) Add(r *Row) { _ = w.Write(*r) }
+func (w *Writer) Add(r *results.Row) { _ = w.Write(*r) }
 
 // Flush writes every row queued so far to the file as a row group, syncs the journal and
 // returns once both are there (the Parquet file becomes readable only at Close).
@@ -189,7 +191,7 @@ func (w *Writer) setErr(err error) {
 // loopState is what the writer's goroutine keeps between rows.
 type loopState struct {
 	w       *Writer
-	batch   []Row
+	batch   []results.Row
 	pending int64 // rows written to pw but not flushed
 	n       int64 // rows taken from the queue
 	last    time.Time

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/results"
 )
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzRead from freshly written files")
@@ -64,7 +65,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		defer testenv.PanicAfter(10*time.Second, "reading fuzz.parquet")()
 		n := 0
-		err := read("fuzz.parquet", bytes.NewReader(b), int64(len(b)), func(Row) error {
+		err := read("fuzz.parquet", bytes.NewReader(b), int64(len(b)), func(results.Row) error {
 			n++
 			return nil
 		})

@@ -1,4 +1,4 @@
-package results
+package rowfile
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/llm-replay/replay/results"
 )
 
 // rowcodec.go is the journal's binary form of one Row: a type byte, a flags byte, the six
@@ -52,7 +54,7 @@ var (
 )
 
 // appendRow appends r's payload to b.
-func appendRow(b []byte, r *Row) []byte {
+func appendRow(b []byte, r *results.Row) []byte {
 	b = append(b, rowRecord, rowFlags(r))
 	for _, s := range [...]string{r.RequestID, r.SessionID, r.ErrorClass, r.ErrorMessage, r.Endpoint, r.Prompt} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -78,7 +80,7 @@ func appendRow(b []byte, r *Row) []byte {
 }
 
 // rowFlags packs r's booleans into a row record's flags byte.
-func rowFlags(r *Row) byte {
+func rowFlags(r *results.Row) byte {
 	var flags byte
 	for _, f := range [...]struct {
 		set  bool
@@ -168,16 +170,16 @@ func (d *rowDecoder) str() string {
 }
 
 // decodeRow is appendRow's inverse. The row's strings and slices are its own (not b's).
-func decodeRow(b []byte) (Row, error) {
+func decodeRow(b []byte) (results.Row, error) {
 	if len(b) < 2 {
-		return Row{}, errRowShort
+		return results.Row{}, errRowShort
 	}
 	layout := b[0]
 	allowed, known := layoutFlags[layout]
 	if !known || b[1]&^allowed != 0 {
-		return Row{}, fmt.Errorf("unknown record type %d or flags %#x", b[0], b[1])
+		return results.Row{}, fmt.Errorf("unknown record type %d or flags %#x", b[0], b[1])
 	}
-	var r Row
+	var r results.Row
 	r.Warmup = b[1]&flagWarmup != 0
 	r.Retried = b[1]&flagRetried != 0
 	r.CancelledAsLogged = b[1]&flagCancelled != 0

@@ -1,4 +1,4 @@
-package analysis
+package snapshot
 
 import (
 	"errors"
@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
 )
 
 // PartialDir holds a running replay's row segments, beside its refreshed summary.
@@ -25,16 +27,16 @@ type Snapshots struct {
 	dir   string
 	every time.Duration
 	next  time.Time
-	seg   *results.Writer
+	seg   *rowfile.Writer
 	n     int
-	m     *Metrics
-	info  RunInfo
+	m     *analysis.Metrics
+	info  analysis.RunInfo
 	warn  func(error)
 }
 
-// NewSnapshots starts the segments in dir; m is the run's aggregator, info the summary's run
+// New starts the segments in dir; m is the run's aggregator, info the summary's run
 // block as known before the first send, warn where a failed snapshot is said (the run goes on).
-func NewSnapshots(dir string, every time.Duration, m *Metrics, info RunInfo, warn func(error)) (*Snapshots, error) {
+func New(dir string, every time.Duration, m *analysis.Metrics, info analysis.RunInfo, warn func(error)) (*Snapshots, error) {
 	s := &Snapshots{dir: dir, every: every, next: time.Now().Add(every), m: m, info: info, warn: warn}
 	if err := os.MkdirAll(filepath.Join(dir, PartialDir), 0o755); err != nil {
 		return nil, fmt.Errorf("snapshots: %w", err)
@@ -50,7 +52,7 @@ func (s *Snapshots) segment(n int) string {
 
 func (s *Snapshots) open() error {
 	s.n++
-	w, err := results.NewWriterWith(s.segment(s.n)+".open", results.WriterOptions{NoJournal: true})
+	w, err := rowfile.NewWriterWith(s.segment(s.n)+".open", rowfile.WriterOptions{NoJournal: true})
 	s.seg = w
 	return err
 }
@@ -81,7 +83,7 @@ func (s *Snapshots) take() error {
 	info := s.info
 	info.Partial = true
 	info.PartialRows = filepath.ToSlash(filepath.Join(PartialDir, "rows-*.parquet"))
-	if _, err := WriteRunFiles(s.dir, s.m, info); err != nil {
+	if _, err := analysis.WriteRunFiles(s.dir, s.m, info); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	return s.open()

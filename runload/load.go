@@ -1,0 +1,23 @@
+package runload
+
+import (
+	"path/filepath"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/results/rowfile"
+)
+
+// LoadDir aggregates dir/requests.parquet, streaming its rows, with the rest of the run
+// folder as analysis.LoadRows reads it (summary.json, server_metrics.jsonl, GPU series).
+//
+// A run cut before its writer closed is recovered first (rowfile.Recover): requests.parquet
+// is rebuilt from requests.journal and the returned RunInfo is marked Recovered with the
+// Recovery (its String is the line to print).
+func LoadDir(dir string, o analysis.Options) (*analysis.Metrics, analysis.RunInfo, error) {
+	path := filepath.Join(dir, analysis.RequestsFile)
+	rec, err := rowfile.Recover(path)
+	if err != nil {
+		return nil, analysis.RunInfo{}, err
+	}
+	return analysis.LoadRows(dir, rec, rowfile.Rows(path), o)
+}

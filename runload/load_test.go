@@ -1,0 +1,103 @@
+package runload
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/results/rowfile"
+)
+
+// row is an answered request: sent at i ms, first token 50 ms later, done 10 ms after that.
+func row(i int) results.Row {
+	sent := int64(i) * int64(time.Millisecond)
+	first, last := sent+50*int64(time.Millisecond), sent+60*int64(time.Millisecond)
+	return results.Row{
+		RequestID: fmt.Sprintf("r%d", i), OriginalTimestampNS: sent, ScheduledNS: sent, SentNS: sent,
+		FirstTokenNS: first, LastTokenNS: last, DoneNS: last, ChunkNS: []int64{first, last},
+		TargetPromptTokens: 100, TargetOutputTokens: 2, PromptTokens: 100, CompletionTokens: 2, HTTPStatus: 200,
+	}
+}
+
+// writeRows writes n rows to dir/requests.parquet; with cut, the folder is left as a killed
+// run leaves it: the file without its footer, and the journal beside it.
+func writeRows(t *testing.T, dir string, n int, cut bool) {
+	t.Helper()
+	path := filepath.Join(dir, analysis.RequestsFile)
+	live := path
+	if cut {
+		live = filepath.Join(t.TempDir(), analysis.RequestsFile)
+	}
+	w, err := rowfile.NewWriter(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := w.Write(row(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if cut {
+		for _, p := range []string{live, rowfile.JournalPath(live)} {
+			b, err := os.ReadFile(p)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// LoadDir reads every row of a closed run, recovers a cut one first and says so, and fails
+// on a folder without rows.
+func TestLoadDir(t *testing.T) {
+	closed, cut := t.TempDir(), t.TempDir()
+	writeRows(t, closed, 20, false)
+	writeRows(t, cut, 30, true)
+	for _, c := range []struct {
+		dir       string
+		rows      int64
+		recovered bool
+	}{{closed, 20, false}, {cut, 30, true}} {
+		m, info, err := LoadDir(c.dir, analysis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := m.Summary(info); s.Requests.Total != c.rows || s.Requests.OK != c.rows || info.Recovered != c.recovered {
+			t.Errorf("%s: %d requests (%d ok), recovered %v; want %d, recovered %v",
+				c.dir, s.Requests.Total, s.Requests.OK, info.Recovered, c.rows, c.recovered)
+		}
+	}
+	if _, _, err := LoadDir(t.TempDir(), analysis.Options{}); err == nil {
+		t.Error("a folder without requests.parquet: no error")
+	}
+}
+
+// ReadRequestValues pairs nothing up itself: each folder's ok rows become its values.
+func TestReadRequestValues(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeRows(t, a, 5, false)
+	writeRows(t, b, 7, false)
+	va, vb, err := ReadRequestValues(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(va.TTFT) != 5 || len(vb.TTFT) != 7 || va.TTFT["r3"] != 50 {
+		t.Fatalf("values: %d and %d TTFTs, r3's %v ms", len(va.TTFT), len(vb.TTFT), va.TTFT["r3"])
+	}
+	if _, _, err := ReadRequestValues(a, t.TempDir()); err == nil {
+		t.Error("B without requests.parquet: no error")
+	}
+}
