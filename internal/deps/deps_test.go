@@ -61,13 +61,14 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "results", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "require", "results", "runfolder", "samples", "scheduler",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "results", "runfolder", "samples", "scheduler",
 		"scrape", "shard", "sim", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "results", "runner", "trace"},
-	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
-	"cmd/replay": {"analysis", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runner",
+	"trend":     {"analysis"},                                                                      // reads run folders' summary.json; runs nothing
+	"compare":   {"analysis", "checkresult", "require", "results", "runfolder", "runner", "stats"}, // a paired run's endpoints, B against A
+	"cmd/replay": {"analysis", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

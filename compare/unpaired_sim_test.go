@@ -1,4 +1,4 @@
-package runner
+package compare
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -31,7 +32,7 @@ func TestCompareSimulatorRuns(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, sc := range []sim.Config{a, b} {
 			wg.Go(func() {
-				_, errs[i] = Run(context.Background(), Config{
+				_, errs[i] = runner.Run(context.Background(), runner.Config{
 					Out: dirs[i], Limit: 150, Schedule: scheduler.Config{Speed: 8},
 					MetricsURL: "none", Sim: sc, Stderr: &logs[i], Stdout: &bytes.Buffer{},
 				})
