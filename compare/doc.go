@@ -3,7 +3,9 @@
 // request by request: the first endpoint, A, against each other one, B, with the paired tests
 // of TTFT, e2e and TPOT held to a practical margin, the verdict printed after the endpoints'
 // tables, compare.json and compare.html beside their folders, and the requirements judged on
-// every endpoint and on each B against A.
+// every endpoint and on each B against A. Two finished runs' folders (`replay compare`) are
+// set side by side by Unpaired: their distributions, and the per-request tests when they
+// share request ids.
 //
 // It owns the comparison's figures and pages; it must not run requests but through
 // runner.RunEndpoints, nor compute a run's own figures (analysis does), and no earlier stage

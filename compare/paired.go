@@ -81,7 +81,7 @@ type pairedComparison struct {
 	ReportB      string `json:"report_b"`
 	UnpairedHTML string `json:"unpaired_html,omitempty"`
 	// Figures are compare.html's plots of the per-request differences.
-	Figures []analysis.PairedFigure `json:"-"`
+	Figures []deltaFigure `json:"-"`
 }
 
 // unpairedComparison is analysis.Compare's outcome in compare.json: intervals that are not
@@ -209,7 +209,7 @@ func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, erro
 	pc := pairedComparison{A: a.Label, B: b.Label, AEndpoint: a.URL, BEndpoint: b.URL,
 		AModel: a.Model, BModel: b.Model,
 		ReportA: a.Label + "/" + analysis.ReportFile, ReportB: b.Label + "/" + analysis.ReportFile}
-	va, vb, err := analysis.ReadRequestValues(a.Out, b.Out)
+	va, vb, err := readRequestValues(a.Out, b.Out)
 	if err != nil {
 		return pc, err
 	}
@@ -219,7 +219,7 @@ func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, erro
 	for _, f := range pc.Paired {
 		margins[f.Name] = f.MarginMS
 	}
-	if pc.Figures, err = analysis.PairedDeltaFigures(va, vb, margins); err != nil {
+	if pc.Figures, err = deltaFigures(va, vb, margins); err != nil {
 		return pc, err
 	}
 	c := analysis.Compare(a.Metrics, b.Metrics, a.Summary, b.Summary, analysis.CompareOptions{LabelA: a.Label, LabelB: b.Label})

@@ -1,0 +1,27 @@
+package compare
+
+import (
+	"path/filepath"
+
+	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
+)
+
+// readRequestValues reads each folder's rows (requests.parquet) into its RequestValues, for
+// the paired tests and the paired-difference plot (deltaFigures).
+func readRequestValues(dirA, dirB string) (*analysis.RequestValues, *analysis.RequestValues, error) {
+	va, vb := analysis.NewRequestValues(), analysis.NewRequestValues()
+	for _, d := range []struct {
+		dir string
+		v   *analysis.RequestValues
+	}{{dirA, va}, {dirB, vb}} {
+		if err := results.Read(filepath.Join(d.dir, runfolder.Requests), func(r results.Row) error {
+			d.v.Add(&r)
+			return nil
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return va, vb, nil
+}
