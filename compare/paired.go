@@ -222,11 +222,11 @@ func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, erro
 	if pc.Figures, err = deltaFigures(va, vb, margins); err != nil {
 		return pc, err
 	}
-	c := analysis.Compare(a.Metrics, b.Metrics, a.Summary, b.Summary, analysis.CompareOptions{LabelA: a.Label, LabelB: b.Label})
+	c := Distributions(a.Metrics, b.Metrics, a.Summary, b.Summary, Options{LabelA: a.Label, LabelB: b.Label})
 	pc.Unpaired = unpairedOf(c)
 	pc.UnpairedHTML = "unpaired-" + b.Label + ".html"
 	var buf bytes.Buffer
-	if err := analysis.WriteCompareHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
 		return pc, err
 	}
 	return pc, runfolder.WriteFile(filepath.Join(dir, pc.UnpairedHTML), buf.Bytes())
@@ -323,7 +323,7 @@ func signedFigure(v float64) string {
 func percent(conf float64) string { return strconv.FormatFloat(math.Round(1e5*conf)/1e3, 'f', -1, 64) }
 
 // unpairedOf is c for compare.json.
-func unpairedOf(c *analysis.Comparison) *unpairedComparison {
+func unpairedOf(c *Comparison) *unpairedComparison {
 	u := &unpairedComparison{Verdict: c.Verdict, Slower: c.Slower, TTFTMannWhitneyP: finite(c.TTFTMannWhitney.P)}
 	for _, t := range c.Tests {
 		u.Tests = append(u.Tests, unpairedTest{Name: t.Name, A: t.A, B: t.B, Diff: t.Interval.Delta,

@@ -28,10 +28,10 @@ type UnpairedOptions struct {
 // bootstrap tests and the verdict (analysis.Compare), then, when the runs share request ids
 // (the same trace replayed against both), the per-request paired tests, far more sensitive
 // since each request's own size and prefix cancel out; and the page when o.HTML names a file.
-func Unpaired(w io.Writer, a, b Run, o UnpairedOptions) (*analysis.Comparison, error) {
-	c := analysis.Compare(a.Metrics, b.Metrics, a.Summary, b.Summary, analysis.CompareOptions{
+func Unpaired(w io.Writer, a, b Run, o UnpairedOptions) (*Comparison, error) {
+	c := Distributions(a.Metrics, b.Metrics, a.Summary, b.Summary, Options{
 		LabelA: a.Dir, LabelB: b.Dir, Resamples: o.Resamples, Seed: o.Seed})
-	if err := analysis.WriteCompareTable(w, c); err != nil {
+	if err := WriteTable(w, c); err != nil {
 		return nil, err
 	}
 	if err := writePairedTests(w, a.Dir, b.Dir, o); err != nil {
@@ -39,7 +39,7 @@ func Unpaired(w io.Writer, a, b Run, o UnpairedOptions) (*analysis.Comparison, e
 	}
 	if o.HTML != "" {
 		var buf bytes.Buffer
-		if err := analysis.WriteCompareHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+		if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(o.HTML, buf.Bytes(), 0o644); err != nil {

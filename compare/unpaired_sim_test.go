@@ -25,7 +25,7 @@ func TestCompareSimulatorRuns(t *testing.T) {
 	slow := base
 	slow.PrefillPerToken *= 2
 	slow.StepBase *= 2
-	pair := func(t *testing.T, a, b sim.Config) *analysis.Comparison {
+	pair := func(t *testing.T, a, b sim.Config) *Comparison {
 		dirs := [2]string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 		var errs [2]error
 		var logs [2]bytes.Buffer
@@ -54,7 +54,7 @@ func TestCompareSimulatorRuns(t *testing.T) {
 				t.Fatalf("run %d: %+v", i, sums[i].Requests)
 			}
 		}
-		return analysis.Compare(ms[0], ms[1], sums[0], sums[1], analysis.CompareOptions{LabelA: "a", LabelB: "b"})
+		return Distributions(ms[0], ms[1], sums[0], sums[1], Options{LabelA: "a", LabelB: "b"})
 	}
 
 	start := time.Now()
