@@ -84,7 +84,7 @@ type pairedComparison struct {
 	Figures []deltaFigure `json:"-"`
 }
 
-// unpairedComparison is analysis.Compare's outcome in compare.json: intervals that are not
+// unpairedComparison is Distributions' outcome in compare.json: intervals that are not
 // finite (a run with no successful request) are null.
 type unpairedComparison struct {
 	Verdict string         `json:"verdict"`
@@ -111,7 +111,7 @@ type compareFile struct {
 	pairedComparison
 	Pairs []pairedComparison `json:"pairs,omitempty"`
 	// Checks are every endpoint's behaviour checks side by side, in the endpoints' order;
-	// Requirements the --require terms judged on each (multi_require.go).
+	// Requirements the --require terms judged on each (requirements.go).
 	Checks       []endpointChecks       `json:"checks,omitempty"`
 	Requirements []endpointRequirements `json:"requirements,omitempty"`
 }

@@ -25,7 +25,7 @@ type UnpairedOptions struct {
 }
 
 // Unpaired sets run B against run A (`replay compare`): the figures side by side with the
-// bootstrap tests and the verdict (analysis.Compare), then, when the runs share request ids
+// bootstrap tests and the verdict (Distributions), then, when the runs share request ids
 // (the same trace replayed against both), the per-request paired tests, far more sensitive
 // since each request's own size and prefix cancel out; and the page when o.HTML names a file.
 func Unpaired(w io.Writer, a, b Run, o UnpairedOptions) (*Comparison, error) {
