@@ -69,19 +69,3 @@ table.checks td.skipped,table.checks td.none{color:#777}
 table.checks details{font-weight:normal;color:#444;font-size:12px;max-width:420px}
 table.checks code{white-space:pre-wrap;word-break:break-all}
 `
-
-// compareChecks are a comparison's two runs' behaviour checks side by side (A and B as its
-// labels), nil when neither run had any.
-func compareChecks(c *Comparison) []checkresult.Endpoint {
-	var ca, cb *Checks
-	if c.A != nil {
-		ca = c.A.Run.Checks
-	}
-	if c.B != nil {
-		cb = c.B.Run.Checks
-	}
-	if ca == nil && cb == nil {
-		return nil
-	}
-	return []checkresult.Endpoint{ChecksEndpoint("A", ca), ChecksEndpoint("B", cb)}
-}

@@ -43,32 +43,3 @@ func TestReportShowsChecks(t *testing.T) {
 		}
 	}
 }
-
-// TestCompareShowsChecks: `replay compare` prints both runs' checks side by side after its
-// table and puts them on its page; runs without checks show none.
-func TestCompareShowsChecks(t *testing.T) {
-	ma, mb := NewMetrics(Options{}), NewMetrics(Options{})
-	sa := ma.Summary(RunInfo{Checks: NewChecks(checkresult.LevelBasic, []checkresult.Result{{Name: checkresult.Stop, Pass: 2}})})
-	sb := mb.Summary(RunInfo{Checks: NewChecks(checkresult.LevelBasic, []checkresult.Result{{Name: checkresult.Stop, Fail: 2, Examples: []string{"holds STOPWORD"}}})})
-	c := Compare(ma, mb, sa, sb, CompareOptions{})
-	var text, page bytes.Buffer
-	if err := WriteCompareTable(&text, c); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteCompareHTML(&page, c, ReportOptions{NoEmbedFont: true}); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"behaviour check  A         B", "stop             pass 2/2  FAIL 0/2", "B stop: ", "  - holds STOPWORD"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("compare table lacks %q\n%s", want, text.String())
-		}
-	}
-	if !strings.Contains(page.String(), `<h2 id="checks">Behaviour checks</h2>`) || !strings.Contains(page.String(), `<td class="fail">FAIL 0/2`) {
-		t.Error("compare.html has no checks table")
-	}
-	c = Compare(ma, mb, ma.Summary(RunInfo{}), mb.Summary(RunInfo{}), CompareOptions{})
-	text.Reset()
-	if err := WriteCompareTable(&text, c); err != nil || strings.Contains(text.String(), "behaviour check") {
-		t.Errorf("no checks: %v\n%s", err, text.String())
-	}
-}

@@ -70,7 +70,17 @@ func SVGSized(p *plot.Plot, w, h vg.Length) (string, error) { return svgSized(p,
 // NoData marks an empty plot so it still renders, with fixed axes and a note "no what".
 func NoData(p *plot.Plot, what string) { noData(p, what) }
 
+// IntegerTicks marks a count axis at whole numbers only.
+var IntegerTicks plot.Ticker = integerTicks
+
 // LineStyle is a solid or dashed line of colour c and width.
 func LineStyle(c color.Color, width vg.Length, dashed bool) draw.LineStyle {
 	return lineStyle(c, width, dashed)
 }
+
+// PlotFontCSS is the @font-face rule of the plots' font, for a page that inlines them (as
+// report.html does), so their labels render offline with the metrics gonum laid them out with.
+func PlotFontCSS() (template.CSS, error) { return embeddedFontCSS() }
+
+// ChecksCSS styles a behaviour-checks table (checks.HTML) on a page of another package.
+const ChecksCSS = template.CSS(checksCSS)

@@ -11,11 +11,8 @@ import (
 )
 
 // finishRun writes a single run's files and prints its table and its endpoint's behaviour
-// checks, or finishes a paired run (finishMulti).
+// checks (a paired run's endpoints: finishEndpoints).
 func finishRun(cfg Config, p *plan, legs []*leg) (*analysis.Summary, error) {
-	if len(legs) > 1 {
-		return finishMulti(cfg, p, legs)
-	}
 	l := legs[0]
 	sum, err := finish(l.cfg, p, l.tg, l.o)
 	if sum != nil {

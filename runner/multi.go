@@ -7,12 +7,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // Endpoint is one of the endpoints a paired run sends every request to (Config.Endpoints).
 type Endpoint struct {
-	// Label names the endpoint's folder under Config.Out and its side in compare.json.
+	// Label names the endpoint's folder under Config.Out (and its side in the comparison,
+	// package compare).
 	Label string
 	// URL is the endpoint's base URL, as Config.Endpoint; Model and APIKey are what its
 	// requests carry.
@@ -33,7 +34,7 @@ func checkEndpoints(cfg Config) error {
 	seen := map[string]bool{}
 	for _, e := range cfg.Endpoints {
 		switch {
-		case !labelPattern.MatchString(e.Label) || e.Label == CompareFile || e.Label == CompareHTMLFile:
+		case !labelPattern.MatchString(e.Label) || e.Label == runfolder.Compare || e.Label == runfolder.CompareReport:
 			return fmt.Errorf("--endpoint label %q: want letters, digits, '.', '_' or '-' (it names the endpoint's folder)", e.Label)
 		case seen[e.Label]:
 			return fmt.Errorf("--endpoint label %q given twice: give each endpoint its own LABEL=", e.Label)
@@ -58,32 +59,6 @@ func shareLimit(limit, n int) int {
 		return 0
 	}
 	return max(1, limit/n)
-}
-
-// finishMulti writes each endpoint's summary and report and prints its table (finish, as a
-// single run does), then the paired comparison, and returns A's summary with the worst error,
-// or, when every endpoint's run was ok, ErrRequirements when a --require limit failed.
-func finishMulti(cfg Config, p *plan, legs []*leg) (*analysis.Summary, error) {
-	sums := make([]*analysis.Summary, len(legs))
-	errs := make([]error, len(legs))
-	for i, l := range legs {
-		fmt.Fprintf(cfg.Stdout, "== %s: %s (model %s)\n", l.ep.Label, l.ep.URL, l.tg.model)
-		sum, err := finish(l.cfg, p, l.tg, l.o)
-		if sum == nil {
-			return nil, l.named(err)
-		}
-		sums[i], errs[i] = sum, l.named(err)
-		fmt.Fprintln(cfg.Stdout)
-	}
-	ers, failed := judgeRequirements(cfg.Require, legs, sums)
-	if err := comparePaired(cfg, legs, sums, ers); err != nil {
-		return sums[0], err
-	}
-	// A run that failed keeps its own error (its exit code); the requirements are printed.
-	if err := worstError(errs); err != nil {
-		return sums[0], err
-	}
-	return sums[0], requirementsError(ers, failed)
 }
 
 // worstError is the error a paired run exits with: interrupted over client-bound over too many
@@ -112,4 +87,13 @@ func (lw labelWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// labelList is the legs' labels in order.
+func labelList(legs []*leg) []string {
+	ls := make([]string, len(legs))
+	for i, l := range legs {
+		ls[i] = l.ep.Label
+	}
+	return ls
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/ingest"
-	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth"
@@ -133,20 +132,15 @@ type Config struct {
 	Sim sim.Config
 
 	// Endpoints, two or more, make a paired run (multi.go): every request goes to each at its
-	// scheduled time, built once; Out/LABEL/ holds each one's files, Out/compare.json and
-	// compare.html the paired comparison of the first with each other. Endpoint, Model and
-	// APIKey are then unused.
+	// scheduled time, built once; Out/LABEL/ holds each one's files (the comparison of the
+	// first with each other, compare.json and compare.html beside them, is package compare's).
+	// Endpoint, Model and APIKey are then unused.
 	Endpoints []Endpoint
 
 	// Checks is the behaviour checks' level (checks.go: auto, none, basic, all; "" is none):
 	// their probes go to each endpoint before the warmup, the overload check judges the run's
 	// answers.
 	Checks string
-	// Require, on a paired run, is judged on every endpoint's summary and, for delta terms,
-	// on each B against A (multi_require.go); a failing limit is ErrRequirements, after every
-	// file is written. A single run leaves --require to its caller.
-	Require []require.Requirement
-
 	// OnPlan and OnStart let a study that drives the run (study.go) see it before it sends:
 	// OnPlan the plan once its prompts are built, before anything is asked of the endpoint;
 	// OnStart each endpoint once it is up, before the checks, the warmup and the first request.
@@ -174,16 +168,28 @@ var ErrInterrupted = errors.New("interrupted")
 // Run replays the trace and writes requests.parquet, summary.json and report.html into cfg.Out,
 // and server_metrics.jsonl when the endpoint's Prometheus page could be scraped.
 // Request failures are results, not errors; errors are bad input, setup failures and, wrapped
-// in ErrTooManyFailures, a failure rate over cfg.MaxErrorRate.
-//
-// A run is four steps: prepare (window, prompts, warmup), start the target (endpoint or
-// simulator), execute (send on schedule, rows to disk as they finish), finish (summary, report,
-// verdict). With two or more cfg.Endpoints it is a paired run: the same requests, built once
-// (the same prompt bytes for each), sent to every endpoint at each request's scheduled time by
-// one scheduler, each endpoint's files in Out/LABEL/ as a single run's are in Out, then the
-// paired comparison (finishMulti). A single run is the one-endpoint case of the same path
-// (leg.go).
+// in ErrTooManyFailures, a failure rate over cfg.MaxErrorRate. It returns the first
+// endpoint's summary (RunEndpoints gives every endpoint's).
 func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
+	res, err := RunEndpoints(ctx, cfg)
+	if res == nil || err != nil {
+		return res.Summary(), err
+	}
+	return res.Summary(), res.Err()
+}
+
+// RunEndpoints is Run with each endpoint's outcome. A run is four steps: prepare (window,
+// prompts, warmup), start the target (endpoint or simulator), execute (send on schedule, rows
+// to disk as they finish), finish (summary, report, verdict). With two or more cfg.Endpoints
+// it is a paired run: the same requests, built once (the same prompt bytes for each), sent to
+// every endpoint at each request's scheduled time by one scheduler, each endpoint's files in
+// Out/LABEL/ as a single run's are in Out. A single run is the one-endpoint case of the same
+// path (leg.go).
+//
+// The error is what kept the files from being written (then the Result is nil), or what
+// stopped a plan built as the run went (the rows before it written and summarised); each
+// endpoint's verdict is its EndpointResult.Err, the run's Result.Err.
+func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -215,11 +221,11 @@ func Run(ctx context.Context, cfg Config) (*analysis.Summary, error) {
 	if err := execute(ctx, cfg, p, legs); err != nil {
 		return nil, err
 	}
-	sum, err := finishRun(cfg, p, legs)
+	res, err := finishLegs(cfg, p, legs)
 	if b := legs[0].o.buildErr; b != nil { // what stopped the run, not that it stopped
-		return sum, b
+		return res, b
 	}
-	return sum, err
+	return res, err
 }
 
 // withDefaults fills the documented defaults and creates the output folder.

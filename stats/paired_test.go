@@ -141,7 +141,7 @@ func smallestN(sizes []int, slower func(seed uint64, a, b map[string]float64) bo
 }
 
 // unpairedSlower is compare.go's bootstrap of a quantile's difference, each run resampled on
-// its own, as analysis.Compare does for p95 TTFT.
+// its own, as compare.Distributions does for p95 TTFT.
 func unpairedSlower(q float64) func(seed uint64, a, b map[string]float64) bool {
 	return func(seed uint64, a, b map[string]float64) bool {
 		xa, xb := slices.Sorted(mapValues(a)), slices.Sorted(mapValues(b))

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/compare"
 	"github.com/llm-replay/replay/runload"
 )
 
@@ -58,22 +56,11 @@ func init() {
 				}
 				noteRecovery(std.stderr, "compare", args[1], ib)
 				sa, sb := ma.Summary(ia), mb.Summary(ib)
-				c := analysis.Compare(ma, mb, sa, sb, analysis.CompareOptions{
-					LabelA: args[0], LabelB: args[1], Resamples: *resamples, Seed: *seed})
-				if err := analysis.WriteCompareTable(std.stdout, c); err != nil {
+				c, err := compare.Unpaired(std.stdout, compare.Run{Dir: args[0], Metrics: ma, Summary: sa},
+					compare.Run{Dir: args[1], Metrics: mb, Summary: sb},
+					compare.UnpairedOptions{Resamples: *resamples, Seed: *seed, HTML: *html})
+				if err != nil {
 					return err
-				}
-				if err := pairedCompare(std.stdout, args[0], args[1], *resamples, *seed); err != nil {
-					return err
-				}
-				if *html != "" {
-					var buf bytes.Buffer
-					if err := analysis.WriteCompareHTML(&buf, c, analysis.ReportOptions{}); err != nil {
-						return err
-					}
-					if err := os.WriteFile(*html, buf.Bytes(), 0o644); err != nil {
-						return err
-					}
 				}
 				var slower error
 				if *failIfSlower && (c.Slower == "B" || c.Slower == "mixed") {
@@ -83,23 +70,4 @@ func init() {
 			}
 		},
 	})
-}
-
-// pairedCompare prints the per-request paired tests when the two runs share request ids (the
-// same trace replayed against both): far more sensitive than comparing the two distributions,
-// since each request's own size and prefix cancel out.
-func pairedCompare(stdout io.Writer, dirA, dirB string, resamples int, seed uint64) error {
-	tests, err := runload.PairedDirs(dirA, dirB, analysis.PairedOptions{Resamples: resamples, Seed: seed})
-	if err != nil {
-		return err
-	}
-	if len(tests) == 0 || tests[0].N == 0 {
-		fmt.Fprintln(stdout, "paired: no request id is ok in both runs; only the unpaired comparison above applies")
-		return nil
-	}
-	fmt.Fprintf(stdout, "\npaired per request (%d requests ok in both):\n", tests[0].N)
-	for _, t := range tests {
-		fmt.Fprintf(stdout, "  %s\n", t.Verdict)
-	}
-	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
@@ -50,7 +51,7 @@ func pairedRun(t *testing.T, bin, trace string, seed int, otherSim []string, fla
 	if code := exitCode(cmd.Run()); code != 0 {
 		t.Fatalf("replay run exited %d\n%s", code, stderr.String())
 	}
-	b, err := os.ReadFile(filepath.Join(out, runner.CompareFile))
+	b, err := os.ReadFile(filepath.Join(out, runfolder.Compare))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestRunMultiPaired(t *testing.T) {
 			t.Fatalf("request %s: no prompt kept under --keep-prompts", id)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, runner.CompareHTMLFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, runfolder.CompareReport)); err != nil {
 		t.Error(err)
 	}
 }
@@ -225,12 +226,12 @@ func TestRunMultiExit(t *testing.T) {
 	if code := exitCode(cmd.Run()); code != 3 {
 		t.Fatalf("exit %d, want 3 (endpoint b failed every request)\n%s", code, stderr.String())
 	}
-	for _, f := range []string{"a/summary.json", "b/summary.json", "a/report.html", "b/report.html", runner.CompareFile, runner.CompareHTMLFile} {
+	for _, f := range []string{"a/summary.json", "b/summary.json", "a/report.html", "b/report.html", runfolder.Compare, runfolder.CompareReport} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(out, runner.CompareFile))
+	b, _ := os.ReadFile(filepath.Join(out, runfolder.Compare))
 	var c multiCompare
 	if err := json.Unmarshal(b, &c); err != nil || c.Verdict != "no significant difference: no request succeeded at both endpoints" || c.Paired[0].N != 0 {
 		t.Errorf("compare.json: %v %+v", err, c)
@@ -268,7 +269,7 @@ func TestRunMultiRequire(t *testing.T) {
 			t.Errorf("stderr lacks %q\n%s", want, stderr)
 		}
 	}
-	for _, f := range []string{"a/summary.json", "b/summary.json", runner.CompareFile, runner.CompareHTMLFile} {
+	for _, f := range []string{"a/summary.json", "b/summary.json", runfolder.Compare, runfolder.CompareReport} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

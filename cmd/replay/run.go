@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/compare"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
@@ -238,9 +239,8 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 			return err
 		}
 		cfg.Checks = *checks
-		if len(cfg.Endpoints) > 1 { // every endpoint and each B against A, judged by the run
-			cfg.Require = req.reqs
-			_, err := runner.Run(ctx, cfg)
+		if len(cfg.Endpoints) > 1 { // every endpoint and each B against A, judged by the comparison
+			_, err := compare.Paired(ctx, cfg, req.reqs)
 			return runExit(err)
 		}
 		sum, err := runner.Run(ctx, cfg)
@@ -268,7 +268,7 @@ func runExit(err error) error {
 		return &exitError{code: 5, err: err}
 	case errors.Is(err, runner.ErrTooManyFailures):
 		return &exitError{code: 3, err: err}
-	case errors.Is(err, runner.ErrRequirements):
+	case errors.Is(err, compare.ErrRequirements):
 		return &exitError{code: 4, err: err}
 	}
 	return err

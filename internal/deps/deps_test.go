@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "require", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
@@ -75,7 +75,8 @@ var allowed = map[string][]string{
 	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
 	"cachestudy": {"analysis", "prefixcache", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runload", "runner",
+	"compare":    {"analysis", "checkresult", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

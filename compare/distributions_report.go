@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
 )
 
 func fmtVal(v float64, unit string) string {
 	if unit == "ms" {
-		return fmtMS(v)
+		return analysis.FormatMS(v)
 	}
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return fmt.Sprintf("%.0f", v)
@@ -22,7 +23,7 @@ func fmtVal(v float64, unit string) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-func fmtDelta(r CompareRow) string {
+func fmtDelta(r Row) string {
 	s := fmtVal(math.Abs(r.Delta), r.Unit)
 	switch {
 	case r.Delta > 0:
@@ -36,14 +37,14 @@ func fmtDelta(r CompareRow) string {
 	return s
 }
 
-// WriteCompareTable prints a comparison for the terminal: the verdict first, then the tests and
+// WriteTable prints a comparison for the terminal: the verdict first, then the tests and
 // the figures side by side.
-func WriteCompareTable(w io.Writer, c *Comparison) error {
+func WriteTable(w io.Writer, c *Comparison) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict: %s\n", c.Verdict)
 	fmt.Fprintf(&b, "A = %s\nB = %s\n\n", c.LabelA, c.LabelB)
 	for _, t := range c.Tests {
-		fmt.Fprintf(&b, "bootstrap %-9s A %s ms  B %s ms  B - A %s\n", t.Name, fmtMS(t.A), fmtMS(t.B), t.interval())
+		fmt.Fprintf(&b, "bootstrap %-9s A %s ms  B %s ms  B - A %s\n", t.Name, analysis.FormatMS(t.A), analysis.FormatMS(t.B), t.interval())
 	}
 	mw := c.TTFTMannWhitney
 	fmt.Fprintf(&b, "Mann-Whitney U on TTFT: P(B > A) = %.3f, z = %.2f, p = %.3g\n\n", mw.ProbBGreater, mw.Z, mw.P)
@@ -83,35 +84,35 @@ func cdfLine(x []float64) plotter.XYs {
 }
 
 func cdfPlot(title string, a, b []float64, la, lb string) (string, error) {
-	p := newPlot(title, "milliseconds", "share of requests")
-	lines := []namedLine{{"A " + la, colBlue, false, cdfLine(a)}, {"B " + lb, colOrange, false, cdfLine(b)}}
+	p := analysis.NewPlot(title, "milliseconds", "share of requests")
+	lines := []analysis.Line{{Name: "A " + la, Color: analysis.Blue, XYs: cdfLine(a)}, {Name: "B " + lb, Color: analysis.Orange, XYs: cdfLine(b)}}
 	drew := false
 	for _, nl := range lines {
-		if len(nl.xys) == 0 {
+		if len(nl.XYs) == 0 {
 			continue
 		}
 		drew = true
-		ln, err := plotter.NewLine(nl.xys)
+		ln, err := plotter.NewLine(nl.XYs)
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = lineStyle(nl.c, 1.5, nl.dashed)
+		ln.LineStyle = analysis.LineStyle(nl.Color, 1.5, false)
 		p.Add(ln)
-		p.Legend.Add(nl.name, ln)
+		p.Legend.Add(nl.Name, ln)
 	}
 	if !drew {
-		noData(p, "samples")
-		return svgOf(p)
+		analysis.NoData(p, "samples")
+		return analysis.SVG(p)
 	}
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Y.Min, p.Y.Max = 0, 1
-	return svgOf(p)
+	return analysis.SVG(p)
 }
 
 type comparePage struct {
 	C       *Comparison
 	Rows    []compareHTMLRow
-	Figures []figure
+	Figures []analysis.Figure
 	FontCSS template.CSS
 	// Checks are both runs' behaviour checks side by side, "" when neither had any.
 	Checks template.HTML
@@ -122,15 +123,15 @@ type compareHTMLRow struct {
 	Worse                     bool
 }
 
-// WriteCompareHTML writes a self-contained comparison page: verdict, tests, side-by-side
+// WriteHTML writes a self-contained comparison page: verdict, tests, side-by-side
 // table and TTFT and e2e CDFs of both runs as inline SVG.
-func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
+func WriteHTML(w io.Writer, c *Comparison, o analysis.ReportOptions) error {
 	page := comparePage{C: c}
 	if eps := compareChecks(c); eps != nil {
 		page.Checks = checkresult.HTML(eps)
 	}
 	var err error
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
 	for _, r := range c.Rows {
@@ -156,12 +157,12 @@ func WriteCompareHTML(w io.Writer, c *Comparison, o ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, figure{ID: f.id, Title: f.title, Caption: f.caption, SVG: svg})
+		page.Figures = append(page.Figures, analysis.Figure{ID: f.id, Title: f.title, Caption: f.caption, SVG: svg})
 	}
-	return writePage(w, compareTmpl, page, "comparison")
+	return analysis.WritePage(w, compareTmpl, page, "comparison")
 }
 
-var compareTmpl = template.Must(template.New("compare").Funcs(reportFuncs).Funcs(template.FuncMap{
+var compareTmpl = template.Must(template.New("compare").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{
 	"interval": func(t Test) string { return t.interval() },
 }).Parse(compareHTML))
 
@@ -173,12 +174,12 @@ const compareHTML = `<!DOCTYPE html>
 <title>replay compare</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `th:first-child,td:first-child,td.l{text-align:left}
+` + analysis.PageCSS + `th:first-child,td:first-child,td.l{text-align:left}
 th{background:#f4f6f8}
 .verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
 .note{color:#555;font-size:13px}
 .worse{color:#b00}
-{{if .Checks}}` + checksCSS + `{{end}}</style>
+{{if .Checks}}` + string(analysis.ChecksCSS) + `{{end}}</style>
 </head>
 <body>
 <h1>replay compare</h1>
@@ -203,4 +204,20 @@ th{background:#f4f6f8}
 {{range .Rows}}<tr><td>{{.Metric}}</td><td class="l">{{.Stat}}</td><td>{{.A}}</td><td>{{.B}}</td><td{{if .Worse}} class="worse"{{end}}>{{.Delta}}</td></tr>
 {{end}}</table>
 
-` + figuresHTML
+` + analysis.FiguresHTML
+
+// compareChecks are both runs' behaviour checks side by side, as A and B; nil when neither
+// had any.
+func compareChecks(c *Comparison) []checkresult.Endpoint {
+	var ca, cb *analysis.Checks
+	if c.A != nil {
+		ca = c.A.Run.Checks
+	}
+	if c.B != nil {
+		cb = c.B.Run.Checks
+	}
+	if ca == nil && cb == nil {
+		return nil
+	}
+	return []checkresult.Endpoint{analysis.ChecksEndpoint("A", ca), analysis.ChecksEndpoint("B", cb)}
+}

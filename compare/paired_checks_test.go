@@ -1,4 +1,4 @@
-package runner
+package compare
 
 import (
 	"bytes"
@@ -9,13 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/require"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runload"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -31,21 +32,13 @@ func pairedChecksRun(t *testing.T, a, b sim.Config, level string, expr string) (
 	urls := startSims(t, a, b)
 	out = t.TempDir()
 	var stdout, stderr bytes.Buffer
-	_, err = Run(context.Background(), Config{
+	_, err = Paired(context.Background(), runner.Config{
 		Trace: testenv.PairedTrace(t, 60, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
-		Endpoints: []Endpoint{{Label: "a", URL: urls[0], Model: "replay-sim"}, {Label: "b", URL: urls[1], Model: "replay-sim"}},
+		Endpoints: []runner.Endpoint{{Label: "a", URL: urls[0], Model: "replay-sim"}, {Label: "b", URL: urls[1], Model: "replay-sim"}},
 		Schedule:  scheduler.Config{Speed: 4}, MaxErrorRate: 0.5, MaxLateness: -1, ClientLimit: 1000,
-		Checks: level, Require: reqs, Stdout: &stdout, Stderr: &stderr,
-	})
+		Checks: level, Stdout: &stdout, Stderr: &stderr,
+	}, reqs)
 	return out, stdout.String() + stderr.String(), err
-}
-
-// fastSim is a simulator whose decode steps are long enough for the streaming probe to see a
-// stream (3 ms a token) and short enough for a quick run.
-func fastSim() sim.Config {
-	c := sim.DefaultConfig()
-	c.StepBase, c.StepPerSeq, c.StepPerKVToken = 3*time.Millisecond, 0, 0
-	return c
 }
 
 // TestRunMultiChecksAndRequire: the behaviour checks probe each endpoint before the warmup,
@@ -128,7 +121,7 @@ func TestRunMultiChecksAndRequire(t *testing.T) {
 			t.Errorf("output lacks %q\n%s", want, log)
 		}
 	}
-	page, err := os.ReadFile(filepath.Join(out, CompareHTMLFile))
+	page, err := os.ReadFile(filepath.Join(out, runfolder.CompareReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,15 +174,15 @@ func TestLimitAndSLOGrids(t *testing.T) {
 	if d := rows[1]; d.Term != "delta.ttft.p95" || !d.Cells[0].NA || d.Cells[1].NA || d.Cells[1].Value != "+650%" {
 		t.Errorf("delta row %+v", d)
 	}
-	g := func(ttft, all float64) *analysis.Summary {
-		return &analysis.Summary{Goodput: &analysis.Goodput{LimitsMS: map[string]float64{"ttft": 500}, MetPct: map[string]float64{"ttft": ttft}, AllPct: all}}
+	g := func(ttft, all float64) runner.EndpointResult {
+		return runner.EndpointResult{Summary: &analysis.Summary{Goodput: &analysis.Goodput{LimitsMS: map[string]float64{"ttft": 500}, MetPct: map[string]float64{"ttft": ttft}, AllPct: all}}}
 	}
-	slo := sloGrid([]*analysis.Summary{g(99, 98.5), g(40, 39)})
+	slo := sloGrid([]runner.EndpointResult{g(99, 98.5), g(40, 39)})
 	if len(slo) != 2 || slo[0].Name != "ttft" || slo[0].Limit != "500 ms" || strings.Join(slo[0].Met, " ") != "99.0% 40.0%" ||
 		slo[1].Name != "all of them" || strings.Join(slo[1].Met, " ") != "98.5% 39.0%" {
 		t.Errorf("slo %+v", slo)
 	}
-	if sloGrid([]*analysis.Summary{{}, {}}) != nil {
+	if sloGrid([]runner.EndpointResult{{Summary: &analysis.Summary{}}, {Summary: &analysis.Summary{}}}) != nil {
 		t.Error("an SLO table without an SLO")
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package compare
 
 import (
 	"fmt"
@@ -10,11 +10,12 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/stats"
 )
 
-// PairedFigure is one plot of a paired comparison's page, rendered as inline SVG.
-type PairedFigure struct {
+// deltaFigure is one plot of a paired comparison's page, rendered as inline SVG.
+type deltaFigure struct {
 	ID, Title, Caption string
 	SVG                template.HTML
 }
@@ -22,13 +23,13 @@ type PairedFigure struct {
 // deltaBins is how many bins a paired-difference histogram has.
 const deltaBins = 40
 
-// PairedDeltaFigures draws the distribution of the per-request differences B - A of TTFT and
+// deltaFigures draws the distribution of the per-request differences B - A of TTFT and
 // of e2e (the requests ok at both, paired by id), one histogram each: the answer to "how much
 // slower is each request on B", of which the paired tests give the median and p95. marginMS,
 // by figure name ("ttft", "e2e"), draws the verdict's margin either side of 0, so a reader
 // sees whether the body of the differences lies beyond it.
-func PairedDeltaFigures(a, b *RequestValues, marginMS map[string]float64) ([]PairedFigure, error) {
-	var out []PairedFigure
+func deltaFigures(a, b *analysis.RequestValues, marginMS map[string]float64) ([]deltaFigure, error) {
+	var out []deltaFigure
 	for _, f := range []struct {
 		name, title string
 		a, b        map[string]float64
@@ -38,7 +39,7 @@ func PairedDeltaFigures(a, b *RequestValues, marginMS map[string]float64) ([]Pai
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, PairedFigure{ID: "delta-" + f.name, Title: f.title + " difference per request (B - A)",
+		out = append(out, deltaFigure{ID: "delta-" + f.name, Title: f.title + " difference per request (B - A)",
 			Caption: fmt.Sprintf("Each request's %s at B minus its %s at A, over the %d requests ok at both; right of 0 B was slower. "+
 				"Markers: 0 (black), the median of these differences (red), the verdict's margin (gray, dashed). "+
 				"The verdict weighs median(B) - median(A), which a skewed spread of differences can leave at 0. "+
@@ -51,10 +52,10 @@ func PairedDeltaFigures(a, b *RequestValues, marginMS map[string]float64) ([]Pai
 // deltaPlot is a histogram of differences in ms between their 1st and 99th percentiles, with
 // markers at 0, the median and ±margin.
 func deltaPlot(title string, d []float64, margin float64) (string, error) {
-	p := newPlot(title, "B - A (milliseconds)", "requests")
+	p := analysis.NewPlot(title, "B - A (milliseconds)", "requests")
 	if len(d) == 0 {
-		noData(p, "request ok at both endpoints")
-		return svgOf(p)
+		analysis.NoData(p, "request ok at both endpoints")
+		return analysis.SVG(p)
 	}
 	s := append([]float64(nil), d...)
 	sort.Float64s(s)
@@ -88,19 +89,19 @@ func deltaPlot(title string, d []float64, margin float64) (string, error) {
 		top = math.Max(top, b.Weight)
 	}
 	top = math.Max(1, top*1.15)
-	p.Add(&plotter.Histogram{Bins: bins, Width: width, FillColor: colLight, LineStyle: lineStyle(colBlue, 0.5, false)})
+	p.Add(&plotter.Histogram{Bins: bins, Width: width, FillColor: analysis.Light, LineStyle: analysis.LineStyle(analysis.Blue, 0.5, false)})
 	markers := []struct {
 		x  float64
 		ls draw.LineStyle
-	}{{0, lineStyle(color.Black, 1.2, false)}, {med, lineStyle(colRed, 1.5, true)}}
+	}{{0, analysis.LineStyle(color.Black, 1.2, false)}, {med, analysis.LineStyle(analysis.Red, 1.5, true)}}
 	if margin > 0 {
 		markers = append(markers, struct {
 			x  float64
 			ls draw.LineStyle
-		}{-margin, lineStyle(colGray, 1, true)}, struct {
+		}{-margin, analysis.LineStyle(analysis.Gray, 1, true)}, struct {
 			x  float64
 			ls draw.LineStyle
-		}{margin, lineStyle(colGray, 1, true)})
+		}{margin, analysis.LineStyle(analysis.Gray, 1, true)})
 	}
 	for _, mk := range markers {
 		ln, err := plotter.NewLine(plotter.XYs{{X: mk.x, Y: 0}, {X: mk.x, Y: top}})
@@ -118,13 +119,6 @@ func deltaPlot(title string, d []float64, margin float64) (string, error) {
 		p.Title.Text += fmt.Sprintf("\n%d below and %d above the 1st-99th percentile range not drawn", below, above)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, top
-	p.Y.Tick.Marker = integerTicks
-	return svgOf(p)
+	p.Y.Tick.Marker = analysis.IntegerTicks
+	return analysis.SVG(p)
 }
-
-// PlotFontCSS is the @font-face rule of the plots' font, for a page that inlines them (as
-// report.html does), so their labels render offline with the metrics gonum laid them out with.
-func PlotFontCSS() (template.CSS, error) { return embeddedFontCSS() }
-
-// ChecksCSS styles a behaviour-checks table (checks.HTML) on a page of another package.
-const ChecksCSS = template.CSS(checksCSS)

@@ -1,4 +1,4 @@
-package runner
+package compare
 
 import (
 	"bytes"
@@ -9,10 +9,11 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/require"
+	"github.com/llm-replay/replay/runner"
 )
 
-// ErrRequirements is returned (wrapped) by a paired run whose --require limits failed on any
-// endpoint, after every file is written; `replay run` exits 4 with it.
+// ErrRequirements is returned (wrapped) by Paired when a requirement failed on any endpoint,
+// after every file is written; `replay run` exits 4 with it.
 var ErrRequirements = errors.New("--require limits failed")
 
 // endpointRequirements are the --require terms judged on one endpoint of a paired run, as
@@ -28,7 +29,7 @@ type endpointRequirements struct {
 // judgeRequirements judges reqs on every endpoint of a paired run: A on its own summary (its
 // delta terms have nothing to compare with and are left to the Bs), each B on its own and, for
 // delta terms, against A. failed counts the failing outcomes.
-func judgeRequirements(reqs []require.Requirement, legs []*leg, sums []*analysis.Summary) (out []endpointRequirements, failed int) {
+func judgeRequirements(reqs []require.Requirement, eps []runner.EndpointResult) (out []endpointRequirements, failed int) {
 	if len(reqs) == 0 {
 		return nil, 0
 	}
@@ -38,19 +39,19 @@ func judgeRequirements(reqs []require.Requirement, legs []*leg, sums []*analysis
 			own = append(own, r)
 		}
 	}
-	for i, l := range legs {
-		er := endpointRequirements{Label: l.ep.Label}
+	for i, e := range eps {
+		er := endpointRequirements{Label: e.Label}
 		terms := reqs
 		var base *analysis.Summary
 		if i == 0 {
 			terms = own
 		} else {
-			er.Against, base = legs[0].ep.Label, sums[0]
+			er.Against, base = eps[0].Label, eps[0].Summary
 		}
 		if len(terms) == 0 {
 			continue
 		}
-		er.Outcomes, _ = require.CheckAll(terms, sums[i], base)
+		er.Outcomes, _ = require.CheckAll(terms, e.Summary, base)
 		for _, o := range er.Outcomes {
 			if !o.Pass {
 				failed++

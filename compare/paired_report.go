@@ -1,4 +1,4 @@
-package runner
+package compare
 
 import (
 	"fmt"
@@ -6,8 +6,10 @@ import (
 	"io"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/checkresult"
 	"github.com/llm-replay/replay/require"
+	"github.com/llm-replay/replay/runfolder"
+	"github.com/llm-replay/replay/runner"
 )
 
 // pairedPage is compare.html's data. Its first screen answers the run's question: each B's
@@ -75,8 +77,8 @@ func limitGrid(labels []string, ers []endpointRequirements) []limitRow {
 }
 
 // sloGrid is the --slo goodput of every endpoint, nil when the run had no SLO.
-func sloGrid(sums []*analysis.Summary) []sloRow {
-	g := sums[0].Goodput
+func sloGrid(eps []runner.EndpointResult) []sloRow {
+	g := eps[0].Summary.Goodput
 	if g == nil {
 		return nil
 	}
@@ -87,14 +89,14 @@ func sloGrid(sums []*analysis.Summary) []sloRow {
 			continue
 		}
 		r := sloRow{Name: k, Limit: fmt.Sprintf("%g ms", lim)}
-		for _, s := range sums {
-			r.Met = append(r.Met, metPct(s, k))
+		for _, e := range eps {
+			r.Met = append(r.Met, metPct(e.Summary, k))
 		}
 		rows = append(rows, r)
 	}
 	all := sloRow{Name: "all of them"}
-	for _, s := range sums {
-		all.Met = append(all.Met, metPct(s, ""))
+	for _, e := range eps {
+		all.Met = append(all.Met, metPct(e.Summary, ""))
 	}
 	return append(rows, all)
 }
@@ -116,17 +118,17 @@ func metPct(s *analysis.Summary, name string) string {
 
 // checksColumns are the endpoints' behaviour checks for the side-by-side views; nil when no
 // endpoint had any.
-func checksColumns(legs []*leg) []checks.Endpoint {
-	var eps []checks.Endpoint
+func checksColumns(eps []runner.EndpointResult) []checkresult.Endpoint {
+	var cols []checkresult.Endpoint
 	any := false
-	for _, l := range legs {
-		eps = append(eps, analysis.ChecksEndpoint(l.ep.Label, l.tg.checks))
-		any = any || l.tg.checks != nil && len(l.tg.checks.Results) > 0
+	for _, e := range eps {
+		cols = append(cols, analysis.ChecksEndpoint(e.Label, e.Checks))
+		any = any || e.Checks != nil && len(e.Checks.Results) > 0
 	}
 	if !any {
 		return nil
 	}
-	return eps
+	return cols
 }
 
 // writePairedHTML writes compare.html, self-contained (the plots' font embedded).
@@ -134,7 +136,7 @@ func writePairedHTML(w io.Writer, page pairedPage) error {
 	page.Confidence = percent(PairedConfidence)
 	page.ChecksCSS = analysis.ChecksCSS
 	if err := pairedTmpl.Execute(w, page); err != nil {
-		return fmt.Errorf("render %s: %w", CompareHTMLFile, err)
+		return fmt.Errorf("render %s: %w", runfolder.CompareReport, err)
 	}
 	return nil
 }
@@ -227,19 +229,19 @@ figcaption{color:#555;font-size:12px}
 </html>
 `
 
-// labelList is the legs' labels in order.
-func labelList(legs []*leg) []string {
-	ls := make([]string, len(legs))
-	for i, l := range legs {
-		ls[i] = l.ep.Label
+// labelList is the endpoints' labels in order.
+func labelList(eps []runner.EndpointResult) []string {
+	ls := make([]string, len(eps))
+	for i, e := range eps {
+		ls[i] = e.Label
 	}
 	return ls
 }
 
 // checksHTMLOf is the side-by-side table, "" for no checks.
-func checksHTMLOf(eps []checks.Endpoint) template.HTML {
+func checksHTMLOf(eps []checkresult.Endpoint) template.HTML {
 	if eps == nil {
 		return ""
 	}
-	return checks.HTML(eps)
+	return checkresult.HTML(eps)
 }

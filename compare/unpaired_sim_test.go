@@ -1,4 +1,4 @@
-package runner
+package compare
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/runload"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -25,14 +26,14 @@ func TestCompareSimulatorRuns(t *testing.T) {
 	slow := base
 	slow.PrefillPerToken *= 2
 	slow.StepBase *= 2
-	pair := func(t *testing.T, a, b sim.Config) *analysis.Comparison {
+	pair := func(t *testing.T, a, b sim.Config) *Comparison {
 		dirs := [2]string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 		var errs [2]error
 		var logs [2]bytes.Buffer
 		var wg sync.WaitGroup
 		for i, sc := range []sim.Config{a, b} {
 			wg.Go(func() {
-				_, errs[i] = Run(context.Background(), Config{
+				_, errs[i] = runner.Run(context.Background(), runner.Config{
 					Out: dirs[i], Limit: 150, Schedule: scheduler.Config{Speed: 8},
 					MetricsURL: "none", Sim: sc, Stderr: &logs[i], Stdout: &bytes.Buffer{},
 				})
@@ -54,7 +55,7 @@ func TestCompareSimulatorRuns(t *testing.T) {
 				t.Fatalf("run %d: %+v", i, sums[i].Requests)
 			}
 		}
-		return analysis.Compare(ms[0], ms[1], sums[0], sums[1], analysis.CompareOptions{LabelA: "a", LabelB: "b"})
+		return Distributions(ms[0], ms[1], sums[0], sums[1], Options{LabelA: "a", LabelB: "b"})
 	}
 
 	start := time.Now()

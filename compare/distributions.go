@@ -1,17 +1,17 @@
-package analysis
+package compare
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/stats"
 )
 
-// CompareOptions tune Compare.
-type CompareOptions struct {
+// Options tune Distributions.
+type Options struct {
 	// LabelA and LabelB describe the runs in headers (e.g. their directories; default "A" and
 	// "B"). Verdicts and tables call them A and B.
 	LabelA, LabelB string
@@ -22,7 +22,7 @@ type CompareOptions struct {
 	Confidence float64
 }
 
-func (o *CompareOptions) defaults() {
+func (o *Options) defaults() {
 	if o.LabelA == "" {
 		o.LabelA = "A"
 	}
@@ -40,8 +40,8 @@ func (o *CompareOptions) defaults() {
 	}
 }
 
-// CompareRow is one figure side by side; Delta = B - A.
-type CompareRow struct {
+// Row is one figure side by side; Delta = B - A.
+type Row struct {
 	Metric   string  `json:"metric"`
 	Stat     string  `json:"stat"`
 	Unit     string  `json:"unit"`
@@ -53,24 +53,24 @@ type CompareRow struct {
 
 // Test is one bootstrap comparison: B's statistic minus A's, with its interval.
 type Test struct {
-	Name       string   `json:"name"` // e.g. "p95 TTFT"
-	A          float64  `json:"a_ms"`
-	B          float64  `json:"b_ms"`
-	Interval   Interval `json:"diff_ms"`
-	N          [2]int   `json:"n"`
-	Confidence float64  `json:"confidence"`
+	Name       string         `json:"name"` // e.g. "p95 TTFT"
+	A          float64        `json:"a_ms"`
+	B          float64        `json:"b_ms"`
+	Interval   stats.Interval `json:"diff_ms"`
+	N          [2]int         `json:"n"`
+	Confidence float64        `json:"confidence"`
 }
 
-// Comparison is the outcome of Compare: side-by-side figures, the significance tests and a
+// Comparison is the outcome of Distributions: side-by-side figures, the significance tests and a
 // one-line verdict.
 type Comparison struct {
 	LabelA, LabelB string
-	A, B           *Summary
-	Rows           []CompareRow
+	A, B           *analysis.Summary
+	Rows           []Row
 	// Tests are the bootstrap tests: p95 TTFT and p50 e2e, in that order.
 	Tests []Test
 	// TTFTMannWhitney tests whether B's TTFTs tend to be larger than A's.
-	TTFTMannWhitney MannWhitney
+	TTFTMannWhitney stats.MannWhitney
 	// Slower is "A", "B", "mixed" or "" (no significant difference).
 	Slower  string
 	Verdict string
@@ -78,32 +78,14 @@ type Comparison struct {
 	ttftA, ttftB, e2eA, e2eB []float64 // ascending, ms
 }
 
-func sortedMS(us []uint32) []float64 {
-	x := make([]float64, len(us))
-	for i, v := range us {
-		x[i] = float64(v) / 1000
-	}
-	sort.Float64s(x)
-	return x
-}
-
-func ttftSamples(m *Metrics) []float64 {
-	us := make([]uint32, len(m.ttftAt))
-	for i, p := range m.ttftAt {
-		us[i] = p.us
-	}
-	return sortedMS(us)
-}
-
-// Compare sets run B against run A (typically the same trace against two endpoints). Both
-// aggregations are closed here. The verdict rests on bootstrap intervals of the differences in
+// Distributions sets run B against run A (typically the same trace against two endpoints) by
+// their distributions, as `replay compare` does. Both aggregations are closed here. The verdict rests on bootstrap intervals of the differences in
 // p95 TTFT and p50 e2e: a run is called slower only when an interval excludes zero.
-func Compare(a, b *Metrics, sa, sb *Summary, o CompareOptions) *Comparison {
+func Distributions(a, b *analysis.Metrics, sa, sb *analysis.Summary, o Options) *Comparison {
 	o.defaults()
-	a.Close()
-	b.Close()
-	c := &Comparison{LabelA: o.LabelA, LabelB: o.LabelB, A: sa, B: sb,
-		ttftA: ttftSamples(a), ttftB: ttftSamples(b), e2eA: sortedMS(a.e2eUS), e2eB: sortedMS(b.e2eUS)}
+	c := &Comparison{LabelA: o.LabelA, LabelB: o.LabelB, A: sa, B: sb}
+	c.ttftA, c.e2eA = a.LatencySamplesMS()
+	c.ttftB, c.e2eB = b.LatencySamplesMS()
 	c.Rows = compareRows(sa, sb)
 	rng := rand.New(rand.NewPCG(o.Seed, 0xc0ffee))
 	c.Tests = []Test{
@@ -161,7 +143,7 @@ func verdict(tests []Test) (slower, line string) {
 		var flipped []string
 		for _, t := range tests {
 			if t.Interval.Excludes0() {
-				t.Interval = Interval{Delta: -t.Interval.Delta, Lo: -t.Interval.Hi, Hi: -t.Interval.Lo}
+				t.Interval = stats.Interval{Delta: -t.Interval.Delta, Lo: -t.Interval.Hi, Hi: -t.Interval.Lo}
 				flipped = append(flipped, t.describe())
 			}
 		}
@@ -170,16 +152,16 @@ func verdict(tests []Test) (slower, line string) {
 	return "", fmt.Sprintf("no significant difference (%s)", strings.Join(all, "; "))
 }
 
-func compareRows(a, b *Summary) []CompareRow {
-	var rows []CompareRow
+func compareRows(a, b *analysis.Summary) []Row {
+	var rows []Row
 	add := func(metric, stat, unit string, va, vb float64) {
-		r := CompareRow{Metric: metric, Stat: stat, Unit: unit, A: va, B: vb, Delta: round3(vb - va)}
+		r := Row{Metric: metric, Stat: stat, Unit: unit, A: va, B: vb, Delta: analysis.Round3(vb - va)}
 		if va != 0 {
-			r.DeltaPct = round3(100 * (vb - va) / va)
+			r.DeltaPct = analysis.Round3(100 * (vb - va) / va)
 		}
 		rows = append(rows, r)
 	}
-	da, db := a.distRows(), b.distRows()
+	da, db := a.DistRows(), b.DistRows()
 	for i := range da {
 		x, y := da[i].D, db[i].D
 		add(da[i].Name, "p50", "ms", x.P50, y.P50)
@@ -192,7 +174,7 @@ func compareRows(a, b *Summary) []CompareRow {
 	add("requests", "failed", "", float64(a.Requests.Failed), float64(b.Requests.Failed))
 	add("requests", "total", "", float64(a.Requests.Total), float64(b.Requests.Total))
 	if a.Goodput != nil && b.Goodput != nil {
-		for _, k := range sloKeys {
+		for _, k := range analysis.SLONames() {
 			va, okA := a.Goodput.MetPct[k]
 			vb, okB := b.Goodput.MetPct[k]
 			if okA && okB {

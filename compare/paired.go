@@ -1,24 +1,23 @@
-package runner
+package compare
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/checkresult"
+	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runload"
-)
-
-// A paired run's comparison files, beside its endpoints' folders.
-const (
-	CompareFile     = runfolder.Compare
-	CompareHTMLFile = runfolder.CompareReport
+	"github.com/llm-replay/replay/runner"
 )
 
 // PairedConfidence is the level of each of a paired run's three tests (TTFT, e2e, TPOT) and
@@ -83,10 +82,10 @@ type pairedComparison struct {
 	ReportB      string `json:"report_b"`
 	UnpairedHTML string `json:"unpaired_html,omitempty"`
 	// Figures are compare.html's plots of the per-request differences.
-	Figures []analysis.PairedFigure `json:"-"`
+	Figures []deltaFigure `json:"-"`
 }
 
-// unpairedComparison is analysis.Compare's outcome in compare.json: intervals that are not
+// unpairedComparison is Distributions' outcome in compare.json: intervals that are not
 // finite (a run with no successful request) are null.
 type unpairedComparison struct {
 	Verdict string         `json:"verdict"`
@@ -113,7 +112,7 @@ type compareFile struct {
 	pairedComparison
 	Pairs []pairedComparison `json:"pairs,omitempty"`
 	// Checks are every endpoint's behaviour checks side by side, in the endpoints' order;
-	// Requirements the --require terms judged on each (multi_require.go).
+	// Requirements the --require terms judged on each (requirements.go).
 	Checks       []endpointChecks       `json:"checks,omitempty"`
 	Requirements []endpointRequirements `json:"requirements,omitempty"`
 }
@@ -124,45 +123,56 @@ type endpointChecks struct {
 	*analysis.Checks
 }
 
+// Paired runs cfg, a paired run (two or more cfg.Endpoints), with runner.RunEndpoints, which
+// writes each endpoint's files and prints its table; then compares A (the first endpoint) with
+// every other one: compare.json and compare.html in cfg.Out, the verdicts on stdout, and reqs
+// judged on every endpoint and each B against A, on stderr. The error ranks as the endpoints'
+// verdicts do (interrupted over client-bound over too many failures: runner.Result.Err), then
+// ErrRequirements when every endpoint was ok but a limit failed; what stopped the run, or kept
+// a file from being written, comes first.
+func Paired(ctx context.Context, cfg runner.Config, reqs []require.Requirement) (*runner.Result, error) {
+	res, err := runner.RunEndpoints(ctx, cfg)
+	if res == nil {
+		return nil, err
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	ers, failed := judgeRequirements(reqs, res.Endpoints)
+	cerr := comparePaired(cfg, res.Endpoints, ers)
+	switch {
+	case err != nil: // what stopped the run, not that it stopped
+		return res, err
+	case cerr != nil:
+		return res, cerr
+	}
+	// A run that failed keeps its own error (its exit code); the requirements are printed.
+	if err := res.Err(); err != nil {
+		return res, err
+	}
+	return res, requirementsError(ers, failed)
+}
+
 // comparePaired compares A (the first endpoint) with every other one from the rows on disk,
 // writes compare.json and compare.html (with the requirements' outcomes ers and the
 // endpoints' behaviour checks) and prints the verdicts, the checks side by side and ers.
-func comparePaired(cfg Config, legs []*leg, sums []*analysis.Summary, ers []endpointRequirements) error {
+func comparePaired(cfg runner.Config, eps []runner.EndpointResult, ers []endpointRequirements) error {
 	var pcs []pairedComparison
-	for i := 1; i < len(legs); i++ {
-		a, b := legs[0], legs[i]
-		pc := pairedComparison{A: a.ep.Label, B: b.ep.Label, AEndpoint: a.ep.URL, BEndpoint: b.ep.URL,
-			AModel: a.tg.model, BModel: b.tg.model,
-			ReportA: a.ep.Label + "/" + analysis.ReportFile, ReportB: b.ep.Label + "/" + analysis.ReportFile}
-		va, vb, err := runload.ReadRequestValues(a.cfg.Out, b.cfg.Out)
+	for _, b := range eps[1:] {
+		pc, err := comparePair(cfg.Out, eps[0], b)
 		if err != nil {
-			return err
-		}
-		pc.Paired = figures(analysis.PairedTests(va, vb, analysis.PairedOptions{Confidence: PairedConfidence}))
-		pc.Direction, pc.Verdict = pairedVerdict(pc.Paired)
-		margins := map[string]float64{}
-		for _, f := range pc.Paired {
-			margins[f.Name] = f.MarginMS
-		}
-		if pc.Figures, err = analysis.PairedDeltaFigures(va, vb, margins); err != nil {
-			return err
-		}
-		c := analysis.Compare(a.o.metrics, b.o.metrics, sums[0], sums[i], analysis.CompareOptions{LabelA: a.ep.Label, LabelB: b.ep.Label})
-		pc.Unpaired = unpairedOf(c)
-		pc.UnpairedHTML = "unpaired-" + b.ep.Label + ".html"
-		var buf bytes.Buffer
-		if err := analysis.WriteCompareHTML(&buf, c, analysis.ReportOptions{}); err != nil {
-			return err
-		}
-		if err := writeAtomic(filepath.Join(cfg.Out, pc.UnpairedHTML), buf.Bytes()); err != nil {
 			return err
 		}
 		pcs = append(pcs, pc)
 	}
-	eps := checksColumns(legs)
-	page := pairedPage{Pairs: pcs, Labels: labelList(legs), Limits: limitGrid(labelList(legs), ers), Checks: checksHTMLOf(eps)}
+	cols := checksColumns(eps)
+	labels := labelList(eps)
+	page := pairedPage{Pairs: pcs, Labels: labels, Limits: limitGrid(labels, ers), Checks: checksHTMLOf(cols)}
 	if len(ers) == 0 {
-		page.SLO = sloGrid(sums)
+		page.SLO = sloGrid(eps)
 	}
 	var err error
 	if page.FontCSS, err = analysis.PlotFontCSS(); err != nil {
@@ -172,26 +182,65 @@ func comparePaired(cfg Config, legs []*leg, sums []*analysis.Summary, ers []endp
 	if len(pcs) > 1 {
 		f.Pairs = pcs
 	}
-	if eps != nil {
-		for _, l := range legs {
-			f.Checks = append(f.Checks, endpointChecks{Label: l.ep.Label, Checks: l.tg.checks})
+	if cols != nil {
+		for _, e := range eps {
+			f.Checks = append(f.Checks, endpointChecks{Label: e.Label, Checks: e.Checks})
 		}
 	}
 	if err := writeCompareFiles(cfg.Out, f, page); err != nil {
 		return err
 	}
 	printPaired(cfg.Stdout, pcs)
-	if eps != nil {
+	if cols != nil {
 		fmt.Fprintln(cfg.Stdout, "behaviour checks, side by side:")
-		if err := writeChecks(cfg, eps); err != nil {
+		if err := writeChecks(cfg.Stdout, cols); err != nil {
 			return err
 		}
 	}
 	if err := writeRequirements(cfg.Stderr, ers); err != nil {
 		return err
 	}
-	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s, %s\n", cfg.Out, CompareFile, CompareHTMLFile)
+	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s, %s\n", cfg.Out, runfolder.Compare, runfolder.CompareReport)
 	return nil
+}
+
+// comparePair is A against B: the paired tests over their rows on disk, each held to its
+// margin, the difference plots, and the unpaired comparison, whose page it writes into dir.
+func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, error) {
+	pc := pairedComparison{A: a.Label, B: b.Label, AEndpoint: a.URL, BEndpoint: b.URL,
+		AModel: a.Model, BModel: b.Model,
+		ReportA: a.Label + "/" + analysis.ReportFile, ReportB: b.Label + "/" + analysis.ReportFile}
+	va, vb, err := runload.ReadRequestValues(a.Out, b.Out)
+	if err != nil {
+		return pc, err
+	}
+	pc.Paired = figures(analysis.PairedTests(va, vb, analysis.PairedOptions{Confidence: PairedConfidence}))
+	pc.Direction, pc.Verdict = pairedVerdict(pc.Paired)
+	margins := map[string]float64{}
+	for _, f := range pc.Paired {
+		margins[f.Name] = f.MarginMS
+	}
+	if pc.Figures, err = deltaFigures(va, vb, margins); err != nil {
+		return pc, err
+	}
+	c := Distributions(a.Metrics, b.Metrics, a.Summary, b.Summary, Options{LabelA: a.Label, LabelB: b.Label})
+	pc.Unpaired = unpairedOf(c)
+	pc.UnpairedHTML = "unpaired-" + b.Label + ".html"
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+		return pc, err
+	}
+	return pc, runfolder.WriteFile(filepath.Join(dir, pc.UnpairedHTML), buf.Bytes())
+}
+
+// writeChecks prints the endpoints' checks side by side, those that did not pass with what
+// was seen, then a blank line.
+func writeChecks(w io.Writer, eps []checkresult.Endpoint) error {
+	if err := checkresult.WriteText(w, eps); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // figures holds each test to its margin.
@@ -275,7 +324,7 @@ func signedFigure(v float64) string {
 func percent(conf float64) string { return strconv.FormatFloat(math.Round(1e5*conf)/1e3, 'f', -1, 64) }
 
 // unpairedOf is c for compare.json.
-func unpairedOf(c *analysis.Comparison) *unpairedComparison {
+func unpairedOf(c *Comparison) *unpairedComparison {
 	u := &unpairedComparison{Verdict: c.Verdict, Slower: c.Slower, TTFTMannWhitneyP: finite(c.TTFTMannWhitney.P)}
 	for _, t := range c.Tests {
 		u.Tests = append(u.Tests, unpairedTest{Name: t.Name, A: t.A, B: t.B, Diff: t.Interval.Delta,
@@ -296,16 +345,16 @@ func finite(v float64) *float64 {
 func writeCompareFiles(dir string, f compareFile, page pairedPage) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
-		return fmt.Errorf("%s: %w", CompareFile, err)
+		return fmt.Errorf("%s: %w", runfolder.Compare, err)
 	}
-	if err := writeAtomic(filepath.Join(dir, CompareFile), append(b, '\n')); err != nil {
+	if err := runfolder.WriteFile(filepath.Join(dir, runfolder.Compare), append(b, '\n')); err != nil {
 		return err
 	}
 	var html bytes.Buffer
 	if err := writePairedHTML(&html, page); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, CompareHTMLFile), html.Bytes())
+	return runfolder.WriteFile(filepath.Join(dir, runfolder.CompareReport), html.Bytes())
 }
 
 // printPaired writes the verdicts after the endpoints' tables: per B the verdict line, each
@@ -337,6 +386,3 @@ func figureLine(f pairedFigure) string {
 	}
 	return line
 }
-
-// writeAtomic is runfolder.WriteFile: a reader sees the old file or the whole new one.
-func writeAtomic(path string, data []byte) error { return runfolder.WriteFile(path, data) }

@@ -1,0 +1,40 @@
+package analysis
+
+import "sort"
+
+// samples.go is what the comparison of two runs (package compare) reads of a run beyond its
+// summary: the latency samples it resamples, and the summary's distributions and SLO figures
+// in the terminal table's order.
+
+// LatencySamplesMS are the run's successful requests' TTFT and e2e in ms, each ascending. It
+// closes m.
+func (m *Metrics) LatencySamplesMS() (ttft, e2e []float64) {
+	m.Close()
+	us := make([]uint32, len(m.ttftAt))
+	for i, p := range m.ttftAt {
+		us[i] = p.us
+	}
+	return sortedMS(us), sortedMS(m.e2eUS)
+}
+
+func sortedMS(us []uint32) []float64 {
+	x := make([]float64, len(us))
+	for i, v := range us {
+		x[i] = float64(v) / 1000
+	}
+	sort.Float64s(x)
+	return x
+}
+
+// DistRow is one of a summary's latency distributions with its name ("ttft", "e2e (from
+// scheduled)", ...).
+type DistRow = distRow
+
+// DistRows are the summary's latency distributions in the terminal table's order.
+func (s *Summary) DistRows() []DistRow { return s.distRows() }
+
+// SLONames are the figures an SLO may limit, in the order the tables show them.
+func SLONames() []string { return append([]string(nil), sloKeys...) }
+
+// FormatMS is a latency in ms as the tables print it (three significant digits or so).
+func FormatMS(v float64) string { return fmtMS(v) }
