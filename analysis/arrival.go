@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 )
 
 // Arrival says whether requests left when the schedule said, in measures that mean the same at
@@ -174,26 +173,4 @@ func abs64(v int64) int64 {
 		return -v
 	}
 	return v
-}
-
-// arrivalLine is the terminal table's line for a.
-func arrivalLine(a *Arrival) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "arrivals    %s", a.Verdict)
-	if a.Verdict == "capped" {
-		fmt.Fprintf(&b, ": %d requests waited for a slot, queue wait p99 %.1f ms\n", a.Queued, a.QueueWaitP99MS)
-		return b.String()
-	}
-	fmt.Fprintf(&b, ": lateness p99 %.3f ms, at most %d behind", a.LatenessP99MS, a.MaxBehind)
-	if a.RateMaxDevReqS != nil {
-		fmt.Fprintf(&b, ", rate off by at most %.0f req/s in a second (%.1f%%)", *a.RateMaxDevReqS, *a.RateMaxDevPct)
-	}
-	if a.BurstsKeptPct != nil {
-		fmt.Fprintf(&b, ", %.1f%% of %d bursts kept", *a.BurstsKeptPct, a.Bursts)
-	}
-	if a.Why != "" {
-		fmt.Fprintf(&b, " (%s)", a.Why)
-	}
-	b.WriteString("\n")
-	return b.String()
 }

@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"html/template"
-
 	"github.com/llm-replay/replay/checkresult"
 )
 
@@ -52,20 +50,3 @@ func ChecksEndpoint(label string, c *Checks) checkresult.Endpoint {
 	}
 	return ep
 }
-
-// checksHTML is report.html's section body: the table, or why there is none.
-func checksHTML(s *Summary) template.HTML {
-	if s.Run.Checks == nil || len(s.Run.Checks.Results) == 0 {
-		return ""
-	}
-	return checkresult.HTML([]checkresult.Endpoint{ChecksEndpoint(s.Run.Endpoint, s.Run.Checks)})
-}
-
-// checksCSS styles the checks table's cells by verdict, on every page that shows one.
-const checksCSS = `table.checks td{text-align:left;vertical-align:top}
-table.checks td.pass{color:#1a7f37}
-table.checks td.fail{color:#b00;font-weight:bold}
-table.checks td.skipped,table.checks td.none{color:#777}
-table.checks details{font-weight:normal;color:#444;font-size:12px;max-width:420px}
-table.checks code{white-space:pre-wrap;word-break:break-all}
-`

@@ -108,3 +108,34 @@ func round3(x float64) float64 {
 // Round3 is round3 for the study packages' own figures (trend's spread), so their JSON rounds
 // as summary.json does.
 func Round3(x float64) float64 { return round3(x) }
+
+// Histogram is a latency distribution as report.html draws it: read-only, in microseconds.
+type Histogram struct{ l *latency }
+
+// Bar is one HdrHistogram bucket: the values from FromUS to ToUS µs, Count of them.
+type Bar struct{ FromUS, ToUS, Count int64 }
+
+// TTFTHistogram is the run's time-to-first-token distribution.
+func (m *Metrics) TTFTHistogram() Histogram { return Histogram{m.ttft} }
+
+// ITLHistogram is the run's inter-token gaps' distribution.
+func (m *Metrics) ITLHistogram() Histogram { return Histogram{m.itl} }
+
+// Count is how many values the distribution holds.
+func (h Histogram) Count() int64 { return h.l.n }
+
+// MinUS is the least value, exact.
+func (h Histogram) MinUS() int64 { return h.l.minUS }
+
+// QuantileUS is the value at percentile q (0-100).
+func (h Histogram) QuantileUS(q float64) int64 { return h.l.quantileUS(q) }
+
+// Bars is every bucket in value order, empty ones included.
+func (h Histogram) Bars() []Bar {
+	d := h.l.h.Distribution()
+	out := make([]Bar, len(d))
+	for i, b := range d {
+		out[i] = Bar{b.From, b.To, b.Count}
+	}
+	return out
+}

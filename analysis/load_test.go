@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,9 +43,6 @@ func loadDir(t *testing.T, dir string, o Options) (*Metrics, RunInfo, error) {
 
 func TestLoadRowsMatchesInMemory(t *testing.T) {
 	dir := t.TempDir()
-	if *reportDir != "" {
-		dir = *reportDir
-	}
 	writeRun(t, dir, synthRows(goldenSpec))
 	m, s := goldenMetrics(t)
 	// A run's summary.json carries the speed, SLO and metadata that report regenerates from.
@@ -127,7 +123,8 @@ func cutRun(t *testing.T, dir string, rows []results.Row) {
 	}
 }
 
-// A cut run is recovered and marked so in summary.json, report.html and the table; the
+// A cut run is recovered and marked so in summary.json (report's tests hold that its page
+// and table say so); the
 // summary.json an earlier run left in the folder is not taken for its own.
 func TestLoadRowsRecoversCutRun(t *testing.T) {
 	dir := t.TempDir()
@@ -145,8 +142,7 @@ func TestLoadRowsRecoversCutRun(t *testing.T) {
 		info.Model != "" || info.Speed == 9 || !info.StartedAt.Equal(info.Recovery.JournalCreated) {
 		t.Fatalf("run info %+v, recovery %+v", info, info.Recovery)
 	}
-	s, err := WriteRunFiles(dir, m, info)
-	if err != nil {
+	if _, err := WriteRunData(dir, m, info); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
@@ -155,14 +151,6 @@ func TestLoadRowsRecoversCutRun(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &raw); err != nil || raw.Run["recovered"] != true || raw.Run["recovery"] == nil {
 		t.Fatalf("summary.json run: %v (%v)", raw.Run, err)
-	}
-	html, _ := os.ReadFile(filepath.Join(dir, ReportFile))
-	var table strings.Builder
-	if err := WriteTable(&table, s); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(html), "This run was cut before it closed") || !strings.Contains(table.String(), "cut before it closed") {
-		t.Fatalf("report or table does not say the run was cut:\n%s", table.String())
 	}
 	// Again: the rebuilt file is read as it is, and this run's summary.json is kept.
 	_, again, err := loadDir(t, dir, Options{})

@@ -78,7 +78,7 @@ type Metrics struct {
 	e2eUS  []uint32
 	series series
 	// server holds the endpoint's own queue over time, when its /metrics were scraped.
-	server []serverPoint
+	server []ServerPoint
 	gpu    []GPUPoint // GPU exporters' series (gpu_series.go), for report.html's plots
 
 	// Derived by Close.

@@ -80,8 +80,8 @@ func streamedPopulation(name string) bool {
 	return r.Streamed()
 }
 
-// populationNames are a summary's populations in order: streamed first, then by name.
-func populationNames(pops map[string]Population) []string {
+// PopulationNames are a summary's populations in order: streamed first, then by name.
+func PopulationNames(pops map[string]Population) []string {
 	names := make([]string, 0, len(pops))
 	for k := range pops {
 		names = append(names, k)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/plotter"
-
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/runfolder"
 )
@@ -122,7 +120,7 @@ func (q *queueAgg) add(r *results.Row, ttftNS int64) {
 }
 
 // summary is the split so far; server holds the endpoint's running counts, for TPOT by batch.
-func (q *queueAgg) summary(server []serverPoint) *Queueing {
+func (q *queueAgg) summary(server []ServerPoint) *Queueing {
 	if q == nil {
 		return nil
 	}
@@ -138,7 +136,7 @@ func (q *queueAgg) summary(server []serverPoint) *Queueing {
 }
 
 // tpotSplit compares measured and predicted TPOT overall and by the engine's batch size.
-func (q *queueAgg) tpotSplit(server []serverPoint) *TPOTSplit {
+func (q *queueAgg) tpotSplit(server []ServerPoint) *TPOTSplit {
 	if q.cal.TPOT == nil {
 		return nil
 	}
@@ -152,8 +150,8 @@ func (q *queueAgg) tpotSplit(server []serverPoint) *TPOTSplit {
 		all.n, all.tpot, all.pred = all.n+1, all.tpot+r.TPOTMS, all.pred+r.PredictedTPOTMS
 		var sum, n float64
 		for _, p := range server {
-			if p.t >= r.FirstS && p.t <= r.LastS && !math.IsNaN(p.running) {
-				sum, n = sum+p.running, n+1
+			if p.OffsetS >= r.FirstS && p.OffsetS <= r.LastS && !math.IsNaN(p.Running) {
+				sum, n = sum+p.Running, n+1
 			}
 		}
 		if n == 0 {
@@ -211,77 +209,23 @@ func QueueingCSV(reqs []QueueingRequest) []byte {
 // QueueingFile is the per-request split's file name inside a run directory.
 const QueueingFile = runfolder.Queueing
 
-// appendQueueingFigures adds the split's plot to a report's figures when the run had a
-// calibration: mean predicted TTFT and mean queueing of the requests sent in each window.
-func appendQueueingFigures(m *Metrics, figs []figure) ([]figure, error) {
-	if m.queue == nil || len(m.queue.reqs) == 0 {
-		return figs, nil
-	}
-	var last int64
-	for _, r := range m.queue.reqs {
-		last = max(last, r.SentNS)
-	}
-	width := max(1, int64(math.Ceil(float64(last)/1e9/120))) // at most ~120 windows
-	type acc struct{ n, pred, q float64 }
-	bins := make([]acc, last/1e9/width+1)
-	for _, r := range m.queue.reqs {
-		i := max(0, r.SentNS) / 1e9 / width
-		bins[i].n++
-		bins[i].pred += r.PredictedMS
-		bins[i].q += r.QueueingMS
-	}
-	var pred, queue plotter.XYs
-	for i, b := range bins {
-		if b.n == 0 {
-			continue
-		}
-		x := float64(int64(i)*width) + float64(width)/2
-		pred = append(pred, plotter.XY{X: x, Y: b.pred / b.n})
-		queue = append(queue, plotter.XY{X: x, Y: b.q / b.n})
-	}
-	svg, err := timePlot("TTFT: prefill and queueing over time", "milliseconds", []namedLine{
-		{"predicted TTFT alone (calibration)", colBlue, false, pred}, {"queueing (TTFT - predicted)", colOrange, false, queue}})
-	if err != nil {
-		return nil, err
-	}
-	caption := fmt.Sprintf("Mean over the requests sent in each %d s window: the TTFT the calibration predicts for one request alone with its uncached prompt tokens (%s), and the rest of its TTFT, queueing. Mean queueing share over the run: %.1f%%.",
-		width, m.queue.cal.TTFT.Model, m.queue.summary(nil).QueueingSharePct)
-	figs = append(figs, figure{ID: "queueing-time", Title: "Prefill and queueing over time", Caption: caption, SVG: svg})
-	t := m.queue.tpotSplit(m.server)
-	if t == nil || len(t.ByBatch) == 0 {
-		return figs, nil
-	}
-	var meas, alone plotter.XYs
-	for _, b := range t.ByBatch {
-		meas = append(meas, plotter.XY{X: float64(b.RunningMax), Y: b.MeanTPOTMS})
-		alone = append(alone, plotter.XY{X: float64(b.RunningMax), Y: b.MeanPredictedMS})
-	}
-	svg, err = levelLines("TPOT against the engine's batch size", "requests running in the engine (its /metrics, mean over each decode; buckets up to)", "milliseconds",
-		[]Line{{"measured TPOT", colPurple, meas}, {"predicted TPOT alone (calibration)", colBlue, alone}})
-	if err != nil {
-		return nil, err
-	}
-	return append(figs, figure{ID: "tpot-batch", Title: "TPOT against batch size", Caption: fmt.Sprintf("Mean TPOT of the requests by the engine's running requests during their decode, against what the calibration predicts for one request alone at the same contexts: overall %.2fx.", t.SlowdownX), SVG: svg}), nil
+// QueueingPlot is what report.html draws of a calibrated run's split.
+type QueueingPlot struct {
+	// Requests is every decomposed request, in the order they finished (not a copy).
+	Requests []QueueingRequest
+	// TTFTModel names the calibration's TTFT curve.
+	TTFTModel string
+	// SharePct is the mean queueing share of TTFT over the run.
+	SharePct float64
+	// TPOT is the split of TPOT by the engine's batch size; nil without its scrapes.
+	TPOT *TPOTSplit
 }
 
-// levelLines draws series with points against a plain x axis.
-func levelLines(title, xlabel, ylabel string, lines []Line) (string, error) {
-	p := newPlot(title, xlabel, ylabel)
-	p.Legend.Left = true
-	top := 0.0
-	for _, l := range lines {
-		ln, pts, err := plotter.NewLinePoints(l.XYs)
-		if err != nil {
-			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
-		}
-		ln.LineStyle = lineStyle(l.Color, 1.5, false)
-		pts.Color = l.Color
-		p.Add(ln, pts)
-		p.Legend.Add(l.Name, ln, pts)
-		for _, xy := range l.XYs {
-			top = math.Max(top, xy.Y)
-		}
+// QueueingPlot is the run's split for its plots; nil without a calibration or requests.
+func (m *Metrics) QueueingPlot() *QueueingPlot {
+	if m.queue == nil || len(m.queue.reqs) == 0 {
+		return nil
 	}
-	p.Y.Min, p.Y.Max = 0, math.Max(top*1.2, 1e-3)
-	return svgOf(p)
+	return &QueueingPlot{Requests: m.queue.reqs, TTFTModel: m.queue.cal.TTFT.Model,
+		SharePct: m.queue.summary(nil).QueueingSharePct, TPOT: m.queue.tpotSplit(m.server)}
 }

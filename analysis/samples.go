@@ -1,6 +1,9 @@
 package analysis
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // samples.go is what the comparison of two runs (package compare) reads of a run beyond its
 // summary: the latency samples it resamples, and the summary's distributions and SLO figures
@@ -28,13 +31,35 @@ func sortedMS(us []uint32) []float64 {
 
 // DistRow is one of a summary's latency distributions with its name ("ttft", "e2e (from
 // scheduled)", ...).
-type DistRow = distRow
+type DistRow struct {
+	Name string
+	D    Dist
+}
 
 // DistRows are the summary's latency distributions in the terminal table's order.
-func (s *Summary) DistRows() []DistRow { return s.distRows() }
+func (s *Summary) DistRows() []DistRow {
+	return []DistRow{
+		{"ttft", s.TTFT}, {"ttft (from scheduled)", s.TTFTSched}, {"itl", s.ITL}, {"tpot", s.TPOT},
+		{"e2e", s.E2E}, {"e2e (from scheduled)", s.E2ESched}, {"lateness", s.Lateness}, {"queue wait", s.QueueWait},
+	}
+}
 
 // SLONames are the figures an SLO may limit, in the order the tables show them.
 func SLONames() []string { return append([]string(nil), sloKeys...) }
 
 // FormatMS is a latency in ms as the tables print it (three significant digits or so).
 func FormatMS(v float64) string { return fmtMS(v) }
+
+// fmtMS prints a millisecond figure with about four significant digits.
+func fmtMS(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v < 10:
+		return fmt.Sprintf("%.3f", v)
+	case v < 100:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
+}

@@ -6,10 +6,10 @@ import (
 	"github.com/llm-replay/replay/results"
 )
 
-// serverPoint is one scrape of the endpoint's own queue: requests it was running and holding
-// waiting, at a time in seconds since the measured run started. NaN marks a missing figure.
-type serverPoint struct {
-	t, running, waiting float64
+// ServerPoint is one scrape of the endpoint's own queue: requests it was running and holding
+// waiting, at OffsetS seconds since the measured run started. NaN marks a missing figure.
+type ServerPoint struct {
+	OffsetS, Running, Waiting float64
 }
 
 // AddServerSamples keeps the endpoint's running and waiting request counts from its /metrics
@@ -28,6 +28,9 @@ func (m *Metrics) AddServerSamples(ss []results.ServerSample) {
 		if !okW {
 			w = math.NaN()
 		}
-		m.server = append(m.server, serverPoint{t: s.OffsetS, running: r, waiting: w})
+		m.server = append(m.server, ServerPoint{OffsetS: s.OffsetS, Running: r, Waiting: w})
 	}
 }
+
+// ServerPoints is the endpoint's queue as scraped, in scrape order, for report.html's plot.
+func (m *Metrics) ServerPoints() []ServerPoint { return m.server }

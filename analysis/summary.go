@@ -388,3 +388,24 @@ func parseSummary(name string, b []byte) (*Summary, error) {
 	}
 	return &s, nil
 }
+
+// WriteRunData writes dir/summary.json from a run's aggregated rows and returns the summary
+// (report.WriteRunFiles draws report.html from the same rows after it). A calibrated run's
+// calibration is kept beside it (calibration.json, named by run.calibration) and, but in a
+// snapshot, its per-request split (queueing.csv).
+func WriteRunData(dir string, m *Metrics, info RunInfo) (*Summary, error) {
+	if m.queue != nil {
+		info.Calibration = CalibrationFile
+		if err := WriteCalibration(dir, m.queue.cal); err != nil {
+			return nil, err
+		}
+	}
+	s := m.Summary(info)
+	if err := WriteSummary(dir, s); err != nil {
+		return s, err
+	}
+	if m.queue == nil || info.Partial {
+		return s, nil
+	}
+	return s, runfolder.WriteFile(filepath.Join(dir, QueueingFile), QueueingCSV(m.queue.reqs))
+}

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
@@ -22,7 +23,7 @@ import (
 )
 
 // Write writes dir/cache_study.json and dir/cache_study.html.
-func Write(dir string, st *Study, o analysis.ReportOptions) error {
+func Write(dir string, st *Study, o report.Options) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ const (
 // WriteHTML writes the study's page: the verdict, then the curve (capacity marked,
 // measured hit rate a point) and the paired TTFT plot side by side, then the tables.
 // Self-contained and offline like report.html.
-func WriteHTML(w io.Writer, st *Study, o analysis.ReportOptions) error {
+func WriteHTML(w io.Writer, st *Study, o report.Options) error {
 	curve, err := curvePlot(st)
 	if err != nil {
 		return err
@@ -65,13 +66,13 @@ func WriteHTML(w io.Writer, st *Study, o analysis.ReportOptions) error {
 	}
 	page := studyPageData{S: st, Curve: template.HTML(curve), Paired: template.HTML(paired),
 		Traced: st.Arms[Traced], Unique: st.Arms[Unique]}
-	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = report.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
 	for _, a := range []string{Traced, Unique} {
 		page.Links = append(page.Links, studyLink{Name: a, Href: a + "/" + runfolder.Report})
 	}
-	return analysis.WritePage(w, studyTmpl, page, "cache study")
+	return report.WritePage(w, studyTmpl, page, "cache study")
 }
 
 type studyLink struct{ Name, Href string }
@@ -91,7 +92,7 @@ const curveTop = 132
 // as a dashed line, the engine's capacity as a vertical line and the measured hit rate as a
 // point at that capacity.
 func curvePlot(st *Study) (string, error) {
-	p := analysis.NewPlot("LRU hit rate against KV cache capacity", "capacity in trace blocks (log scale)", "prompt tokens hit (%)")
+	p := report.NewPlot("LRU hit rate against KV cache capacity", "capacity in trace blocks (log scale)", "prompt tokens hit (%)")
 	// The legend sits above 100%, where no hit rate goes: anywhere below, some curve crosses it.
 	p.Legend.Top, p.Legend.Left = true, true
 	var xys plotter.XYs
@@ -101,8 +102,8 @@ func curvePlot(st *Study) (string, error) {
 		}
 	}
 	if len(xys) == 0 {
-		analysis.NoData(p, "block hashes")
-		return analysis.SVGSized(p, studyPlotW, studyPlotH)
+		report.NoData(p, "block hashes")
+		return report.SVGSized(p, studyPlotW, studyPlotH)
 	}
 	xmin, xmax := xys[0].X, xys[len(xys)-1].X
 	if c := st.Capacity; c != nil {
@@ -120,15 +121,15 @@ func curvePlot(st *Study) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ln.LineStyle = analysis.LineStyle(analysis.Blue, 1.8, false)
-	pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, analysis.Blue, vg.Points(2)
+	ln.LineStyle = report.LineStyle(report.Blue, 1.8, false)
+	pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, report.Blue, vg.Points(2)
 	p.Add(ln, pts)
 	p.Legend.Add("LRU curve", ln)
 	ideal, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: st.IdealTokenHitPct}, {X: p.X.Max, Y: st.IdealTokenHitPct}})
 	if err != nil {
 		return "", err
 	}
-	ideal.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
+	ideal.LineStyle = report.LineStyle(report.Gray, 1.2, true)
 	p.Add(ideal)
 	p.Legend.Add(fmt.Sprintf("ideal %.1f%%", st.IdealTokenHitPct), ideal)
 	if c := st.Capacity; c != nil {
@@ -137,7 +138,7 @@ func curvePlot(st *Study) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		v.LineStyle = analysis.LineStyle(analysis.Orange, 1.5, true)
+		v.LineStyle = report.LineStyle(report.Orange, 1.5, true)
 		p.Add(v)
 		label := fmt.Sprintf("engine capacity %s tokens", countFig(c.Tokens))
 		if st.PredictedHitPct != nil {
@@ -149,22 +150,22 @@ func curvePlot(st *Study) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			sc.Shape, sc.Color, sc.Radius = draw.PyramidGlyph{}, analysis.Red, vg.Points(5)
+			sc.Shape, sc.Color, sc.Radius = draw.PyramidGlyph{}, report.Red, vg.Points(5)
 			p.Add(sc)
 			p.Legend.Add(fmt.Sprintf("measured %.1f%% (%s)", *m, st.MeasuredSource), sc)
 		}
 	}
-	return analysis.SVGSized(p, studyPlotW, studyPlotH)
+	return report.SVGSized(p, studyPlotW, studyPlotH)
 }
 
 // pairedTTFTPlot draws each request's TTFT with prefixes as traced against its TTFT with unique
 // prefixes: below the diagonal, caching made that request faster.
 func pairedTTFTPlot(st *Study) (string, error) {
-	p := analysis.NewPlot("TTFT per request, paired", "unique prefixes: TTFT (ms)", "prefixes as traced: TTFT (ms)")
+	p := report.NewPlot("TTFT per request, paired", "unique prefixes: TTFT (ms)", "prefixes as traced: TTFT (ms)")
 	p.Legend.Top, p.Legend.Left = true, true
 	if len(st.Pairs) == 0 {
-		analysis.NoData(p, "request ok in both arms")
-		return analysis.SVGSized(p, studyPlotW, studyPlotH)
+		report.NoData(p, "request ok in both arms")
+		return report.SVGSized(p, studyPlotW, studyPlotH)
 	}
 	xys := make(plotter.XYs, len(st.Pairs))
 	hi := 0.0
@@ -181,20 +182,20 @@ func pairedTTFTPlot(st *Study) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sc.Shape, sc.Color, sc.Radius = draw.CircleGlyph{}, analysis.Blue, vg.Points(1.6)
+	sc.Shape, sc.Color, sc.Radius = draw.CircleGlyph{}, report.Blue, vg.Points(1.6)
 	p.Add(sc)
 	p.Legend.Add(fmt.Sprintf("%d requests", len(xys)), sc)
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: hi, Y: hi}})
 	if err != nil {
 		return "", err
 	}
-	diag.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
+	diag.LineStyle = report.LineStyle(report.Gray, 1.2, true)
 	p.Add(diag)
 	p.Legend.Add("no difference", diag)
-	return analysis.SVGSized(p, studyPlotW, studyPlotH)
+	return report.SVGSized(p, studyPlotW, studyPlotH)
 }
 
-var studyTmpl = template.Must(template.New("study").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{
+var studyTmpl = template.Must(template.New("study").Funcs(report.PageFuncs).Funcs(template.FuncMap{
 	"pctp": func(v *float64) string {
 		if v == nil {
 			return "n/a"
@@ -224,7 +225,7 @@ const studyHTML = `<!DOCTYPE html>
 <title>replay cache study · {{.S.Trace}}</title>
 <style>
 {{.FontCSS}}
-` + analysis.PageCSS + `body{max-width:1080px}
+` + report.PageCSS + `body{max-width:1080px}
 th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/stats"
 )
 
@@ -29,7 +30,7 @@ func TestCacheStudyPage(t *testing.T) {
 	}
 	st.PredictedHitPct = ptrF(analysis.Round3(100 * c.TokensAt(4).Rate()))
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, st, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&buf, st, report.Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

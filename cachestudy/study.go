@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runner"
 )
 
@@ -102,7 +102,7 @@ func Run(ctx context.Context, sc Config) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Write(base.Out, st, analysis.ReportOptions{}); err != nil {
+	if err := Write(base.Out, st, report.Options{}); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(base.Stderr, "replay cache-study: wrote %s, %s\n", filepath.Join(base.Out, File), filepath.Join(base.Out, PageFile))

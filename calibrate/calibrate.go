@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/trace"
@@ -136,7 +137,7 @@ func Run(ctx context.Context, base runner.Config, o Options) (*analysis.Calibrat
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, c, report.Options{}); err != nil {
 		return nil, err
 	}
 	return c, os.WriteFile(filepath.Join(base.Out, PageFile), buf.Bytes(), 0o644)

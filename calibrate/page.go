@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -26,7 +27,7 @@ type scatterLine struct {
 
 // scatterPlot draws measured points with their fitted curves over [0, the largest x].
 func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool) (string, error) {
-	p := analysis.NewPlot(title, xlabel, ylabel)
+	p := report.NewPlot(title, xlabel, ylabel)
 	p.Legend.Left = true
 	xmax := 0.0
 	for _, s := range sets {
@@ -35,8 +36,8 @@ func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool
 		}
 	}
 	if xmax == 0 {
-		analysis.NoData(p, "points")
-		return analysis.SVG(p)
+		report.NoData(p, "points")
+		return report.SVG(p)
 	}
 	p.X.Min, p.X.Max = 0, xmax*1.05
 	for _, s := range sets {
@@ -60,7 +61,7 @@ func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool
 			if err != nil {
 				return "", err
 			}
-			ln.LineStyle = analysis.LineStyle(s.c, 1.5, false)
+			ln.LineStyle = report.LineStyle(s.c, 1.5, false)
 			p.Add(ln)
 			p.Legend.Add(s.fit.Model+" fit", ln)
 		}
@@ -70,16 +71,16 @@ func scatterPlot(title, xlabel, ylabel string, sets []scatterLine, zeroLine bool
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = analysis.LineStyle(analysis.Gray, 1, true)
+		ln.LineStyle = report.LineStyle(report.Gray, 1, true)
 		p.Add(ln)
 	}
-	return analysis.SVG(p)
+	return report.SVG(p)
 }
 
 // WriteHTML writes calibration.html: TTFT against uncached prompt tokens with the
 // fitted curve (and the cached-prefix repeats with theirs), the residuals, TPOT against
 // context, and the points as a table.
-func WriteHTML(w io.Writer, c *analysis.Calibration, o analysis.ReportOptions) error {
+func WriteHTML(w io.Writer, c *analysis.Calibration, o report.Options) error {
 	var unc, cac, res, cres, tpot plotter.XYs
 	for _, p := range c.Points {
 		switch p.Kind {
@@ -102,17 +103,17 @@ func WriteHTML(w io.Writer, c *analysis.Calibration, o analysis.ReportOptions) e
 		{"ttft", "TTFT against prompt tokens", "Single requests, one at a time. Orange: fresh prompts against their uncached tokens, with the curve fitted to them; green: the same prompt sent again at once, against its whole length, its prefix in the endpoint's cache.",
 			func() (string, error) {
 				return scatterPlot("TTFT of one request alone", "prompt tokens (uncached for fresh prompts)", "milliseconds",
-					[]scatterLine{{"fresh prompt", analysis.Orange, unc, &ttftFit}, {"prefix cached", analysis.Green, cac, c.TTFTCached}}, false)
+					[]scatterLine{{"fresh prompt", report.Orange, unc, &ttftFit}, {"prefix cached", report.Green, cac, c.TTFTCached}}, false)
 			}},
 		{"residuals", "Residuals of the TTFT fits", "Measured TTFT less the fitted curve's, per point: a pattern here (a bow, a trend) says the model is the wrong shape; scatter around 0 is measurement noise.",
 			func() (string, error) {
 				return scatterPlot("residuals", "prompt tokens", "measured - fitted (ms)",
-					[]scatterLine{{"fresh prompt", analysis.Orange, res, nil}, {"prefix cached", analysis.Green, cres, nil}}, true)
+					[]scatterLine{{"fresh prompt", report.Orange, res, nil}, {"prefix cached", report.Green, cres, nil}}, true)
 			}},
 		{"tpot", "TPOT against context", "Time per output token of each fresh request against its mean decode context (prompt plus half the output), with a linear fit.",
 			func() (string, error) {
 				return scatterPlot("time per output token, one request alone", "context tokens", "milliseconds",
-					[]scatterLine{{"TPOT", analysis.Purple, tpot, c.TPOT}}, false)
+					[]scatterLine{{"TPOT", report.Purple, tpot, c.TPOT}}, false)
 			}},
 	}
 	page := calibrationPageData{C: c}
@@ -121,22 +122,22 @@ func WriteHTML(w io.Writer, c *analysis.Calibration, o analysis.ReportOptions) e
 		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		page.Figures = append(page.Figures, report.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	var err error
-	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = report.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return analysis.WritePage(w, calibrationTmpl, page, "calibration report")
+	return report.WritePage(w, calibrationTmpl, page, "calibration report")
 }
 
 type calibrationPageData struct {
 	C       *analysis.Calibration
-	Figures []analysis.Figure
+	Figures []report.Figure
 	FontCSS template.CSS
 }
 
-var calibrationTmpl = template.Must(template.New("calibration").Funcs(analysis.PageFuncs).Parse(calibrationHTML))
+var calibrationTmpl = template.Must(template.New("calibration").Funcs(report.PageFuncs).Parse(calibrationHTML))
 
 const calibrationHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -146,7 +147,7 @@ const calibrationHTML = `<!DOCTYPE html>
 <title>replay calibrate · {{.C.Model}}</title>
 <style>
 {{.FontCSS}}
-` + analysis.PageCSS + `th{background:#f4f6f8;font-weight:bold}
+` + report.PageCSS + `th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .fit{font-family:monospace;font-size:14px;margin:6px 0}
 </style>

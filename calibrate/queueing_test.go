@@ -18,6 +18,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -140,7 +141,7 @@ func TestQueueingDecomposition(t *testing.T) {
 	if err != nil || strings.Count(string(csv), "\n") != 41 {
 		t.Errorf("queueing.csv: %v, %d lines, want a header and 40 rows", err, strings.Count(string(csv), "\n"))
 	}
-	page, err := os.ReadFile(filepath.Join(dir, analysis.ReportFile))
+	page, err := os.ReadFile(filepath.Join(dir, report.File))
 	if err != nil || !strings.Contains(string(page), `id="queueing-time"`) || !strings.Contains(string(page), `id="tpot-batch"`) {
 		t.Errorf("report.html lacks the prefill-and-queueing or the TPOT-by-batch plot (%v)", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
+	"github.com/llm-replay/replay/report"
 )
 
 func fmtVal(v float64, unit string) string {
@@ -84,8 +85,8 @@ func cdfLine(x []float64) plotter.XYs {
 }
 
 func cdfPlot(title string, a, b []float64, la, lb string) (string, error) {
-	p := analysis.NewPlot(title, "milliseconds", "share of requests")
-	lines := []analysis.Line{{Name: "A " + la, Color: analysis.Blue, XYs: cdfLine(a)}, {Name: "B " + lb, Color: analysis.Orange, XYs: cdfLine(b)}}
+	p := report.NewPlot(title, "milliseconds", "share of requests")
+	lines := []report.Line{{Name: "A " + la, Color: report.Blue, XYs: cdfLine(a)}, {Name: "B " + lb, Color: report.Orange, XYs: cdfLine(b)}}
 	drew := false
 	for _, nl := range lines {
 		if len(nl.XYs) == 0 {
@@ -96,23 +97,23 @@ func cdfPlot(title string, a, b []float64, la, lb string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = analysis.LineStyle(nl.Color, 1.5, false)
+		ln.LineStyle = report.LineStyle(nl.Color, 1.5, false)
 		p.Add(ln)
 		p.Legend.Add(nl.Name, ln)
 	}
 	if !drew {
-		analysis.NoData(p, "samples")
-		return analysis.SVG(p)
+		report.NoData(p, "samples")
+		return report.SVG(p)
 	}
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Y.Min, p.Y.Max = 0, 1
-	return analysis.SVG(p)
+	return report.SVG(p)
 }
 
 type comparePage struct {
 	C       *Comparison
 	Rows    []compareHTMLRow
-	Figures []analysis.Figure
+	Figures []report.Figure
 	FontCSS template.CSS
 	// Checks are both runs' behaviour checks side by side, "" when neither had any.
 	Checks template.HTML
@@ -125,13 +126,13 @@ type compareHTMLRow struct {
 
 // WriteHTML writes a self-contained comparison page: verdict, tests, side-by-side
 // table and TTFT and e2e CDFs of both runs as inline SVG.
-func WriteHTML(w io.Writer, c *Comparison, o analysis.ReportOptions) error {
+func WriteHTML(w io.Writer, c *Comparison, o report.Options) error {
 	page := comparePage{C: c}
 	if eps := compareChecks(c); eps != nil {
 		page.Checks = checkresult.HTML(eps)
 	}
 	var err error
-	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = report.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
 	for _, r := range c.Rows {
@@ -157,12 +158,12 @@ func WriteHTML(w io.Writer, c *Comparison, o analysis.ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, analysis.Figure{ID: f.id, Title: f.title, Caption: f.caption, SVG: svg})
+		page.Figures = append(page.Figures, report.Figure{ID: f.id, Title: f.title, Caption: f.caption, SVG: svg})
 	}
-	return analysis.WritePage(w, compareTmpl, page, "comparison")
+	return report.WritePage(w, compareTmpl, page, "comparison")
 }
 
-var compareTmpl = template.Must(template.New("compare").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{
+var compareTmpl = template.Must(template.New("compare").Funcs(report.PageFuncs).Funcs(template.FuncMap{
 	"interval": func(t Test) string { return t.interval() },
 }).Parse(compareHTML))
 
@@ -174,12 +175,12 @@ const compareHTML = `<!DOCTYPE html>
 <title>replay compare</title>
 <style>
 {{.FontCSS}}
-` + analysis.PageCSS + `th:first-child,td:first-child,td.l{text-align:left}
+` + report.PageCSS + `th:first-child,td:first-child,td.l{text-align:left}
 th{background:#f4f6f8}
 .verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
 .note{color:#555;font-size:13px}
 .worse{color:#b00}
-{{if .Checks}}` + string(analysis.ChecksCSS) + `{{end}}</style>
+{{if .Checks}}` + string(report.ChecksCSS) + `{{end}}</style>
 </head>
 <body>
 <h1>replay compare</h1>
@@ -204,7 +205,7 @@ th{background:#f4f6f8}
 {{range .Rows}}<tr><td>{{.Metric}}</td><td class="l">{{.Stat}}</td><td>{{.A}}</td><td>{{.B}}</td><td{{if .Worse}} class="worse"{{end}}>{{.Delta}}</td></tr>
 {{end}}</table>
 
-` + analysis.FiguresHTML
+` + report.FiguresHTML
 
 // compareChecks are both runs' behaviour checks side by side, as A and B; nil when neither
 // had any.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 )
 
@@ -97,12 +98,12 @@ func TestCompareNamesTheSlower(t *testing.T) {
 		t.Errorf("table:\n%s", buf.String())
 	}
 	buf.Reset()
-	if err := WriteHTML(&buf, c, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&buf, c, report.Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	if *reportDir != "" {
 		var full bytes.Buffer
-		if err := WriteHTML(&full, c, analysis.ReportOptions{}); err != nil {
+		if err := WriteHTML(&full, c, report.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(*reportDir, "compare.html"), full.Bytes(), 0o644); err != nil {
@@ -156,7 +157,7 @@ func TestCompareShowsChecks(t *testing.T) {
 	if err := WriteTable(&text, c); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(&page, c, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&page, c, report.Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"behaviour check  A         B", "stop             pass 2/2  FAIL 0/2", "B stop: ", "  - holds STOPWORD"} {

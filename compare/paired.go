@@ -14,6 +14,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runload"
@@ -175,7 +176,7 @@ func comparePaired(cfg runner.Config, eps []runner.EndpointResult, ers []endpoin
 		page.SLO = sloGrid(eps)
 	}
 	var err error
-	if page.FontCSS, err = analysis.PlotFontCSS(); err != nil {
+	if page.FontCSS, err = report.PlotFontCSS(); err != nil {
 		return err
 	}
 	f := compareFile{pairedComparison: pcs[0], Requirements: ers}
@@ -209,7 +210,7 @@ func comparePaired(cfg runner.Config, eps []runner.EndpointResult, ers []endpoin
 func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, error) {
 	pc := pairedComparison{A: a.Label, B: b.Label, AEndpoint: a.URL, BEndpoint: b.URL,
 		AModel: a.Model, BModel: b.Model,
-		ReportA: a.Label + "/" + analysis.ReportFile, ReportB: b.Label + "/" + analysis.ReportFile}
+		ReportA: a.Label + "/" + report.File, ReportB: b.Label + "/" + report.File}
 	va, vb, err := runload.ReadRequestValues(a.Out, b.Out)
 	if err != nil {
 		return pc, err
@@ -227,7 +228,7 @@ func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, erro
 	pc.Unpaired = unpairedOf(c)
 	pc.UnpairedHTML = "unpaired-" + b.Label + ".html"
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, c, report.Options{}); err != nil {
 		return pc, err
 	}
 	return pc, runfolder.WriteFile(filepath.Join(dir, pc.UnpairedHTML), buf.Bytes())

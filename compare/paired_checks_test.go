@@ -13,6 +13,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runload"
@@ -86,7 +87,7 @@ func TestRunMultiChecksAndRequire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := analysis.WriteRunFiles(filepath.Join(out, "b"), m, info); err != nil || s.Run.Checks == nil ||
+	if s, err := report.WriteRunFiles(filepath.Join(out, "b"), m, info); err != nil || s.Run.Checks == nil ||
 		!slices.Equal(s.Run.Checks.Failed, c.Checks[1].Failed) {
 		t.Errorf("replay report lost the checks: %v %+v", err, s.Run.Checks)
 	}

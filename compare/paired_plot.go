@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/stats"
 )
 
@@ -52,10 +53,10 @@ func deltaFigures(a, b *analysis.RequestValues, marginMS map[string]float64) ([]
 // deltaPlot is a histogram of differences in ms between their 1st and 99th percentiles, with
 // markers at 0, the median and ±margin.
 func deltaPlot(title string, d []float64, margin float64) (string, error) {
-	p := analysis.NewPlot(title, "B - A (milliseconds)", "requests")
+	p := report.NewPlot(title, "B - A (milliseconds)", "requests")
 	if len(d) == 0 {
-		analysis.NoData(p, "request ok at both endpoints")
-		return analysis.SVG(p)
+		report.NoData(p, "request ok at both endpoints")
+		return report.SVG(p)
 	}
 	s := append([]float64(nil), d...)
 	sort.Float64s(s)
@@ -89,19 +90,19 @@ func deltaPlot(title string, d []float64, margin float64) (string, error) {
 		top = math.Max(top, b.Weight)
 	}
 	top = math.Max(1, top*1.15)
-	p.Add(&plotter.Histogram{Bins: bins, Width: width, FillColor: analysis.Light, LineStyle: analysis.LineStyle(analysis.Blue, 0.5, false)})
+	p.Add(&plotter.Histogram{Bins: bins, Width: width, FillColor: report.Light, LineStyle: report.LineStyle(report.Blue, 0.5, false)})
 	markers := []struct {
 		x  float64
 		ls draw.LineStyle
-	}{{0, analysis.LineStyle(color.Black, 1.2, false)}, {med, analysis.LineStyle(analysis.Red, 1.5, true)}}
+	}{{0, report.LineStyle(color.Black, 1.2, false)}, {med, report.LineStyle(report.Red, 1.5, true)}}
 	if margin > 0 {
 		markers = append(markers, struct {
 			x  float64
 			ls draw.LineStyle
-		}{-margin, analysis.LineStyle(analysis.Gray, 1, true)}, struct {
+		}{-margin, report.LineStyle(report.Gray, 1, true)}, struct {
 			x  float64
 			ls draw.LineStyle
-		}{margin, analysis.LineStyle(analysis.Gray, 1, true)})
+		}{margin, report.LineStyle(report.Gray, 1, true)})
 	}
 	for _, mk := range markers {
 		ln, err := plotter.NewLine(plotter.XYs{{X: mk.x, Y: 0}, {X: mk.x, Y: top}})
@@ -119,6 +120,6 @@ func deltaPlot(title string, d []float64, margin float64) (string, error) {
 		p.Title.Text += fmt.Sprintf("\n%d below and %d above the 1st-99th percentile range not drawn", below, above)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, top
-	p.Y.Tick.Marker = analysis.IntegerTicks
-	return analysis.SVG(p)
+	p.Y.Tick.Marker = report.IntegerTicks
+	return report.SVG(p)
 }

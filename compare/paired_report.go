@@ -7,6 +7,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/require"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
@@ -134,7 +135,7 @@ func checksColumns(eps []runner.EndpointResult) []checkresult.Endpoint {
 // writePairedHTML writes compare.html, self-contained (the plots' font embedded).
 func writePairedHTML(w io.Writer, page pairedPage) error {
 	page.Confidence = percent(PairedConfidence)
-	page.ChecksCSS = analysis.ChecksCSS
+	page.ChecksCSS = report.ChecksCSS
 	if err := pairedTmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("render %s: %w", runfolder.CompareReport, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runload"
 )
 
@@ -40,7 +41,7 @@ func Unpaired(w io.Writer, a, b Run, o UnpairedOptions) (*Comparison, error) {
 	}
 	if o.HTML != "" {
 		var buf bytes.Buffer
-		if err := WriteHTML(&buf, c, analysis.ReportOptions{}); err != nil {
+		if err := WriteHTML(&buf, c, report.Options{}); err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(o.HTML, buf.Bytes(), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runload"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
@@ -67,7 +68,7 @@ func TestEngineGPUPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := analysis.WriteRunFiles(out, m, info); err != nil {
+	if _, err := report.WriteRunFiles(out, m, info); err != nil {
 		t.Fatal(err)
 	}
 	again := readFile(t, filepath.Join(out, "report.html"))

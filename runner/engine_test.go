@@ -23,6 +23,7 @@ import (
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
@@ -327,7 +328,7 @@ func TestEngineVLLM(t *testing.T) {
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "summary.json"))), &raw); err != nil || raw.Run.Engine["cache_reset"] != "reset" {
 		t.Errorf("summary.json run.engine %v (%v)", raw.Run.Engine, err)
 	}
-	if rep := readFile(t, filepath.Join(out, analysis.ReportFile)); !strings.Contains(rep, "<td>engine</td><td>vllm 0.11.0; output forced to its targets; prefix cache reset</td>") {
+	if rep := readFile(t, filepath.Join(out, report.File)); !strings.Contains(rep, "<td>engine</td><td>vllm 0.11.0; output forced to its targets; prefix cache reset</td>") {
 		t.Error("report.html has no engine row")
 	}
 }
@@ -355,7 +356,7 @@ func TestEngineIgnoresIgnoreEOS(t *testing.T) {
 		!strings.Contains(stderr, "replay: warning: prefix cache not reset") {
 		t.Errorf("cache reset %q; stderr:\n%s", e.CacheReset, stderr)
 	}
-	rep := readFile(t, filepath.Join(out, analysis.ReportFile))
+	rep := readFile(t, filepath.Join(out, report.File))
 	if !strings.Contains(rep, "<td>output length forcing</td><td class=\"bad\">not forceable on this engine: forcing does not work") ||
 		!strings.Contains(rep, `<span class="bad">not forced</span>`) {
 		t.Error("report.html does not say the output was not forceable")
@@ -394,7 +395,7 @@ func TestEngineOllama(t *testing.T) {
 		e.Forcing != "not forceable on this engine: "+engine.Ollama.ForceNote() || sum.Cache.Server != nil {
 		t.Fatalf("engine block %+v, server cache %+v", e, sum.Cache.Server)
 	}
-	if rep := readFile(t, filepath.Join(out, analysis.ReportFile)); !strings.Contains(rep, "not forceable on this engine") {
+	if rep := readFile(t, filepath.Join(out, report.File)); !strings.Contains(rep, "not forceable on this engine") {
 		t.Error("report.html does not say the output was not forceable")
 	}
 }
@@ -543,7 +544,7 @@ func TestEngineDCGMEnergy(t *testing.T) {
 			t.Errorf("GPU %d: %+v", i, g)
 		}
 	}
-	rep := readFile(t, filepath.Join(out, analysis.ReportFile))
+	rep := readFile(t, filepath.Join(out, report.File))
 	if !strings.Contains(rep, `<h2 id="gpus">GPUs</h2>`) || !strings.Contains(rep, "<td>97.0%</td><td>300.0 W</td><td>74213.0 MiB</td>") ||
 		!strings.Contains(rep, "Energy per output token") {
 		t.Error("report.html has no GPU table or energy")

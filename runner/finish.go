@@ -7,6 +7,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/scheduler"
 )
 
@@ -22,18 +23,18 @@ func finishRun(cfg Config, p *plan, legs []*leg) (*analysis.Summary, error) {
 }
 
 // finish writes summary.json and report.html, and a calibrated run's queueing.csv (through
-// analysis.WriteRunFiles, atomically), prints the table and turns the run's end into its
+// report.WriteRunFiles, atomically), prints the table and turns the run's end into its
 // error: interrupted, nothing sent, or more failures than cfg.MaxErrorRate allows.
 func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, error) {
 	if err := addOverload(cfg.Out, tg.checks); err != nil {
 		return nil, err
 	}
 	info := runInfo(cfg, p, tg, o)
-	sum, err := analysis.WriteRunFiles(cfg.Out, o.metrics, info)
+	sum, err := report.WriteRunFiles(cfg.Out, o.metrics, info)
 	if err != nil {
 		return nil, err
 	}
-	if err := analysis.WriteTable(cfg.Stdout, sum); err != nil {
+	if err := report.WriteTable(cfg.Stdout, sum); err != nil {
 		return nil, err
 	}
 	wrote := "requests.parquet, summary.json, report.html"

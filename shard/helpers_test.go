@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 )
@@ -134,7 +135,7 @@ func writeShard(t *testing.T, dir string, sr shardRun) {
 	}
 	info := analysis.RunInfo{Endpoint: "http://127.0.0.1:1/v1", Model: "test", Speed: 1, Version: sr.info.Version,
 		StartedAt: sr.info.StartAt, Stop: "completed", NotSent: sr.notSent, Trace: sr.info.Trace.Name}
-	if _, err := analysis.WriteRunFiles(dir, m, info); err != nil {
+	if _, err := report.WriteRunFiles(dir, m, info); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 )
@@ -124,7 +125,7 @@ func TestMergePercentilesExact(t *testing.T) {
 	if mean == got.TTFT.P99 {
 		t.Errorf("the shards' mean TTFT p99 equals the merged one (%v): the rows do not tell averaging from merging", mean)
 	}
-	page, err := os.ReadFile(filepath.Join(out, analysis.ReportFile))
+	page, err := os.ReadFile(filepath.Join(out, report.File))
 	if err != nil {
 		t.Fatal(err)
 	}

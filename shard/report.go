@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runfolder"
 )
 
 // writeRunFiles writes out/summary.json and out/report.html (and, for calibrated shards,
-// calibration.json and queueing.csv), as analysis.WriteRunFiles does, but with the merged
+// calibration.json and queueing.csv), as report.WriteRunFiles does, but with the merged
 // verdict in both: WriteRunFiles judges the rows alone, and the rows cannot say that a shard
 // was cut, interrupted or client-bound. The report also gets the combined schedule's line
 // under its verdict.
@@ -28,10 +29,10 @@ func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, cal *an
 		return err
 	}
 	var buf bytes.Buffer
-	if err := analysis.WriteHTML(&buf, m, s, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteHTML(&buf, m, s, report.Options{}); err != nil {
 		return err
 	}
-	return runfolder.WriteFile(filepath.Join(out, analysis.ReportFile), withScheduleLine(buf.Bytes(), line))
+	return runfolder.WriteFile(filepath.Join(out, report.File), withScheduleLine(buf.Bytes(), line))
 }
 
 // withScheduleLine puts the combined schedule's line in the report, after the verdict (or

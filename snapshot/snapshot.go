@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 )
@@ -83,7 +84,7 @@ func (s *Snapshots) take() error {
 	info := s.info
 	info.Partial = true
 	info.PartialRows = filepath.ToSlash(filepath.Join(PartialDir, "rows-*.parquet"))
-	if _, err := analysis.WriteRunFiles(s.dir, s.m, info); err != nil {
+	if _, err := report.WriteRunFiles(s.dir, s.m, info); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	return s.open()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/trace"
 )
@@ -279,7 +280,7 @@ func writeConcurrencySweep(dir string, res *ConcurrencyResult) error {
 		page.Levels = append(page.Levels, ConcurrencyLevel{Concurrency: p.Concurrency, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds, Why: p.Why})
 	}
 	var buf bytes.Buffer
-	if err := WriteConcurrencyHTML(&buf, page, analysis.ReportOptions{}); err != nil {
+	if err := WriteConcurrencyHTML(&buf, page, report.Options{}); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, PageFile), err)
 	}
 	return os.WriteFile(filepath.Join(dir, PageFile), buf.Bytes(), 0o644)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -48,7 +49,7 @@ func (cp ConcurrencyPage) pct(d analysis.Dist) float64 {
 // WriteConcurrencyHTML writes a concurrency sweep's sweep.html: TTFT and throughput against
 // concurrency on two axes with the SLO line and the knee, then e2e and TPOT, requests per second
 // and the TTFT percentiles against concurrency, and a table row per level. Self-contained.
-func WriteConcurrencyHTML(w io.Writer, cp ConcurrencyPage, o analysis.ReportOptions) error {
+func WriteConcurrencyHTML(w io.Writer, cp ConcurrencyPage, o report.Options) error {
 	for i, l := range cp.Levels {
 		if l.Summary == nil {
 			return fmt.Errorf("sweep level %d (concurrency %d) has no summary", i, l.Concurrency)
@@ -62,10 +63,10 @@ func WriteConcurrencyHTML(w io.Writer, cp ConcurrencyPage, o analysis.ReportOpti
 	for _, l := range cp.Levels {
 		page.Rows = append(page.Rows, concurrencyRow{L: l, TTFT: cp.pct(l.Summary.TTFT), E2E: cp.pct(l.Summary.E2E), TPOT: cp.pct(l.Summary.TPOT)})
 	}
-	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = report.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return analysis.WritePage(w, concurrencyTmpl, page, "sweep report")
+	return report.WritePage(w, concurrencyTmpl, page, "sweep report")
 }
 
 type concurrencyRow struct {
@@ -76,7 +77,7 @@ type concurrencyRow struct {
 type concurrencyPageData struct {
 	P       ConcurrencyPage
 	Rows    []concurrencyRow
-	Figures []analysis.Figure
+	Figures []report.Figure
 	FontCSS template.CSS
 }
 
@@ -92,8 +93,8 @@ func concurrencyTicks(levels []ConcurrencyLevel) plot.Ticker {
 }
 
 // levelPlot draws series against concurrency on a log2 axis with the knee marked.
-func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []analysis.Line) (string, error) {
-	p := analysis.NewPlot(title, "requests in flight (closed loop)", ylabel)
+func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []report.Line) (string, error) {
+	p := report.NewPlot(title, "requests in flight (closed loop)", ylabel)
 	p.Legend.Left = true
 	hi := 0.0
 	for _, l := range lines {
@@ -111,7 +112,7 @@ func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []analysis.Line) 
 		if err != nil {
 			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = analysis.LineStyle(l.Color, 1.8, false)
+		ln.LineStyle = report.LineStyle(l.Color, 1.8, false)
 		pts.Color = l.Color
 		p.Add(ln, pts)
 		p.Legend.Add(l.Name, ln, pts)
@@ -121,14 +122,14 @@ func levelPlot(cp ConcurrencyPage, title, ylabel string, lines []analysis.Line) 
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = analysis.LineStyle(analysis.Gray, 1.5, true)
+		ln.LineStyle = report.LineStyle(report.Gray, 1.5, true)
 		p.Add(ln)
 		p.Legend.Add(fmt.Sprintf("knee %d", cp.Knee), ln)
 	}
-	return analysis.SVG(p)
+	return report.SVG(p)
 }
 
-func concurrencyPlots(cp ConcurrencyPage) ([]analysis.Figure, error) {
+func concurrencyPlots(cp ConcurrencyPage) ([]report.Figure, error) {
 	if len(cp.Levels) == 0 {
 		return nil, nil
 	}
@@ -144,31 +145,31 @@ func concurrencyPlots(cp ConcurrencyPage) ([]analysis.Figure, error) {
 		p95 = append(p95, plotter.XY{X: x, Y: s.TTFT.P95})
 		p99 = append(p99, plotter.XY{X: x, Y: s.TTFT.P99})
 	}
-	figs := []analysis.Figure{{ID: "knee", Title: "TTFT and throughput against concurrency",
+	figs := []report.Figure{{ID: "knee", Title: "TTFT and throughput against concurrency",
 		Caption: fmt.Sprintf("Left axis: TTFT %s from each request's send; right axis: output tokens per second over each level's measured span. Dashed red: the SLO's TTFT limit; dashed gray: the knee, the largest level that held %s.", cp.Percentile, cp.SLO),
 		SVG:     twoAxisSVG("TTFT "+cp.Percentile+" and throughput against concurrency", "TTFT "+cp.Percentile+" (ms)", "output tokens / s", two, cp.TTFTLimitMS, cp.Knee)}}
 	specs := []struct {
 		id, title, caption, ylabel string
-		lines                      []analysis.Line
+		lines                      []report.Line
 	}{
 		{"e2e", "e2e and TPOT against concurrency", "End-to-end latency and time per output token at the page's percentile, from send.", "milliseconds",
-			[]analysis.Line{{Name: "e2e " + cp.Percentile, Color: analysis.Blue, XYs: e2e}, {Name: "TPOT " + cp.Percentile, Color: analysis.Green, XYs: tpot}}},
+			[]report.Line{{Name: "e2e " + cp.Percentile, Color: report.Blue, XYs: e2e}, {Name: "TPOT " + cp.Percentile, Color: report.Green, XYs: tpot}}},
 		{"requests", "Completed requests against concurrency", "Successful requests per second over each level's measured span.", "requests / s",
-			[]analysis.Line{{Name: "completed requests / s", Color: analysis.Green, XYs: reqs}}},
+			[]report.Line{{Name: "completed requests / s", Color: report.Green, XYs: reqs}}},
 		{"ttft", "TTFT percentiles against concurrency", "TTFT p50, p95 and p99 from send: the spread widens as requests start to wait for a batch slot.", "milliseconds",
-			[]analysis.Line{{Name: "p50", Color: analysis.Light, XYs: p50}, {Name: "p95", Color: analysis.Orange, XYs: p95}, {Name: "p99", Color: analysis.Red, XYs: p99}}},
+			[]report.Line{{Name: "p50", Color: report.Light, XYs: p50}, {Name: "p95", Color: report.Orange, XYs: p95}, {Name: "p99", Color: report.Red, XYs: p99}}},
 	}
 	for _, s := range specs {
 		svg, err := levelPlot(cp, s.title, s.ylabel, s.lines)
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		figs = append(figs, report.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	return figs, nil
 }
 
-var concurrencyTmpl = template.Must(template.New("csweep").Funcs(analysis.PageFuncs).Parse(concurrencyHTML))
+var concurrencyTmpl = template.Must(template.New("csweep").Funcs(report.PageFuncs).Parse(concurrencyHTML))
 
 const concurrencyHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -178,7 +179,7 @@ const concurrencyHTML = `<!DOCTYPE html>
 <title>replay sweep --concurrency · {{.P.SLO}}</title>
 <style>
 {{.FontCSS}}
-` + analysis.PageCSS + `th:first-child,td:first-child{text-align:left}
+` + report.PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
@@ -196,4 +197,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{range .Rows}}<tr><td>{{.L.Concurrency}}</td><td>{{f2 .L.Summary.Throughput.ReqS}}</td><td>{{f1 .L.Summary.Throughput.OutputTokS}}</td><td>{{ms .TTFT}}</td><td>{{ms .E2E}}</td><td>{{ms .TPOT}}</td><td{{if .L.Summary.Requests.Failed}} class="bad"{{end}}>{{.L.Summary.Requests.Failed}}</td><td{{if not .L.Holds}} class="bad"{{end}}>{{if .L.Holds}}yes{{else}}no: {{.L.Why}}{{end}}</td><td>{{if .L.Dir}}<a href="{{.L.Dir}}/report.html">{{.L.Dir}}</a>{{end}}</td></tr>
 {{end}}</table>
 
-` + analysis.FiguresHTML
+` + report.FiguresHTML

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/report"
 )
 
 // sweepFixture is a sweep of an endpoint that saturates between 4x and 8x: TTFT p95 flat, then
@@ -104,7 +105,7 @@ func has(texts []string, s string) bool {
 func TestSweepReportGolden(t *testing.T) {
 	sp := sweepFixture(true)
 	var buf bytes.Buffer
-	if err := WriteSpeedHTML(&buf, sp, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteSpeedHTML(&buf, sp, report.Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -140,7 +141,7 @@ func TestSweepReportGolden(t *testing.T) {
 
 func TestSweepReportNoKnee(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSpeedHTML(&buf, sweepFixture(false), analysis.ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteSpeedHTML(&buf, sweepFixture(false), report.Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	svgs := svgTexts(t, buf.String())
@@ -152,10 +153,10 @@ func TestSweepReportNoKnee(t *testing.T) {
 	}
 	// No runs at all (the first speed's run failed to start): still a page, no panic.
 	buf.Reset()
-	if err := WriteSpeedHTML(&buf, SpeedPage{SLO: "ttft=1s", TargetPct: 95}, analysis.ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteSpeedHTML(&buf, SpeedPage{SLO: "ttft=1s", TargetPct: 95}, report.Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSpeedHTML(&buf, SpeedPage{Runs: []SpeedRun{{Speed: 1}}}, analysis.ReportOptions{}); err == nil {
+	if err := WriteSpeedHTML(&buf, SpeedPage{Runs: []SpeedRun{{Speed: 1}}}, report.Options{}); err == nil {
 		t.Error("a run without a summary rendered")
 	}
 }
@@ -168,7 +169,7 @@ func TestSweepReportWithFont(t *testing.T) {
 		dir = *reportDir
 	}
 	var buf bytes.Buffer
-	if err := WriteSpeedHTML(&buf, sweepFixture(true), analysis.ReportOptions{}); err != nil {
+	if err := WriteSpeedHTML(&buf, sweepFixture(true), report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, PageFile), buf.Bytes(), 0o644); err != nil {

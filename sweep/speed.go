@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
 )
@@ -128,7 +129,7 @@ func writeSweep(dir string, res *SpeedResult) error {
 		page.Runs = append(page.Runs, SpeedRun{Speed: p.Speed, Dir: filepath.ToSlash(rel), Summary: p.Summary, Holds: p.Holds})
 	}
 	var buf bytes.Buffer
-	if err := WriteSpeedHTML(&buf, page, analysis.ReportOptions{}); err != nil {
+	if err := WriteSpeedHTML(&buf, page, report.Options{}); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, PageFile), err)
 	}
 	return os.WriteFile(filepath.Join(dir, PageFile), buf.Bytes(), 0o644)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -39,7 +40,7 @@ type SpeedPage struct {
 // WriteSpeedHTML writes sweep.html: p95 latency against speed with the SLO's limits, throughput
 // against speed, and the share of requests meeting the SLO against the target, each with the
 // knee marked; then one table row per run. Self-contained and offline like report.html.
-func WriteSpeedHTML(w io.Writer, sp SpeedPage, o analysis.ReportOptions) error {
+func WriteSpeedHTML(w io.Writer, sp SpeedPage, o report.Options) error {
 	for i, r := range sp.Runs {
 		if r.Summary == nil {
 			return fmt.Errorf("sweep run %d (speed %gx) has no summary", i, r.Speed)
@@ -53,15 +54,15 @@ func WriteSpeedHTML(w io.Writer, sp SpeedPage, o analysis.ReportOptions) error {
 	for _, r := range sp.Runs {
 		page.HasCost = page.HasCost || r.Summary.Cost != nil
 	}
-	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = report.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return analysis.WritePage(w, sweepTmpl, page, "sweep report")
+	return report.WritePage(w, sweepTmpl, page, "sweep report")
 }
 
 type sweepPageData struct {
 	P       SpeedPage
-	Figures []analysis.Figure
+	Figures []report.Figure
 	FontCSS template.CSS
 	// HasCost adds the cost column when any run was priced (--cost-per-hour).
 	HasCost bool
@@ -80,13 +81,13 @@ func (sp SpeedPage) limitMS(key string) float64 {
 // speedPlot draws series against the speed factor, with horizontal reference lines (the SLO's
 // limits, the target share) and a vertical one at the knee. A latency axis goes logarithmic when
 // its values span over 30x, since past the knee they grow by orders of magnitude.
-func speedPlot(title, ylabel string, knee float64, lines []analysis.Line, refs []analysis.Line, logY, legendLow bool) (string, error) {
-	p := analysis.NewPlot(title, "speed factor (x the trace's rate)", ylabel)
+func speedPlot(title, ylabel string, knee float64, lines []report.Line, refs []report.Line, logY, legendLow bool) (string, error) {
+	p := report.NewPlot(title, "speed factor (x the trace's rate)", ylabel)
 	p.Legend.Left = true
 	p.Legend.Top = !legendLow
 	lo, hi := math.Inf(1), 0.0
 	xmax := 0.0
-	for _, l := range append(append([]analysis.Line(nil), lines...), refs...) {
+	for _, l := range append(append([]report.Line(nil), lines...), refs...) {
 		for _, xy := range l.XYs {
 			if xy.Y > 0 {
 				lo = math.Min(lo, xy.Y)
@@ -96,8 +97,8 @@ func speedPlot(title, ylabel string, knee float64, lines []analysis.Line, refs [
 		}
 	}
 	if xmax == 0 {
-		analysis.NoData(p, "runs")
-		return analysis.SVG(p)
+		report.NoData(p, "runs")
+		return report.SVG(p)
 	}
 	logY = logY && lo > 0 && hi/lo > 30
 	if logY {
@@ -124,7 +125,7 @@ func speedPlot(title, ylabel string, knee float64, lines []analysis.Line, refs [
 		if err != nil {
 			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = analysis.LineStyle(l.Color, 1.8, false)
+		ln.LineStyle = report.LineStyle(l.Color, 1.8, false)
 		pts.Shape = draw.CircleGlyph{}
 		pts.Color = l.Color
 		pts.Radius = vg.Points(3)
@@ -136,7 +137,7 @@ func speedPlot(title, ylabel string, knee float64, lines []analysis.Line, refs [
 		if err != nil {
 			return "", fmt.Errorf("plot %q line %q: %w", title, r.Name, err)
 		}
-		ln.LineStyle = analysis.LineStyle(r.Color, 1.5, true)
+		ln.LineStyle = report.LineStyle(r.Color, 1.5, true)
 		p.Add(ln)
 		p.Legend.Add(r.Name, ln)
 	}
@@ -145,11 +146,11 @@ func speedPlot(title, ylabel string, knee float64, lines []analysis.Line, refs [
 		if err != nil {
 			return "", err
 		}
-		ln.LineStyle = analysis.LineStyle(analysis.Gray, 1.5, true)
+		ln.LineStyle = report.LineStyle(report.Gray, 1.5, true)
 		p.Add(ln)
 		p.Legend.Add(fmt.Sprintf("knee %gx", knee), ln)
 	}
-	return analysis.SVG(p)
+	return report.SVG(p)
 }
 
 // speedTicks labels the x axis at the speeds tried (the knee is one of them).
@@ -175,11 +176,11 @@ func positive(xys plotter.XYs) plotter.XYs {
 }
 
 // hline is a horizontal reference line across the sweep's speeds.
-func hline(name string, c color.Color, y, xmax float64) analysis.Line {
-	return analysis.Line{Name: name, Color: c, XYs: plotter.XYs{{X: 0, Y: y}, {X: xmax * 1.05, Y: y}}}
+func hline(name string, c color.Color, y, xmax float64) report.Line {
+	return report.Line{Name: name, Color: c, XYs: plotter.XYs{{X: 0, Y: y}, {X: xmax * 1.05, Y: y}}}
 }
 
-func sweepPlots(sp SpeedPage) ([]analysis.Figure, error) {
+func sweepPlots(sp SpeedPage) ([]report.Figure, error) {
 	var ttft, e2e, tok, reqs, met plotter.XYs
 	xmax := 0.0
 	for _, r := range sp.Runs {
@@ -195,14 +196,14 @@ func sweepPlots(sp SpeedPage) ([]analysis.Figure, error) {
 		met = append(met, plotter.XY{X: r.Speed, Y: m})
 		xmax = math.Max(xmax, r.Speed)
 	}
-	lat := []analysis.Line{{Name: "TTFT p95", Color: analysis.Orange, XYs: ttft}}
-	var latRefs []analysis.Line
+	lat := []report.Line{{Name: "TTFT p95", Color: report.Orange, XYs: ttft}}
+	var latRefs []report.Line
 	if l := sp.limitMS("ttft"); l > 0 {
-		latRefs = append(latRefs, hline(fmt.Sprintf("SLO ttft %g ms", l), analysis.Red, l, xmax))
+		latRefs = append(latRefs, hline(fmt.Sprintf("SLO ttft %g ms", l), report.Red, l, xmax))
 	}
 	if l := sp.limitMS("e2e"); l > 0 {
-		lat = append(lat, analysis.Line{Name: "e2e p95", Color: analysis.Blue, XYs: e2e})
-		latRefs = append(latRefs, hline(fmt.Sprintf("SLO e2e %g ms", l), analysis.Purple, l, xmax))
+		lat = append(lat, report.Line{Name: "e2e p95", Color: report.Blue, XYs: e2e})
+		latRefs = append(latRefs, hline(fmt.Sprintf("SLO e2e %g ms", l), report.Purple, l, xmax))
 	}
 	type spec struct {
 		id, title, caption string
@@ -215,30 +216,30 @@ func sweepPlots(sp SpeedPage) ([]analysis.Figure, error) {
 			}},
 		{"throughput", "Throughput against speed", "Output tokens per second completed over each run's measured span. Past the endpoint's capacity it stops rising with the offered load.",
 			func() (string, error) {
-				return speedPlot("output tokens per second", "tokens / s", sp.Knee, []analysis.Line{{Name: "output tokens / s", Color: analysis.Purple, XYs: tok}}, nil, false, false)
+				return speedPlot("output tokens per second", "tokens / s", sp.Knee, []report.Line{{Name: "output tokens / s", Color: report.Purple, XYs: tok}}, nil, false, false)
 			}},
 		{"requests", "Completed requests against speed", "Successful requests per second over each run's measured span.",
 			func() (string, error) {
-				return speedPlot("requests per second", "requests / s", sp.Knee, []analysis.Line{{Name: "completed requests / s", Color: analysis.Green, XYs: reqs}}, nil, false, false)
+				return speedPlot("requests per second", "requests / s", sp.Knee, []report.Line{{Name: "completed requests / s", Color: report.Green, XYs: reqs}}, nil, false, false)
 			}},
 		{"goodput", "Requests meeting the SLO against speed", fmt.Sprintf("Share of requests meeting every limit of %s; dashed: the %g%% a speed must reach to hold. The knee is the largest speed that held.", sp.SLO, sp.TargetPct),
 			func() (string, error) {
-				return speedPlot("requests meeting the SLO", "percent of requests", sp.Knee, []analysis.Line{{Name: "met every limit", Color: analysis.Green, XYs: met}},
-					[]analysis.Line{hline(fmt.Sprintf("target %g%%", sp.TargetPct), analysis.Red, sp.TargetPct, xmax)}, false, true)
+				return speedPlot("requests meeting the SLO", "percent of requests", sp.Knee, []report.Line{{Name: "met every limit", Color: report.Green, XYs: met}},
+					[]report.Line{hline(fmt.Sprintf("target %g%%", sp.TargetPct), report.Red, sp.TargetPct, xmax)}, false, true)
 			}},
 	}
-	figs := make([]analysis.Figure, 0, len(specs))
+	figs := make([]report.Figure, 0, len(specs))
 	for _, s := range specs {
 		svg, err := s.build()
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		figs = append(figs, report.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	return figs, nil
 }
 
-var sweepTmpl = template.Must(template.New("sweep").Funcs(analysis.PageFuncs).Parse(sweepHTML))
+var sweepTmpl = template.Must(template.New("sweep").Funcs(report.PageFuncs).Parse(sweepHTML))
 
 const sweepHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -248,7 +249,7 @@ const sweepHTML = `<!DOCTYPE html>
 <title>replay sweep · {{.P.SLO}}</title>
 <style>
 {{.FontCSS}}
-` + analysis.PageCSS + `th:first-child,td:first-child{text-align:left}
+` + report.PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
@@ -267,4 +268,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{end}}</table>
 <p class="note">Latencies from each request's scheduled time. Throughput over each run's measured span (first send to last completion).</p>
 
-` + analysis.FiguresHTML
+` + report.FiguresHTML

@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -27,9 +27,9 @@ func trendAxis(t *Trend) (string, float64) {
 
 // trendPlot draws one point series per figure against wall time, a dashed band, and the
 // flagged runs ringed in red.
-func trendPlot(t *Trend, title, ylabel string, lines []analysis.Line, band *[2]float64, flagged plotter.XYs) (string, error) {
+func trendPlot(t *Trend, title, ylabel string, lines []report.Line, band *[2]float64, flagged plotter.XYs) (string, error) {
 	xlabel, _ := trendAxis(t)
-	p := analysis.NewPlot(title, xlabel, ylabel)
+	p := report.NewPlot(title, xlabel, ylabel)
 	p.Legend.Left = true
 	hi, xmax := 0.0, 0.0
 	for _, l := range lines {
@@ -50,7 +50,7 @@ func trendPlot(t *Trend, title, ylabel string, lines []analysis.Line, band *[2]f
 		if err != nil {
 			return "", fmt.Errorf("plot %q line %q: %w", title, l.Name, err)
 		}
-		ln.LineStyle = analysis.LineStyle(l.Color, 1.2, false)
+		ln.LineStyle = report.LineStyle(l.Color, 1.2, false)
 		pts.Shape, pts.Color, pts.Radius = draw.CircleGlyph{}, l.Color, vg.Points(3)
 		p.Add(ln, pts)
 		p.Legend.Add(l.Name, ln, pts)
@@ -61,7 +61,7 @@ func trendPlot(t *Trend, title, ylabel string, lines []analysis.Line, band *[2]f
 			if err != nil {
 				return "", err
 			}
-			ln.LineStyle = analysis.LineStyle(analysis.Gray, 1.2, true)
+			ln.LineStyle = report.LineStyle(report.Gray, 1.2, true)
 			p.Add(ln)
 			if i == 0 {
 				p.Legend.Add("band (median ± max(k·1.4826·MAD, 20%))", ln)
@@ -73,16 +73,16 @@ func trendPlot(t *Trend, title, ylabel string, lines []analysis.Line, band *[2]f
 		if err != nil {
 			return "", err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: analysis.Red, Radius: vg.Points(7), Shape: draw.RingGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: report.Red, Radius: vg.Points(7), Shape: draw.RingGlyph{}}
 		p.Add(sc)
 		p.Legend.Add("outside the others' band", sc)
 	}
-	return analysis.SVG(p)
+	return report.SVG(p)
 }
 
 // WriteHTML writes trend.html: TTFT p50, p95 and p99 per run against wall time with the
 // p95 band, goodput and output throughput per run, the spread and one table row per run.
-func WriteHTML(w io.Writer, t *Trend, o analysis.ReportOptions) error {
+func WriteHTML(w io.Writer, t *Trend, o report.Options) error {
 	if len(t.Runs) == 0 {
 		return fmt.Errorf("trend has no runs")
 	}
@@ -117,15 +117,15 @@ func WriteHTML(w io.Writer, t *Trend, o analysis.ReportOptions) error {
 	specs := []spec{
 		{"ttft", "TTFT per run over wall time", "TTFT p50, p95 and p99 of each run (from send) at the time it started; dashed: the p95 band over all runs; ringed: runs outside the band of the others on a judged figure.",
 			func() (string, error) {
-				return trendPlot(t, "TTFT per run", "milliseconds", []analysis.Line{{Name: "p50", Color: analysis.Light, XYs: p50}, {Name: "p95", Color: analysis.Orange, XYs: p95}, {Name: "p99", Color: analysis.Red, XYs: p99}}, band, flag95)
+				return trendPlot(t, "TTFT per run", "milliseconds", []report.Line{{Name: "p50", Color: report.Light, XYs: p50}, {Name: "p95", Color: report.Orange, XYs: p95}, {Name: "p99", Color: report.Red, XYs: p99}}, band, flag95)
 			}},
 		{"goodput", "Goodput per run over wall time", "Share of each run's requests meeting every limit of its SLO (no points when the runs had none).",
 			func() (string, error) {
-				return trendPlot(t, "requests meeting the SLO", "percent of requests", []analysis.Line{{Name: "goodput", Color: analysis.Green, XYs: good}}, nil, flagGood)
+				return trendPlot(t, "requests meeting the SLO", "percent of requests", []report.Line{{Name: "goodput", Color: report.Green, XYs: good}}, nil, flagGood)
 			}},
 		{"throughput", "Output throughput per run over wall time", "Output tokens per second over each run's measured span.",
 			func() (string, error) {
-				return trendPlot(t, "output tokens per second", "tokens / s", []analysis.Line{{Name: "output tokens / s", Color: analysis.Purple, XYs: tok}}, nil, nil)
+				return trendPlot(t, "output tokens per second", "tokens / s", []report.Line{{Name: "output tokens / s", Color: report.Purple, XYs: tok}}, nil, nil)
 			}},
 	}
 	page := trendPageData{T: t, Names: []string{"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "goodput_pct", "output_tok_s"}}
@@ -134,23 +134,23 @@ func WriteHTML(w io.Writer, t *Trend, o analysis.ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, analysis.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
+		page.Figures = append(page.Figures, report.Figure{ID: s.id, Title: s.title, Caption: s.caption, SVG: svg})
 	}
 	var err error
-	if page.FontCSS, err = analysis.PageFont(o.NoEmbedFont); err != nil {
+	if page.FontCSS, err = report.PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
-	return analysis.WritePage(w, trendTmpl, page, "trend report")
+	return report.WritePage(w, trendTmpl, page, "trend report")
 }
 
 type trendPageData struct {
 	T       *Trend
 	Names   []string
-	Figures []analysis.Figure
+	Figures []report.Figure
 	FontCSS template.CSS
 }
 
-var trendTmpl = template.Must(template.New("trend").Funcs(analysis.PageFuncs).Funcs(template.FuncMap{
+var trendTmpl = template.Must(template.New("trend").Funcs(report.PageFuncs).Funcs(template.FuncMap{
 	"spread": func(t *Trend, name string) *Spread {
 		if s, ok := t.Spread[name]; ok {
 			return &s
@@ -173,7 +173,7 @@ const trendHTML = `<!DOCTYPE html>
 <title>replay trend · {{len .T.Runs}} runs</title>
 <style>
 {{.FontCSS}}
-` + analysis.PageCSS + `th:first-child,td:first-child{text-align:left}
+` + report.PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
@@ -197,4 +197,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{range $n := .Names}}{{with spread $.T $n}}<tr><td>{{$n}}</td><td>{{f2 .Median}}</td><td>{{f2 .MAD}}</td><td>{{f2 .Min}}</td><td>{{f2 .Max}}</td><td>{{f1 .CVPct}}%</td></tr>{{end}}
 {{end}}</table>
 
-` + analysis.FiguresHTML
+` + report.FiguresHTML

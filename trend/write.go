@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 )
 
 // write.go is replay trend: many runs of one trace (their folders' summary.json) side by side
@@ -52,7 +53,7 @@ func Write(dirs []string, out string, k float64, stderr io.Writer) (*Trend, erro
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, t, analysis.ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, t, report.Options{}); err != nil {
 		return nil, err
 	}
 	return t, os.WriteFile(filepath.Join(out, PageFile), buf.Bytes(), 0o644)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/shard"
 )
 
@@ -46,7 +47,7 @@ func mergeShards(ctx context.Context, std cli, out string, dirs []string, quiet 
 		return err
 	}
 	if !quiet {
-		if err := analysis.WriteTable(std.stdout, r.Summary); err != nil {
+		if err := report.WriteTable(std.stdout, r.Summary); err != nil {
 			return err
 		}
 	}
@@ -61,6 +62,6 @@ func mergeShards(ctx context.Context, std cli, out string, dirs []string, quiet 
 	fmt.Fprintf(std.stderr, "replay merge: %s\n", r.Schedule.Line)
 	fmt.Fprintf(std.stderr, "replay merge: verdict: %s\n", r.Summary.Verdict)
 	fmt.Fprintf(std.stderr, "wrote %d rows of %d shards to %s (%s, %s, %s, %s)\n", r.Rows, len(r.Folders), out,
-		analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, analysis.ReportFile)
+		analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, report.File)
 	return nil
 }

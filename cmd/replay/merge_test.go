@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/shard"
@@ -41,7 +42,7 @@ func writeShardDir(t *testing.T, dir string, k, n, from, rows int, trace string)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := analysis.WriteRunFiles(dir, m, analysis.RunInfo{Speed: 1, Stop: "completed"}); err != nil {
+	if _, err := report.WriteRunFiles(dir, m, analysis.RunInfo{Speed: 1, Stop: "completed"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -63,7 +64,7 @@ func TestMergeCommand(t *testing.T) {
 	if !strings.Contains(stdout, "ttft") {
 		t.Errorf("stdout has no summary table:\n%s", stdout)
 	}
-	for _, f := range []string{analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, analysis.ReportFile} {
+	for _, f := range []string{analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, report.File} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

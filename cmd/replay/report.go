@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runload"
 )
 
@@ -51,18 +52,18 @@ func init() {
 					return err
 				}
 				noteRecovery(std.stderr, "report", args[0], info)
-				s, err := analysis.WriteRunFiles(args[0], m, info)
+				s, err := report.WriteRunFiles(args[0], m, info)
 				if err != nil {
 					return err
 				}
 				if !*quiet {
-					if err := analysis.WriteTable(std.stdout, s); err != nil {
+					if err := report.WriteTable(std.stdout, s); err != nil {
 						return err
 					}
 				}
-				wrote := fmt.Sprintf("%s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], analysis.ReportFile)
+				wrote := fmt.Sprintf("%s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], report.File)
 				if s.Run.Calibration != "" {
-					wrote = fmt.Sprintf("%s/%s, %s/%s, %s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], analysis.ReportFile, args[0], analysis.QueueingFile, args[0], s.Run.Calibration)
+					wrote = fmt.Sprintf("%s/%s, %s/%s, %s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], report.File, args[0], analysis.QueueingFile, args[0], s.Run.Calibration)
 				}
 				fmt.Fprintf(std.stderr, "wrote %s\n", wrote)
 				return req.check(s, nil)

@@ -57,26 +57,29 @@ var allowed = map[string][]string{
 	"results/rowfile": {"internal/pqcheck", "results", "runfolder"},
 	"scrape":          {"results"},
 	"analysis":        {"results", "prefixcache", "checkresult", "runfolder", "stats"}, // checkresult: the checks' Results in summary.json and the reports
-	"runload":         {"analysis", "results", "results/rowfile"},
-	"snapshot":        {"analysis", "results", "results/rowfile"},
-	"live":            {"results"},
-	"progress":        {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
+	// The pages: the chrome every page draws with, report.html and the terminal table, from
+	// analysis's figures; analysis never imports it.
+	"report":   {"analysis", "checkresult", "runfolder"},
+	"runload":  {"analysis", "results", "results/rowfile"},
+	"snapshot": {"analysis", "report", "results", "results/rowfile"},
+	"live":     {"results"},
+	"progress": {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
 	// The requirement language: limits judged on summaries; analysis never imports it.
 	"require": {"analysis", "checkresult", "stats"}, // checkresult: the checks terms read the checks' verdicts
 	// Shards: one run's identity across machines and the exact merge of their folders.
-	"shard": {"analysis", "results", "results/rowfile", "runfolder", "scheduler"},
+	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
-	"sweep":     {"analysis", "ingest", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
-	"calibrate": {"analysis", "results/rowfile", "runner", "trace"},
-	"trend":     {"analysis"}, // reads run folders' summary.json; runs nothing
+	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
+	"calibrate": {"analysis", "report", "results/rowfile", "runner", "trace"},
+	"trend":     {"analysis", "report"}, // reads run folders' summary.json; runs nothing
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
-	"cachestudy": {"analysis", "prefixcache", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
-	"compare":    {"analysis", "checkresult", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "requestlog", "require", "runload", "runner",
+	"cachestudy": {"analysis", "prefixcache", "report", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
+	"compare":    {"analysis", "checkresult", "report", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "report", "requestlog", "require", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

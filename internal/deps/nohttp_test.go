@@ -18,7 +18,7 @@ var noHTTP = []string{
 	"checkresult",
 	"analysis",
 	"require",
-	// "report", the page chrome, report.html and the terminal table, when it has its package.
+	"report", // the page chrome, report.html and the terminal table
 }
 
 // TestNoHTTPInAnalysis walks each package's dependencies (go list -deps) and fails on every

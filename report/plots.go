@@ -1,4 +1,4 @@
-package analysis
+package report
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llm-replay/replay/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -20,23 +21,13 @@ import (
 // same everywhere, offline.
 var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-var (
-	colBlue   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-	colOrange = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
-	colGreen  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
-	colRed    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	colPurple = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
-	colGray   = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
-	colLight  = color.RGBA{R: 0x9e, G: 0xc5, B: 0xe8, A: 0xff}
-)
-
 const (
 	plotW = 9 * vg.Inch
 	plotH = 3.2 * vg.Inch
 )
 
-// newPlot returns a plot with our font everywhere and a light grid.
-func newPlot(title, xlabel, ylabel string) *plot.Plot {
+// NewPlot returns a plot with our font everywhere and a light grid.
+func NewPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(plotFont, 13)
@@ -55,11 +46,11 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-// svgOf renders a plot as an SVG element for inlining (no XML prologue).
-func svgOf(p *plot.Plot) (string, error) { return svgSized(p, plotW, plotH) }
+// SVG renders a plot as an SVG element for inlining (no XML prologue).
+func SVG(p *plot.Plot) (string, error) { return SVGSized(p, plotW, plotH) }
 
-// svgSized is svgOf at w x h.
-func svgSized(p *plot.Plot, w, h vg.Length) (string, error) {
+// SVGSized is SVG at w x h.
+func SVGSized(p *plot.Plot, w, h vg.Length) (string, error) {
 	c := vgsvg.New(w, h)
 	p.Draw(draw.New(c))
 	var buf bytes.Buffer
@@ -73,8 +64,8 @@ func svgSized(p *plot.Plot, w, h vg.Length) (string, error) {
 	return s, nil
 }
 
-// noData marks an empty plot so it still renders, with fixed axes and a note.
-func noData(p *plot.Plot, what string) {
+// NoData marks an empty plot so it still renders, with fixed axes and a note.
+func NoData(p *plot.Plot, what string) {
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{"no " + what}})
 	if err == nil {
@@ -84,7 +75,7 @@ func noData(p *plot.Plot, what string) {
 	}
 }
 
-func lineStyle(c color.Color, width vg.Length, dashed bool) draw.LineStyle {
+func LineStyle(c color.Color, width vg.Length, dashed bool) draw.LineStyle {
 	ls := draw.LineStyle{Color: c, Width: width}
 	if dashed {
 		ls.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
@@ -97,16 +88,16 @@ func lineStyle(c color.Color, width vg.Length, dashed bool) draw.LineStyle {
 // markers at p50, p95 and p99. Bins are linear, or logarithmic on a log axis when the tail is
 // over 20x the median (ITL of batched decoding, TTFT under overload), where linear bins would
 // squeeze the body of the distribution into one bar.
-func histogramPlot(title string, l *latency) (string, error) {
-	p := newPlot(title, "milliseconds", "requests")
-	if l.n == 0 {
-		noData(p, "samples")
-		return svgOf(p)
+func histogramPlot(title string, l analysis.Histogram) (string, error) {
+	p := NewPlot(title, "milliseconds", "requests")
+	if l.Count() == 0 {
+		NoData(p, "samples")
+		return SVG(p)
 	}
 	const nbins = 60
-	hiUS := float64(l.quantileUS(99.9))
-	loUS := float64(l.minUS)
-	p50US := float64(l.quantileUS(50))
+	hiUS := float64(l.QuantileUS(99.9))
+	loUS := float64(l.MinUS())
+	p50US := float64(l.QuantileUS(50))
 	logX := p50US > 0 && hiUS/p50US > 20
 	if logX {
 		loUS = math.Max(loUS, 1)
@@ -138,11 +129,11 @@ func histogramPlot(title string, l *latency) (string, error) {
 		bins[i].Max = edge(i+1) / 1000
 	}
 	var beyond int64
-	for _, b := range l.h.Distribution() {
+	for _, b := range l.Bars() {
 		if b.Count == 0 {
 			continue
 		}
-		mid := float64(b.From+b.To) / 2
+		mid := float64(b.FromUS+b.ToUS) / 2
 		if mid > hiUS {
 			beyond += b.Count
 			continue
@@ -154,37 +145,47 @@ func histogramPlot(title string, l *latency) (string, error) {
 	for _, b := range bins {
 		top = math.Max(top, b.Weight)
 	}
-	h := &plotter.Histogram{Bins: bins, Width: (hiUS - loUS) / nbins / 1000, FillColor: colLight, LineStyle: lineStyle(colBlue, 0.5, false)}
+	h := &plotter.Histogram{Bins: bins, Width: (hiUS - loUS) / nbins / 1000, FillColor: Light, LineStyle: LineStyle(Blue, 0.5, false)}
 	p.Add(h)
 	top *= 1.15
-	// The markers are named in the title, not a legend, which would sit on top of them (and not
-	// in the axis label: gonum centres that by the data's linear midpoint, off-centre on a log axis).
+	names, err := histogramMarkers(p, l, logX, loUS, top)
+	if err != nil {
+		return "", err
+	}
+	p.Title.Text = title + ": " + strings.Join(names, ", ")
+	if beyond > 0 {
+		p.Title.Text += fmt.Sprintf("\n%d above p99.9 = %s ms not drawn", beyond, analysis.FormatMS(hiUS/1000))
+	}
+	p.Y.Min, p.Y.Max = 0, top
+	p.Y.Tick.Marker = IntegerTicks
+	return SVG(p)
+}
+
+// histogramMarkers draws the vertical markers at p50, p95 and p99 up to top and returns their
+// names for the title. They are named in the title, not a legend, which would sit on top of
+// them (and not in the axis label: gonum centres that by the data's linear midpoint, off-centre
+// on a log axis).
+func histogramMarkers(p *plot.Plot, l analysis.Histogram, logX bool, loUS, top float64) ([]string, error) {
 	var names []string
 	for _, mk := range []struct {
 		name, colour string
 		q            float64
 		c            color.Color
-	}{{"p50", "green", 50, colGreen}, {"p95", "orange", 95, colOrange}, {"p99", "red", 99, colRed}} {
-		v := float64(l.quantileUS(mk.q)) / 1000
+	}{{"p50", "green", 50, Green}, {"p95", "orange", 95, Orange}, {"p99", "red", 99, Red}} {
+		v := float64(l.QuantileUS(mk.q)) / 1000
 		x := v
 		if logX {
 			x = math.Max(x, loUS/1000) // a log axis cannot show 0
 		}
 		ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		ln.LineStyle = lineStyle(mk.c, 1.5, true)
+		ln.LineStyle = LineStyle(mk.c, 1.5, true)
 		p.Add(ln)
-		names = append(names, fmt.Sprintf("%s %s ms (%s)", mk.name, fmtMS(v), mk.colour))
+		names = append(names, fmt.Sprintf("%s %s ms (%s)", mk.name, analysis.FormatMS(v), mk.colour))
 	}
-	p.Title.Text = title + ": " + strings.Join(names, ", ")
-	if beyond > 0 {
-		p.Title.Text += fmt.Sprintf("\n%d above p99.9 = %s ms not drawn", beyond, fmtMS(hiUS/1000))
-	}
-	p.Y.Min, p.Y.Max = 0, top
-	p.Y.Tick.Marker = integerTicks
-	return svgOf(p)
+	return names, nil
 }
 
 // namedLine is one line of a time plot.
@@ -196,7 +197,7 @@ type namedLine struct {
 }
 
 func timePlot(title, ylabel string, lines []namedLine) (string, error) {
-	p := newPlot(title, "seconds since run start", ylabel)
+	p := NewPlot(title, "seconds since run start", ylabel)
 	drew := false
 	top := 0.0
 	for _, nl := range lines {
@@ -208,7 +209,7 @@ func timePlot(title, ylabel string, lines []namedLine) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("plot %q line %q: %w", title, nl.name, err)
 		}
-		ln.LineStyle = lineStyle(nl.c, 1.5, nl.dashed)
+		ln.LineStyle = LineStyle(nl.c, 1.5, nl.dashed)
 		p.Add(ln)
 		if nl.name != "" {
 			p.Legend.Add(nl.name, ln)
@@ -218,12 +219,12 @@ func timePlot(title, ylabel string, lines []namedLine) (string, error) {
 		}
 	}
 	if !drew {
-		noData(p, "data")
-		return svgOf(p)
+		NoData(p, "data")
+		return SVG(p)
 	}
 	p.Y.Min = 0
 	p.Y.Max = math.Max(top*1.2, 1e-3)
-	return svgOf(p)
+	return SVG(p)
 }
 
 // knownErrorClasses are always shown, so an all-clear run shows a chart of zeros, not nothing.
@@ -254,22 +255,22 @@ func errorPlot(errs map[string]int64) (string, error) {
 	if total == 0 {
 		title += " (none)"
 	}
-	p := newPlot(title, "", "requests")
+	p := NewPlot(title, "", "requests")
 	bc, err := plotter.NewBarChart(vals, vg.Points(28))
 	if err != nil {
 		return "", err
 	}
-	bc.Color = colRed
-	bc.LineStyle = lineStyle(color.Black, 0.5, false)
+	bc.Color = Red
+	bc.LineStyle = LineStyle(color.Black, 0.5, false)
 	p.Add(bc)
 	p.NominalX(names...)
 	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.15)
-	p.Y.Tick.Marker = integerTicks
-	return svgOf(p)
+	p.Y.Tick.Marker = IntegerTicks
+	return SVG(p)
 }
 
 // reportPlots renders every plot of report.html, in page order.
-func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
+func reportPlots(m *analysis.Metrics, s *analysis.Summary) ([]Figure, error) {
 	width, ws := m.Windows()
 	mid := func(i int) float64 { return ws[i].StartS + float64(width)/2 }
 	var p50, p95, sched, sent, done, errs, tok, infl plotter.XYs
@@ -291,20 +292,10 @@ func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
 		per = fmt.Sprintf("per second, %d s windows", width)
 	}
 	inflightCaption := "Mean number of requests between send and end, " + per + "."
-	var serverLines []namedLine
 	inflightName := "in flight"
-	if len(m.server) > 0 {
+	serverLines := serverQueueLines(m)
+	if serverLines != nil {
 		inflightName = "in flight (client)"
-		var running, waiting plotter.XYs
-		for _, p := range m.server {
-			if !math.IsNaN(p.running) {
-				running = append(running, plotter.XY{X: p.t, Y: p.running})
-			}
-			if !math.IsNaN(p.waiting) {
-				waiting = append(waiting, plotter.XY{X: p.t, Y: p.waiting})
-			}
-		}
-		serverLines = []namedLine{{"running (server)", colGreen, false, running}, {"waiting (server)", colOrange, false, waiting}}
 		inflightCaption += " Beside it the endpoint's own count of running and waiting requests from its /metrics (vllm:num_requests_running, vllm:num_requests_waiting), as scraped during the run."
 	}
 	type build func() (string, error)
@@ -313,39 +304,39 @@ func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
 		b                  build
 	}{
 		{"ttft-hist", "TTFT distribution", "Time to first token from the moment the request left; markers at p50, p95, p99.",
-			func() (string, error) { return histogramPlot("TTFT", m.ttft) }},
+			func() (string, error) { return histogramPlot("TTFT", m.TTFTHistogram()) }},
 		{"itl-hist", "ITL distribution", "Gaps between consecutive streamed chunks of successful requests.",
-			func() (string, error) { return histogramPlot("inter-token latency", m.itl) }},
+			func() (string, error) { return histogramPlot("inter-token latency", m.ITLHistogram()) }},
 		{"latency-time", "Latency over time", "TTFT p50 and p95 of the requests sent in each window (" + per + ").",
 			func() (string, error) {
 				return timePlot("TTFT over time", "milliseconds", []namedLine{
-					{"TTFT p50", colGreen, false, p50}, {"TTFT p95", colOrange, false, p95}})
+					{"TTFT p50", Green, false, p50}, {"TTFT p95", Orange, false, p95}})
 			}},
 		{"throughput-time", "Throughput over time", "Requests " + per + ": the trace's arrival rate (scheduled sends, dashed) against what was sent, completed and failed.",
 			func() (string, error) {
 				return timePlot("requests per second", "requests / s", []namedLine{
-					{"sent", colBlue, false, sent}, {"completed", colGreen, false, done}, {"failed", colRed, false, errs},
+					{"sent", Blue, false, sent}, {"completed", Green, false, done}, {"failed", Red, false, errs},
 					// Drawn last and dashed so it stays visible where sends track it exactly.
-					{"trace arrival rate (scheduled)", colGray, true, sched}})
+					{"trace arrival rate (scheduled)", Gray, true, sched}})
 			}},
 		{"tokens-time", "Output tokens over time", "Output tokens " + per + ", at the time their chunks arrived.",
 			func() (string, error) {
-				return timePlot("output tokens per second", "tokens / s", []namedLine{{"output tokens", colPurple, false, tok}})
+				return timePlot("output tokens per second", "tokens / s", []namedLine{{"output tokens", Purple, false, tok}})
 			}},
 		{"inflight-time", "In-flight requests over time", inflightCaption,
 			func() (string, error) {
-				return timePlot("requests in flight", "requests", append([]namedLine{{inflightName, colBlue, false, infl}}, serverLines...))
+				return timePlot("requests in flight", "requests", append([]namedLine{{inflightName, Blue, false, infl}}, serverLines...))
 			}},
 		{"errors", "Errors by class", "Failed requests by error class.",
 			func() (string, error) { return errorPlot(s.Errors) }},
 	}
-	figs := make([]figure, 0, len(specs))
+	figs := make([]Figure, 0, len(specs))
 	for _, sp := range specs {
 		svg, err := sp.b()
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, figure{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: svg})
+		figs = append(figs, Figure{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: svg})
 		if sp.id == "inflight-time" { // the GPUs beside the endpoint's own series
 			gpus, err := gpuFigures(m)
 			if err != nil {
@@ -357,8 +348,26 @@ func reportPlots(m *Metrics, s *Summary) ([]figure, error) {
 	return figs, nil
 }
 
-// integerTicks labels a count axis with whole numbers only.
-var integerTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+// serverQueueLines are the endpoint's running and waiting requests as scraped, drawn beside the
+// client's in-flight count; nil when its /metrics were not scraped.
+func serverQueueLines(m *analysis.Metrics) []namedLine {
+	if len(m.ServerPoints()) == 0 {
+		return nil
+	}
+	var running, waiting plotter.XYs
+	for _, p := range m.ServerPoints() {
+		if !math.IsNaN(p.Running) {
+			running = append(running, plotter.XY{X: p.OffsetS, Y: p.Running})
+		}
+		if !math.IsNaN(p.Waiting) {
+			waiting = append(waiting, plotter.XY{X: p.OffsetS, Y: p.Waiting})
+		}
+	}
+	return []namedLine{{"running (server)", Green, false, running}, {"waiting (server)", Orange, false, waiting}}
+}
+
+// IntegerTicks labels a count axis with whole numbers only.
+var IntegerTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
 	if hi-lo <= 10 {
 		for v := math.Ceil(lo); v <= hi; v++ {

@@ -1,8 +1,12 @@
-package analysis
+package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/llm-replay/replay/analysis"
 )
 
 // FuzzParseSummary: a hand-edited summary.json either fails with an error naming the file or
@@ -10,7 +14,11 @@ import (
 func FuzzParseSummary(f *testing.F) {
 	f.Add([]byte(`{"run":{"speed":2,"slo":"ttft=1s"},"requests":{"total":1,"ok":1,"failed":0}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseSummary("summary.json", b)
+		path := filepath.Join(t.TempDir(), "summary.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := analysis.ReadSummary(path)
 		if err != nil {
 			return
 		}

@@ -1,15 +1,14 @@
-package analysis
+package report
 
 import (
 	"bytes"
 	"flag"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
@@ -19,35 +18,6 @@ var (
 	reportDir = flag.String("report-dir", "", "also write the golden input's summary.json and full report.html (font embedded) here, to look at")
 )
 
-func goldenMetrics(t testing.TB) (*Metrics, *Summary) {
-	slo, err := ParseSLO("ttft=250ms,itl=60ms,e2e=3s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewMetrics(Options{Speed: goldenSpec.speed, SLO: slo, CostPerHour: 2.5, GPUs: 2})
-	rows := synthRows(goldenSpec)
-	for i := range rows {
-		m.Add(&rows[i])
-	}
-	// The endpoint's queue as scraped from its /metrics: filling up, then draining.
-	var samples []results.ServerSample
-	for i, q := range []float64{0, 4, 9, 14, 12, 6, 1, 0} {
-		samples = append(samples, results.ServerSample{OffsetS: float64(i) * 5, Values: map[string]float64{
-			results.RequestsRunning: math.Min(q, 8), results.RequestsWaiting: math.Max(q-8, 0)}})
-	}
-	m.AddServerSamples(samples)
-	ideal := NewIdealCounter()
-	ideal.Add([]uint64{1, 2, 3}, 16, 48)
-	ideal.Add([]uint64{1, 2, 4}, 16, 40)
-	queried, hit := 614597.0, 230000.0
-	s := m.Summary(RunInfo{Endpoint: "http://127.0.0.1:8000/v1", Model: "synthetic", API: "chat",
-		Trace: "synthetic.jsonl", Simulated: true, Version: "test",
-		StartedAt:   time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC),
-		ServerCache: &ServerCache{MetricsURL: "http://127.0.0.1:8000/metrics", Scrapes: 31, QueriedTokens: &queried, HitTokens: &hit},
-		IdealCache:  ideal.Result()})
-	return m, s
-}
-
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	testenv.Golden(t, filepath.Join("testdata", name), got, *update)
@@ -56,7 +26,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func TestReportGolden(t *testing.T) {
 	m, s := goldenMetrics(t)
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&buf, m, s, Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	html := buf.String()
@@ -76,7 +46,7 @@ func TestReportGolden(t *testing.T) {
 
 	// Rendering twice gives the same bytes.
 	var again bytes.Buffer
-	if err := WriteHTML(&again, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&again, m, s, Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(again.Bytes(), buf.Bytes()) {
@@ -93,7 +63,7 @@ func TestReportWithFont(t *testing.T) {
 	if _, err := WriteRunFiles(dir, m, s.Run); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	b, err := os.ReadFile(filepath.Join(dir, File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +74,7 @@ func TestReportWithFont(t *testing.T) {
 		t.Errorf("report.html is %d bytes, want under 1.5 MB", len(b))
 	}
 	t.Logf("report.html %d bytes", len(b))
-	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, analysis.SummaryFile)); err != nil {
 		t.Error(err)
 	}
 }
@@ -119,10 +89,10 @@ func TestTableGolden(t *testing.T) {
 }
 
 func TestReportEmptyRun(t *testing.T) {
-	m := NewMetrics(Options{})
-	s := m.Summary(RunInfo{})
+	m := analysis.NewMetrics(analysis.Options{})
+	s := m.Summary(analysis.RunInfo{})
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, m, s, ReportOptions{NoEmbedFont: true}); err != nil {
+	if err := WriteHTML(&buf, m, s, Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(buf.String(), "<svg"); n != 7 {
@@ -130,5 +100,21 @@ func TestReportEmptyRun(t *testing.T) {
 	}
 	if err := WriteTable(&bytes.Buffer{}, s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run recovered from its journal says it was cut, on its page and in its table.
+func TestReportSaysCut(t *testing.T) {
+	m, s := goldenMetrics(t)
+	s.Run.Recovered, s.Run.Recovery = true, &results.Recovery{Rebuilt: true, Rows: s.Requests.Total}
+	var page, table bytes.Buffer
+	if err := WriteHTML(&page, m, s, Options{NoEmbedFont: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "This run was cut before it closed") || !strings.Contains(table.String(), "cut before it closed") {
+		t.Fatalf("report or table does not say the run was cut:\n%s", table.String())
 	}
 }

@@ -1,82 +1,46 @@
-package analysis
+package report
 
 import (
 	"bytes"
-	"encoding/base64"
-	"fmt"
 	"html/template"
 	"io"
 	"path/filepath"
-	"sync"
 
-	"gonum.org/v1/plot/font"
-
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/runfolder"
 )
 
-// figure is one plot of a report page.
-type figure struct {
-	ID, Title, Caption string
-	SVG                string
-}
-
-// ReportOptions tune report.html.
-type ReportOptions struct {
+// Options tune report.html.
+type Options struct {
 	// NoEmbedFont leaves the plot font out of the page (about 0.5 MB smaller); text then falls
 	// back to the browser's sans-serif and labels may be placed slightly off. For tests.
 	NoEmbedFont bool
 }
 
-// ReportFile is the report's file name inside a run directory.
-const ReportFile = runfolder.Report
-
-var (
-	fontOnce sync.Once
-	fontCSS  template.CSS
-	fontErr  error
-)
-
-// embeddedFontCSS is an @font-face rule carrying the plot font's TTF, so the inline SVGs and the
-// page text render with the metrics gonum laid them out with, without any network.
-func embeddedFontCSS() (template.CSS, error) {
-	fontOnce.Do(func() {
-		face := font.DefaultCache.Lookup(plotFont, 10)
-		if face.Face == nil {
-			fontErr = fmt.Errorf("plot font %v not available", plotFont)
-			return
-		}
-		var raw bytes.Buffer
-		if _, err := face.Face.WriteSourceTo(nil, &raw); err != nil {
-			fontErr = fmt.Errorf("read plot font: %w", err)
-			return
-		}
-		fontCSS = template.CSS(`@font-face{font-family:"Liberation Sans";font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,` +
-			base64.StdEncoding.EncodeToString(raw.Bytes()) + `) format("truetype");}`)
-	})
-	return fontCSS, fontErr
-}
+// File is the report's file name inside a run directory.
+const File = runfolder.Report
 
 type reportPage struct {
-	S           *Summary
+	S           *analysis.Summary
 	Populations []populationRow
-	Dists       []distRow
+	Dists       []analysis.DistRow
 	SLORows     []sloRow
-	Figures     []figure
+	Figures     []Figure
 	FontCSS     template.CSS
 	Errors      []errorRow
 	// Checks is the behaviour checks' table (checks.go), "" when the run had none.
 	Checks template.HTML
 }
 
-// populationRow is one line of the populations table, in populationNames order.
+// populationRow is one line of the populations table, in analysis.PopulationNames order.
 type populationRow struct {
 	Name string
-	P    Population
+	P    analysis.Population
 }
 
-func populationRows(pops map[string]Population) []populationRow {
+func populationRows(pops map[string]analysis.Population) []populationRow {
 	var rows []populationRow
-	for _, name := range populationNames(pops) {
+	for _, name := range analysis.PopulationNames(pops) {
 		rows = append(rows, populationRow{name, pops[name]})
 	}
 	return rows
@@ -95,7 +59,7 @@ type errorRow struct {
 
 // WriteHTML writes report.html: the summary tables and every plot as inline SVG. The page
 // needs nothing from the network; its size is dominated by the embedded font (~0.5 MB).
-func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
+func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options) error {
 	m.Close()
 	figs, err := reportPlots(m, s)
 	if err != nil {
@@ -104,12 +68,12 @@ func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
 	if figs, err = appendQueueingFigures(m, figs); err != nil {
 		return err
 	}
-	page := reportPage{S: s, Dists: s.distRows(), Figures: figs, Populations: populationRows(s.Populations), Checks: checksHTML(s)}
-	if page.FontCSS, err = pageFont(o.NoEmbedFont); err != nil {
+	page := reportPage{S: s, Dists: s.DistRows(), Figures: figs, Populations: populationRows(s.Populations), Checks: checksHTML(s)}
+	if page.FontCSS, err = PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
 	if g := s.Goodput; g != nil {
-		for _, k := range sloKeys {
+		for _, k := range analysis.SLONames() {
 			if v, ok := g.MetPct[k]; ok {
 				page.SLORows = append(page.SLORows, sloRow{k, g.LimitsMS[k], v})
 			}
@@ -118,72 +82,25 @@ func WriteHTML(w io.Writer, m *Metrics, s *Summary, o ReportOptions) error {
 	for _, k := range sortedKeys(s.Errors) {
 		page.Errors = append(page.Errors, errorRow{Class: k, Count: s.Errors[k], Sample: s.ErrorSamples[k]})
 	}
-	return writePage(w, reportTmpl, page, "report")
+	return WritePage(w, reportTmpl, page, "report")
 }
 
-// WriteRunFiles writes dir/summary.json and dir/report.html from a run's aggregated rows and
+// WriteRunFiles writes a run's files from its aggregated rows (analysis.WriteRunData: the
+// summary, and a calibrated run's calibration.json and queueing.csv), then dir/report.html, and
 // returns the summary. This is what a run calls when it ends and what `replay report` calls.
-// A calibrated run's calibration is kept beside them (calibration.json, named by
-// run.calibration) and, but in a snapshot, its per-request split (queueing.csv).
-func WriteRunFiles(dir string, m *Metrics, info RunInfo) (*Summary, error) {
-	if m.queue != nil {
-		info.Calibration = CalibrationFile
-		if err := WriteCalibration(dir, m.queue.cal); err != nil {
-			return nil, err
-		}
-	}
-	s := m.Summary(info)
-	if err := WriteSummary(dir, s); err != nil {
+func WriteRunFiles(dir string, m *analysis.Metrics, info analysis.RunInfo) (*analysis.Summary, error) {
+	s, err := analysis.WriteRunData(dir, m, info)
+	if err != nil {
 		return s, err
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, m, s, ReportOptions{}); err != nil {
+	if err := WriteHTML(&buf, m, s, Options{}); err != nil {
 		return s, err
 	}
-	if err := runfolder.WriteFile(filepath.Join(dir, ReportFile), buf.Bytes()); err != nil {
-		return s, err
-	}
-	if m.queue == nil || info.Partial {
-		return s, nil
-	}
-	return s, runfolder.WriteFile(filepath.Join(dir, QueueingFile), QueueingCSV(m.queue.reqs))
+	return s, runfolder.WriteFile(filepath.Join(dir, File), buf.Bytes())
 }
 
-var reportFuncs = template.FuncMap{
-	"ms":       fmtMS,
-	"pct":      fmtPct,
-	"money":    fmtMoney,
-	"f1":       func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"f2":       func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"f3":       func(v float64) string { return fmt.Sprintf("%.3f", v) },
-	"onTimeMS": func() float64 { return OnTimeLatenessMS },
-	"svg":      func(s string) template.HTML { return template.HTML(s) }, // generated by gonum from our numbers
-}
-
-// figuresHTML ends every page (report, compare, sweep): its figures, each under a heading
-// that links can point at, then the closing tags.
-const figuresHTML = `{{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
-<figure>
-{{svg .SVG}}
-<figcaption>{{.Caption}}</figcaption>
-</figure>
-{{end}}
-</body>
-</html>
-`
-
-// pageCSS is the style every page shares (report, compare, sweep); each adds its own rules.
-const pageCSS = `body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:24px auto;max-width:1000px;padding:0 16px;color:#222;background:#fff}
-h1{font-size:22px;margin-bottom:4px}
-h2{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #ddd;padding-bottom:3px}
-table{border-collapse:collapse;margin:8px 0;font-size:14px}
-th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
-figure{margin:10px 0 24px}
-figure svg{width:100%;height:auto;display:block}
-figcaption{color:#555;font-size:13px}
-`
-
-var reportTmpl = template.Must(template.New("report").Funcs(reportFuncs).Parse(reportHTML))
+var reportTmpl = template.Must(template.New("report").Funcs(PageFuncs).Parse(reportHTML))
 
 const reportHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -193,13 +110,13 @@ const reportHTML = `<!DOCTYPE html>
 <title>replay report{{with .S.Run.Model}} · {{.}}{{end}}</title>
 <style>
 {{.FontCSS}}
-` + pageCSS + `th:first-child,td:first-child{text-align:left}
+` + PageCSS + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .meta td{text-align:left}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .bad{color:#b00}
 .verdict{font-size:16px;font-weight:bold}
-{{if .Checks}}` + checksCSS + `{{end}}</style>
+{{if .Checks}}` + ChecksCSS + `{{end}}</style>
 </head>
 <body>
 <h1>replay report</h1>
@@ -294,4 +211,4 @@ th{background:#f4f6f8;font-weight:bold}
 {{range .Errors}}<tr><td>{{.Class}}</td><td>{{.Count}}</td><td style="text-align:left">{{.Sample}}</td></tr>
 {{end}}</table>{{else}}<p class="note">No request failed.</p>{{end}}
 
-` + figuresHTML
+` + FiguresHTML

@@ -1,25 +1,13 @@
-package analysis
+package report
 
 import (
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-)
 
-// fmtMS prints a millisecond figure with about four significant digits.
-func fmtMS(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v < 10:
-		return fmt.Sprintf("%.3f", v)
-	case v < 100:
-		return fmt.Sprintf("%.2f", v)
-	default:
-		return fmt.Sprintf("%.1f", v)
-	}
-}
+	"github.com/llm-replay/replay/analysis"
+)
 
 func fmtPct(p *float64) string {
 	if p == nil {
@@ -35,19 +23,6 @@ func fmtMoney(v *float64) string {
 	return fmt.Sprintf("%.2f", *v)
 }
 
-// distRow names one latency line of the tables.
-type distRow struct {
-	Name string
-	D    Dist
-}
-
-func (s *Summary) distRows() []distRow {
-	return []distRow{
-		{"ttft", s.TTFT}, {"ttft (from scheduled)", s.TTFTSched}, {"itl", s.ITL}, {"tpot", s.TPOT},
-		{"e2e", s.E2E}, {"e2e (from scheduled)", s.E2ESched}, {"lateness", s.Lateness}, {"queue wait", s.QueueWait},
-	}
-}
-
 // sortedKeys returns a map's keys in order, for deterministic output.
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))
@@ -60,7 +35,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // WriteTable prints the summary as a terminal table: counts, throughput, the latency
 // percentiles, goodput, fidelity, cache and errors.
-func WriteTable(w io.Writer, s *Summary) error {
+func WriteTable(w io.Writer, s *analysis.Summary) error {
 	var b strings.Builder
 	if rc := s.Run.Recovery; rc != nil {
 		fmt.Fprintf(&b, "run         cut before it closed: %d rows recovered from %s", rc.Rows, rc.From)
@@ -84,16 +59,16 @@ func WriteTable(w io.Writer, s *Summary) error {
 		t.ReqS, t.InputTokS, t.OutputTokS, t.DurationS)
 
 	fmt.Fprintf(&b, "%-22s %7s %10s %10s %10s %10s %10s %10s %10s\n", "latency (ms)", "n", "p50", "p90", "p95", "p99", "p99.9", "max", "mean")
-	for _, dr := range s.distRows() {
+	for _, dr := range s.DistRows() {
 		d := dr.D
 		fmt.Fprintf(&b, "%-22s %7d %10s %10s %10s %10s %10s %10s %10s\n", dr.Name, d.Count,
-			fmtMS(d.P50), fmtMS(d.P90), fmtMS(d.P95), fmtMS(d.P99), fmtMS(d.P999), fmtMS(d.Max), fmtMS(d.Mean))
+			analysis.FormatMS(d.P50), analysis.FormatMS(d.P90), analysis.FormatMS(d.P95), analysis.FormatMS(d.P99), analysis.FormatMS(d.P999), analysis.FormatMS(d.Max), analysis.FormatMS(d.Mean))
 	}
 	b.WriteString("\n")
 	b.WriteString(populationTable(s.Populations))
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
-		for _, k := range sloKeys {
+		for _, k := range analysis.SLONames() {
 			if v, ok := g.MetPct[k]; ok {
 				fmt.Fprintf(&b, "  %s %.1f%%", k, v)
 			}
@@ -140,18 +115,18 @@ func WriteTable(w io.Writer, s *Summary) error {
 }
 
 // clientLine says what the load generator went through, when it held or failed anything.
-func clientLine(s *Summary) string {
+func clientLine(s *analysis.Summary) string {
 	c := s.Client
 	if c.Held == 0 && c.Errors == 0 {
 		return ""
 	}
 	return fmt.Sprintf("client      %d requests held at its limit of %d in flight (backlog p99 %s ms, max %s ms), %d failed on its own limits\n",
-		c.Held, c.Limit, fmtMS(c.Backlog.P99), fmtMS(c.Backlog.Max), c.Errors)
+		c.Held, c.Limit, analysis.FormatMS(c.Backlog.P99), analysis.FormatMS(c.Backlog.Max), c.Errors)
 }
 
 // cacheLine sets the three prefix-cache hit rates side by side: measured from usage, measured
 // from the server's Prometheus counters, and the trace's ideal.
-func cacheLine(c Cache) string {
+func cacheLine(c analysis.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cache       hit rate from usage %s (%d of %d prompt tokens cached)", fmtPct(c.HitPct), c.CachedTokens, c.PromptTokens)
 	switch {
@@ -173,7 +148,7 @@ func cacheLine(c Cache) string {
 
 // sentLine says how the requests were sent when the run says so: with their logged options
 // or none, and when their logged bodies went verbatim (lengths then the engine's own).
-func sentLine(r RunInfo) string {
+func sentLine(r analysis.RunInfo) string {
 	switch {
 	case r.Body == "verbatim":
 		return "sent        logged bodies verbatim (model replaced): prompt and output lengths are the engine's own, not the trace's\n"
@@ -185,21 +160,43 @@ func sentLine(r RunInfo) string {
 
 // populationTable sets the populations side by side: TTFT for streamed ones only, since a
 // non-streamed answer is measured end to end.
-func populationTable(pops map[string]Population) string {
+func populationTable(pops map[string]analysis.Population) string {
 	if len(pops) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-16s %8s %8s %8s %9s %10s %10s %10s %10s %12s\n", "population", "requests", "ok", "failed",
 		"cancelled", "ttft p50", "ttft p95", "e2e p50", "e2e p95", "output tok/s")
-	for _, name := range populationNames(pops) {
+	for _, name := range analysis.PopulationNames(pops) {
 		p := pops[name]
 		t50, t95 := "-", "-"
 		if p.TTFT != nil {
-			t50, t95 = fmtMS(p.TTFT.P50), fmtMS(p.TTFT.P95)
+			t50, t95 = analysis.FormatMS(p.TTFT.P50), analysis.FormatMS(p.TTFT.P95)
 		}
 		fmt.Fprintf(&b, "%-16s %8d %8d %8d %9d %10s %10s %10s %10s %12.1f\n", name, p.Requests, p.OK, p.Failed,
-			p.CancelledAsLogged, t50, t95, fmtMS(p.E2E.P50), fmtMS(p.E2E.P95), p.OutputTokS)
+			p.CancelledAsLogged, t50, t95, analysis.FormatMS(p.E2E.P50), analysis.FormatMS(p.E2E.P95), p.OutputTokS)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// arrivalLine is the terminal table's line for a.
+func arrivalLine(a *analysis.Arrival) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "arrivals    %s", a.Verdict)
+	if a.Verdict == "capped" {
+		fmt.Fprintf(&b, ": %d requests waited for a slot, queue wait p99 %.1f ms\n", a.Queued, a.QueueWaitP99MS)
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": lateness p99 %.3f ms, at most %d behind", a.LatenessP99MS, a.MaxBehind)
+	if a.RateMaxDevReqS != nil {
+		fmt.Fprintf(&b, ", rate off by at most %.0f req/s in a second (%.1f%%)", *a.RateMaxDevReqS, *a.RateMaxDevPct)
+	}
+	if a.BurstsKeptPct != nil {
+		fmt.Fprintf(&b, ", %.1f%% of %d bursts kept", *a.BurstsKeptPct, a.Bursts)
+	}
+	if a.Why != "" {
+		fmt.Fprintf(&b, " (%s)", a.Why)
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -1,9 +1,10 @@
-package analysis
+package report
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 )
 
@@ -16,13 +17,13 @@ func FuzzMetricsAdd(f *testing.F) {
 			FirstTokenNS: first, LastTokenNS: last, DoneNS: done, ChunkNS: []int64{first, (first + last) / 2, last},
 			TargetPromptTokens: prompt, TargetOutputTokens: completion, PromptTokens: prompt,
 			CompletionTokens: completion, CachedTokens: cached, ErrorClass: class}
-		slo, _ := ParseSLO("ttft=1s,itl=50ms,tpot=20ms,e2e=5s")
-		m := NewMetrics(Options{SLO: slo, CostPerHour: 1})
+		slo, _ := analysis.ParseSLO("ttft=1s,itl=50ms,tpot=20ms,e2e=5s")
+		m := analysis.NewMetrics(analysis.Options{SLO: slo, CostPerHour: 1})
 		for i := 0; i < 3; i++ {
 			m.Add(&r)
 			r.SentNS, r.OriginalTimestampNS = r.SentNS/2, r.OriginalTimestampNS/3
 		}
-		s := m.Summary(RunInfo{})
+		s := m.Summary(analysis.RunInfo{})
 		var buf bytes.Buffer
 		if err := WriteTable(&buf, s); err != nil {
 			t.Fatal(err)

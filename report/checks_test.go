@@ -1,10 +1,11 @@
-package analysis
+package report
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
 )
 
@@ -12,15 +13,15 @@ import (
 // a failed one named under the verdict with a link to it and its example quoted; a run
 // without checks has neither, nor their styles.
 func TestReportShowsChecks(t *testing.T) {
-	render := func(c *Checks) string {
-		m := NewMetrics(Options{})
+	render := func(c *analysis.Checks) string {
+		m := analysis.NewMetrics(analysis.Options{})
 		var b bytes.Buffer
-		if err := WriteHTML(&b, m, m.Summary(RunInfo{Endpoint: "http://e/v1", Checks: c}), ReportOptions{NoEmbedFont: true}); err != nil {
+		if err := WriteHTML(&b, m, m.Summary(analysis.RunInfo{Endpoint: "http://e/v1", Checks: c}), Options{NoEmbedFont: true}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
 	}
-	page := render(NewChecks(checkresult.LevelBasic, []checkresult.Result{
+	page := render(analysis.NewChecks(checkresult.LevelBasic, []checkresult.Result{
 		{Name: checkresult.Streaming, Pass: 1, Seen: "32 content chunks in 30 reads"},
 		{Name: checkresult.Stop, Pass: 1, Fail: 1, Examples: []string{`the output holds the stop string STOPWORD: "STOPWORD <b>"`}},
 	}))
