@@ -217,15 +217,7 @@ var studyTmpl = template.Must(template.New("study").Funcs(report.PageFuncs).Func
 	"int64":  func(v int) int64 { return int64(v) },
 }).Parse(studyHTML))
 
-const studyHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay cache study · {{.S.Trace}}</title>
-<style>
-{{.FontCSS}}
-` + report.PageCSS + `body{max-width:1080px}
+var studyHTML = report.PageHead(`replay cache study · {{.S.Trace}}`) + `body{max-width:1080px}
 th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}

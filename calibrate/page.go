@@ -139,15 +139,7 @@ type calibrationPageData struct {
 
 var calibrationTmpl = template.Must(template.New("calibration").Funcs(report.PageFuncs).Parse(calibrationHTML))
 
-const calibrationHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay calibrate · {{.C.Model}}</title>
-<style>
-{{.FontCSS}}
-` + report.PageCSS + `th{background:#f4f6f8;font-weight:bold}
+var calibrationHTML = report.PageHead(`replay calibrate · {{.C.Model}}`) + `th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .fit{font-family:monospace;font-size:14px;margin:6px 0}
 </style>

@@ -167,15 +167,7 @@ var compareTmpl = template.Must(template.New("compare").Funcs(report.PageFuncs).
 	"interval": func(t Test) string { return t.interval() },
 }).Parse(compareHTML))
 
-const compareHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay compare</title>
-<style>
-{{.FontCSS}}
-` + report.PageCSS + `th:first-child,td:first-child,td.l{text-align:left}
+var compareHTML = report.PageHead(`replay compare`) + `th:first-child,td:first-child,td.l{text-align:left}
 th{background:#f4f6f8}
 .verdict{font-size:17px;font-weight:bold;padding:8px 12px;background:#f4f6f8;border-left:4px solid #1f77b4}
 .note{color:#555;font-size:13px}

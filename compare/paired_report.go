@@ -160,15 +160,7 @@ var pairedTmpl = template.Must(template.New("paired").Funcs(template.FuncMap{
 	"same": func(d string) bool { return d == analysis.PairedSame },
 }).Parse(pairedHTML))
 
-const pairedHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay paired run</title>
-<style>
-{{.FontCSS}}
-body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;max-width:1200px;margin:16px auto;padding:0 16px;color:#222}
+var pairedHTML = report.PageHeadUnstyled(`replay paired run`) + `body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;max-width:1200px;margin:16px auto;padding:0 16px;color:#222}
 h1{font-size:21px;margin:0 0 6px}
 h2{font-size:16px;margin:14px 0 4px}
 table{border-collapse:collapse;margin:4px 0 10px;font-size:13px}

@@ -86,6 +86,25 @@ const FiguresHTML = `{{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
 </html>
 `
 
+// PageHead begins every page: the doctype, the head with its title (template text, so a page
+// may name itself from its data), and its style opened with the page font (.FontCSS) and
+// PageCSS; the page adds its own rules after it and closes the style.
+func PageHead(title string) string { return PageHeadUnstyled(title) + PageCSS }
+
+// PageHeadUnstyled is PageHead without PageCSS, for a page whose layout is its own (a paired
+// run's, wider, with its own tables).
+func PageHeadUnstyled(title string) string {
+	return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>` + title + `</title>
+<style>
+{{.FontCSS}}
+`
+}
+
 // PageCSS is the style every page shares; each adds its own rules after it.
 const PageCSS = `body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:24px auto;max-width:1000px;padding:0 16px;color:#222;background:#fff}
 h1{font-size:22px;margin-bottom:4px}

@@ -102,15 +102,7 @@ func WriteRunFiles(dir string, m *analysis.Metrics, info analysis.RunInfo) (*ana
 
 var reportTmpl = template.Must(template.New("report").Funcs(PageFuncs).Parse(reportHTML))
 
-const reportHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay report{{with .S.Run.Model}} · {{.}}{{end}}</title>
-<style>
-{{.FontCSS}}
-` + PageCSS + `th:first-child,td:first-child{text-align:left}
+var reportHTML = PageHead(`replay report{{with .S.Run.Model}} · {{.}}{{end}}`) + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .meta td{text-align:left}
 .note{color:#555;font-size:13px;margin:2px 0 8px}

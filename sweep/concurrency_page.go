@@ -171,15 +171,7 @@ func concurrencyPlots(cp ConcurrencyPage) ([]report.Figure, error) {
 
 var concurrencyTmpl = template.Must(template.New("csweep").Funcs(report.PageFuncs).Parse(concurrencyHTML))
 
-const concurrencyHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay sweep --concurrency · {{.P.SLO}}</title>
-<style>
-{{.FontCSS}}
-` + report.PageCSS + `th:first-child,td:first-child{text-align:left}
+var concurrencyHTML = report.PageHead(`replay sweep --concurrency · {{.P.SLO}}`) + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}

@@ -241,15 +241,7 @@ func sweepPlots(sp SpeedPage) ([]report.Figure, error) {
 
 var sweepTmpl = template.Must(template.New("sweep").Funcs(report.PageFuncs).Parse(sweepHTML))
 
-const sweepHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay sweep · {{.P.SLO}}</title>
-<style>
-{{.FontCSS}}
-` + report.PageCSS + `th:first-child,td:first-child{text-align:left}
+var sweepHTML = report.PageHead(`replay sweep · {{.P.SLO}}`) + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}

@@ -165,15 +165,7 @@ var trendTmpl = template.Must(template.New("trend").Funcs(report.PageFuncs).Func
 	},
 }).Parse(trendHTML))
 
-const trendHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>replay trend · {{len .T.Runs}} runs</title>
-<style>
-{{.FontCSS}}
-` + report.PageCSS + `th:first-child,td:first-child{text-align:left}
+var trendHTML = report.PageHead(`replay trend · {{len .T.Runs}} runs`) + `th:first-child,td:first-child{text-align:left}
 th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .verdict{font-size:16px;margin:10px 0}
