@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
 
@@ -73,7 +74,7 @@ func TestArrivalBehind(t *testing.T) {
 func TestArrivalCapped(t *testing.T) {
 	rows := make([]results.Row, 0, 10)
 	for i := range 10 {
-		r := okRow(strconv.Itoa(i), 0, 10)
+		r := testenv.OKRow(strconv.Itoa(i), 0, 10)
 		r.QueueWaitNS = int64(i) * 5 * ms
 		rows = append(rows, r)
 	}
@@ -87,7 +88,7 @@ func TestArrivalCapped(t *testing.T) {
 func TestArrivalFromRowsUsesWritten(t *testing.T) {
 	var rows []results.Row
 	for i := range 50 {
-		r := okRow(strconv.Itoa(i), int64(i)*10, 5)
+		r := testenv.OKRow(strconv.Itoa(i), int64(i)*10, 5)
 		r.ScheduledNS = r.SentNS
 		r.WrittenNS = r.SentNS + 3*ms // three milliseconds to connect and write
 		rows = append(rows, r)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results/rowfile"
 )
 
@@ -36,7 +37,7 @@ func TestIdealCounter(t *testing.T) {
 // TestCacheThreeWays puts the three hit rates in the summary and checks they survive
 // `replay report` rebuilding it from the rows.
 func TestCacheThreeWays(t *testing.T) {
-	row := okRow("a", 0, 100, 10)
+	row := testenv.OKRow("a", 0, 100, 10)
 	row.CachedTokens = 25
 	q, h := 400.0, 120.0
 	ic := NewIdealCounter()

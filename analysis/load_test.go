@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 )
@@ -43,7 +44,7 @@ func loadDir(t *testing.T, dir string, o Options) (*Metrics, RunInfo, error) {
 
 func TestLoadRowsMatchesInMemory(t *testing.T) {
 	dir := t.TempDir()
-	writeRun(t, dir, synthRows(goldenSpec))
+	writeRun(t, dir, testenv.SynthRows(testenv.GoldenRun))
 	m, s := goldenMetrics(t)
 	// A run's summary.json carries the speed, SLO and metadata that report regenerates from.
 	prev := *s
@@ -55,7 +56,7 @@ func TestLoadRowsMatchesInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Speed != goldenSpec.speed || info.SLO != s.Run.SLO || info.NotSent != 4 || info.Model != "synthetic" {
+	if info.Speed != testenv.GoldenRun.Speed || info.SLO != s.Run.SLO || info.NotSent != 4 || info.Model != "synthetic" {
 		t.Errorf("run info from summary.json: %+v", info)
 	}
 	got := lm.Summary(info)
@@ -132,7 +133,7 @@ func TestLoadRowsRecoversCutRun(t *testing.T) {
 	if err := WriteSummary(dir, stale); err != nil {
 		t.Fatal(err)
 	}
-	rows := synthRows(goldenSpec)
+	rows := testenv.SynthRows(testenv.GoldenRun)
 	cutRun(t, dir, rows)
 	m, info, err := loadDir(t, dir, Options{})
 	if err != nil {

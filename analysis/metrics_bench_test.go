@@ -3,6 +3,7 @@ package analysis
 import (
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
 
@@ -11,8 +12,8 @@ import (
 // their offsets by 10 s per cycle (outside the timer) so the time series grows as in a real run.
 func BenchmarkMetricsAdd(b *testing.B) {
 	const rowsPerRun, templates = 100_000, 1_000
-	tpl := synthRows(synthSpec{n: templates, seed: 5, rate: 100, ttftMS: 150, ttftSigma: 0.5,
-		itlMS: 20, maxOut: 1, errRate: 0})
+	tpl := testenv.SynthRows(testenv.SynthRun{N: templates, Seed: 5, Rate: 100, TTFTMS: 150, TTFTSigma: 0.5,
+		ITLMS: 20, MaxOut: 1, ErrRate: 0})
 	for i := range tpl {
 		r := &tpl[i]
 		r.ChunkNS = make([]int64, 200)

@@ -8,28 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
 
 const ms = int64(time.Millisecond)
-
-// okRow is a successful request sent on schedule at sentMS whose first token came ttftMS later
-// and which ended at the last chunk.
-func okRow(id string, sentMS, ttftMS int64, chunkGapsMS ...int64) results.Row {
-	sent := sentMS * ms
-	first := sent + ttftMS*ms
-	chunks := []int64{first}
-	for _, g := range chunkGapsMS {
-		chunks = append(chunks, chunks[len(chunks)-1]+g*ms)
-	}
-	last := chunks[len(chunks)-1]
-	return results.Row{
-		RequestID: id, OriginalTimestampNS: sent, ScheduledNS: sent, SentNS: sent,
-		FirstTokenNS: first, LastTokenNS: last, DoneNS: last, ChunkNS: chunks,
-		TargetPromptTokens: 100, TargetOutputTokens: int32(len(chunks)),
-		PromptTokens: 100, CompletionTokens: int32(len(chunks)), HTTPStatus: 200,
-	}
-}
 
 func summarize(t *testing.T, o Options, rows ...results.Row) *Summary {
 	t.Helper()
@@ -58,7 +41,7 @@ func exact(t *testing.T, name string, got, want float64) {
 func TestTTFTPercentiles(t *testing.T) {
 	// Four TTFTs 100..400 ms: nearest rank p50 = 2nd = 200, p90/p95/p99 = 4th = 400, mean 250.
 	s := summarize(t, Options{},
-		okRow("a", 0, 300), okRow("b", 10, 100), okRow("c", 20, 400), okRow("d", 30, 200))
+		testenv.OKRow("a", 0, 300), testenv.OKRow("b", 10, 100), testenv.OKRow("c", 20, 400), testenv.OKRow("d", 30, 200))
 	if s.TTFT.Count != 4 {
 		t.Fatalf("count %d", s.TTFT.Count)
 	}
@@ -74,11 +57,11 @@ func TestTTFTPercentiles(t *testing.T) {
 }
 
 func TestFailedAndWarmupExcluded(t *testing.T) {
-	failed := okRow("f", 40, 5)
+	failed := testenv.OKRow("f", 40, 5)
 	failed.ErrorClass, failed.ErrorMessage, failed.HTTPStatus = "http_5xx", "upstream exploded", 503
-	warm := okRow("w", 0, 9000)
+	warm := testenv.OKRow("w", 0, 9000)
 	warm.Warmup = true
-	s := summarize(t, Options{}, okRow("a", 0, 100), okRow("b", 10, 300), failed, warm)
+	s := summarize(t, Options{}, testenv.OKRow("a", 0, 100), testenv.OKRow("b", 10, 300), failed, warm)
 	if s.Requests != (Requests{Total: 3, OK: 2, Failed: 1, Warmup: 1}) {
 		t.Errorf("requests %+v", s.Requests)
 	}
@@ -99,7 +82,7 @@ func TestFailedAndWarmupExcluded(t *testing.T) {
 
 func TestITLAndTPOT(t *testing.T) {
 	// Gaps 10, 20, 30 ms: ITL p50 = 20, max 30, mean 20; TPOT = 60 ms / (4 - 1) = 20 ms.
-	r := okRow("a", 0, 50, 10, 20, 30)
+	r := testenv.OKRow("a", 0, 50, 10, 20, 30)
 	s := summarize(t, Options{}, r)
 	near(t, "itl p50", s.ITL.P50, 20)
 	exact(t, "itl max", s.ITL.Max, 30)
@@ -119,16 +102,16 @@ func TestITLAndTPOT(t *testing.T) {
 			s.Throughput.OutputTokens, s.Throughput.InputTokens)
 	}
 	// A single token has no TPOT and no ITL.
-	s = summarize(t, Options{}, okRow("one", 0, 50))
+	s = summarize(t, Options{}, testenv.OKRow("one", 0, 50))
 	if s.TPOT.Count != 0 || s.ITL.Count != 0 {
 		t.Errorf("single token: tpot %+v itl %+v", s.TPOT, s.ITL)
 	}
 }
 
 func TestLatenessQueueAndScheduledLatency(t *testing.T) {
-	r := okRow("a", 1000, 100, 10) // sent at 1 s, first token 1.1 s, done 1.11 s
-	r.ScheduledNS = 993 * ms       // due at 0.993 s ...
-	r.QueueWaitNS = 5 * ms         // ... waited 5 ms for a slot, so the timer was 2 ms late
+	r := testenv.OKRow("a", 1000, 100, 10) // sent at 1 s, first token 1.1 s, done 1.11 s
+	r.ScheduledNS = 993 * ms               // due at 0.993 s ...
+	r.QueueWaitNS = 5 * ms                 // ... waited 5 ms for a slot, so the timer was 2 ms late
 	s := summarize(t, Options{}, r)
 	exact(t, "lateness", s.Lateness.Max, 2)
 	exact(t, "queue wait", s.QueueWait.Max, 5)
@@ -140,8 +123,8 @@ func TestLatenessQueueAndScheduledLatency(t *testing.T) {
 
 func TestThroughput(t *testing.T) {
 	// Sends at 0 and 1000 ms; the last ends at 1000+200+3*100 = 1500 ms: span 1.5 s.
-	a := okRow("a", 0, 100, 100, 100)
-	b := okRow("b", 1000, 200, 100, 100, 100)
+	a := testenv.OKRow("a", 0, 100, 100, 100)
+	b := testenv.OKRow("b", 1000, 200, 100, 100, 100)
 	b.PromptTokens = 200
 	s := summarize(t, Options{}, a, b)
 	exact(t, "duration", s.Throughput.DurationS, 1.5)
@@ -155,14 +138,14 @@ func TestGoodput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed := okRow("f", 30, 10)
+	failed := testenv.OKRow("f", 30, 10)
 	failed.ErrorClass = "timeout"
-	late := okRow("late", 40, 100, 10) // TTFT 100 from send but due 200 ms earlier: 300 from schedule
+	late := testenv.OKRow("late", 40, 100, 10) // TTFT 100 from send but due 200 ms earlier: 300 from schedule
 	late.ScheduledNS -= 200 * ms
 	s := summarize(t, Options{SLO: slo},
-		okRow("good", 0, 100, 10, 20),
-		okRow("slowttft", 10, 300, 10),
-		okRow("stutter", 20, 100, 10, 80),
+		testenv.OKRow("good", 0, 100, 10, 20),
+		testenv.OKRow("slowttft", 10, 300, 10),
+		testenv.OKRow("stutter", 20, 100, 10, 80),
 		failed, late)
 	g := s.Goodput
 	if g == nil {
@@ -178,20 +161,20 @@ func TestGoodput(t *testing.T) {
 	if g.LimitsMS["ttft"] != 250 || g.SLO != "ttft=250ms,itl=50ms" {
 		t.Errorf("limits %v slo %q", g.LimitsMS, g.SLO)
 	}
-	if summarize(t, Options{}, okRow("a", 0, 1)).Goodput != nil {
+	if summarize(t, Options{}, testenv.OKRow("a", 0, 1)).Goodput != nil {
 		t.Error("goodput without SLO")
 	}
 }
 
 func TestFidelityAndCache(t *testing.T) {
-	a := okRow("a", 0, 10, 10) // exact usage
-	b := okRow("b", 10, 10, 10)
+	a := testenv.OKRow("a", 0, 10, 10) // exact usage
+	b := testenv.OKRow("b", 10, 10, 10)
 	b.PromptTokens = 101 // prompt off by one
 	b.CachedTokens = 64
-	c := okRow("c", 20, 10, 10)
+	c := testenv.OKRow("c", 20, 10, 10)
 	c.CompletionTokens = 1 // stopped early
 	c.CachedTokens = 36
-	d := okRow("d", 30, 10, 10)
+	d := testenv.OKRow("d", 30, 10, 10)
 	d.PromptTokens, d.CompletionTokens = -1, -1 // no usage: not in the fidelity figures
 	s := summarize(t, Options{}, a, b, c, d)
 	f := s.Fidelity
@@ -213,7 +196,7 @@ func TestFidelityAndCache(t *testing.T) {
 
 func TestWindows(t *testing.T) {
 	// One request in flight from 0.5 s to 1.5 s: half a request in flight in seconds 0 and 1.
-	r := okRow("a", 500, 100, 900)
+	r := testenv.OKRow("a", 500, 100, 900)
 	m := NewMetrics(Options{})
 	m.Add(&r)
 	m.Close()
@@ -234,7 +217,7 @@ func TestWindows(t *testing.T) {
 func TestSummaryJSONKeys(t *testing.T) {
 	slo, _ := ParseSLO("ttft=1s")
 	dir := t.TempDir()
-	s := summarize(t, Options{SLO: slo}, okRow("a", 0, 100, 10), okRow("b", 10, 100, 10), okRow("c", 20, 100, 10))
+	s := summarize(t, Options{SLO: slo}, testenv.OKRow("a", 0, 100, 10), testenv.OKRow("b", 10, 100, 10), testenv.OKRow("c", 20, 100, 10))
 	s.Run = RunInfo{Endpoint: "http://127.0.0.1:1/v1", Model: "m", Speed: 2, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if err := WriteSummary(dir, s); err != nil {
 		t.Fatal(err)
@@ -292,8 +275,8 @@ func TestCost(t *testing.T) {
 	// 8 / (7/1.5*3600) * 1e6 = $476.1905 per million. Only b (TTFT 200 ms) misses ttft=150ms:
 	// 3 tokens in 1.5 s at SLO: 8 / (2*3600) * 1e6 = $1111.1111.
 	slo, _ := ParseSLO("ttft=150ms")
-	a := okRow("a", 0, 100, 100, 100)
-	b := okRow("b", 1000, 200, 100, 100, 100)
+	a := testenv.OKRow("a", 0, 100, 100, 100)
+	b := testenv.OKRow("b", 1000, 200, 100, 100, 100)
 	s := summarize(t, Options{SLO: slo, CostPerHour: 2, GPUs: 4}, a, b)
 	if s.Cost == nil || s.Cost.GPUs != 4 {
 		t.Fatalf("cost %+v", s.Cost)
@@ -311,8 +294,8 @@ func TestCost(t *testing.T) {
 // ttft=150ms the second (TTFT 200 ms) misses the SLO, so only 500 tok/s count at the SLO:
 // $8.8889 per million.
 func TestCostWorkedExample(t *testing.T) {
-	a := okRow("a", 0, 100, 900)
-	b := okRow("b", 0, 200, 800)
+	a := testenv.OKRow("a", 0, 100, 900)
+	b := testenv.OKRow("b", 0, 200, 800)
 	for _, r := range []*results.Row{&a, &b} {
 		r.CompletionTokens, r.TargetOutputTokens = 500, 500
 	}
@@ -337,18 +320,18 @@ func TestSessions(t *testing.T) {
 		id   string
 		turn int32
 	}{{"a", 0}, {"b", 0}, {"a", 1}, {"c", 0}, {"a", 2}, {"b", 1}, {"", 0}} {
-		r := okRow(string(rune('0'+i)), int64(i)*100, 10, 5)
+		r := testenv.OKRow(string(rune('0'+i)), int64(i)*100, 10, 5)
 		r.SessionID, r.Turn = st.id, st.turn
 		rows = append(rows, r)
 	}
-	w := okRow("w", 0, 10, 5)
+	w := testenv.OKRow("w", 0, 10, 5)
 	w.Warmup, w.SessionID = true, "a"
 	rows = append(rows, w)
 	s := summarize(t, Options{}, rows...)
 	if s.Sessions == nil || *s.Sessions != (Sessions{Requests: 6, Sessions: 3, MultiTurn: 2, LaterTurns: 3}) {
 		t.Fatalf("sessions %+v, want 6 requests in 3 sessions, 2 multi-turn, 3 later turns", s.Sessions)
 	}
-	if s := summarize(t, Options{}, okRow("x", 0, 10, 5)); s.Sessions != nil {
+	if s := summarize(t, Options{}, testenv.OKRow("x", 0, 10, 5)); s.Sessions != nil {
 		t.Fatalf("a run without sessions has sessions %+v", s.Sessions)
 	}
 }

@@ -4,31 +4,15 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 )
-
-// mixedRows are one run's rows in three populations: streamed plain, non-streamed JSON (no
-// chunk times: measured end to end), streamed tools sent unforced, and a request cancelled as
-// its log says.
-func mixedRows() []results.Row {
-	plain := func(r results.Row) results.Row { r.Population = "stream/plain"; return r }
-	a := plain(okRow("a", 0, 100, 10, 10))
-	b := plain(okRow("b", 10, 300, 10))
-	ns := results.Row{RequestID: "n", SentNS: 20 * ms, ScheduledNS: 20 * ms, DoneNS: 20*ms + 2000*ms,
-		TargetPromptTokens: 100, TargetOutputTokens: 40, PromptTokens: 100, CompletionTokens: 40,
-		HTTPStatus: 200, Population: "nostream/json"}
-	tools := okRow("t", 30, 50, 10)
-	tools.Population, tools.Unforced, tools.CompletionTokens = "stream/tools", true, 1 // stopped early
-	cut := okRow("c", 40, 80, 10)
-	cut.Population, cut.CancelledAsLogged, cut.DoneNS = "stream/plain", true, 40*ms+500*ms
-	return []results.Row{a, b, ns, tools, cut}
-}
 
 // Populations are reported side by side; a non-streamed request is in no TTFT, ITL or TPOT
 // figure; a request cancelled as logged is neither ok nor failed and never fails the run; output
 // exactness is over forced requests, the unforced counted beside it.
 func TestPopulations(t *testing.T) {
-	s := summarize(t, Options{}, mixedRows()...)
+	s := summarize(t, Options{}, testenv.PopulationRows()...)
 	if s.Requests.Total != 5 || s.Requests.OK != 4 || s.Requests.Failed != 0 || s.Requests.CancelledAsLogged != 1 {
 		t.Fatalf("requests %+v", s.Requests)
 	}
@@ -66,7 +50,7 @@ func TestPopulations(t *testing.T) {
 // The populations reach summary.json (report tests the table and report.html).
 func TestPopulationsWritten(t *testing.T) {
 	m := NewMetrics(Options{})
-	rows := mixedRows()
+	rows := testenv.PopulationRows()
 	for i := range rows {
 		m.Add(&rows[i])
 	}
@@ -89,7 +73,7 @@ func TestPopulationsWritten(t *testing.T) {
 // A summary of rows naming no population (an older run's) has none, and the golden outputs
 // do not change.
 func TestNoPopulations(t *testing.T) {
-	if s := summarize(t, Options{}, okRow("a", 0, 100, 10)); s.Populations != nil {
+	if s := summarize(t, Options{}, testenv.OKRow("a", 0, 100, 10)); s.Populations != nil {
 		t.Fatalf("populations %v", s.Populations)
 	}
 }

@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"internal/intern":  {},
 	"internal/jsoncur": {},
 	"internal/pqcheck": {},
-	"internal/testenv": {},
+	"internal/testenv": {"results"}, // invented result rows for the tests of what reads them
 	"internal/deps":    {},
 	"prefixcache":      {},
 	"scheduler":        {},
