@@ -40,11 +40,8 @@ type plan struct {
 // tokenizer work; with mayStream, a window whose prompts would hold more memory than
 // cfg.PlanMemory allows is left to build as the run goes (a plan that is sent once).
 func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
-	slo, err := analysis.ParseSLO(cfg.SLO)
-	if err != nil {
-		return nil, fmt.Errorf("--slo: %w", err)
-	}
-	p := &plan{slo: slo}
+	p := &plan{slo: cfg.SLO}
+	var err error
 	if p.tokPath, err = resolveTokenizer(cfg); err != nil {
 		return nil, err
 	}

@@ -83,7 +83,8 @@ type Config struct {
 	ResetCache     bool
 	GPUMetricsURLs []string
 
-	SLO          string
+	// SLO judges goodput (analysis.ParseSLO reads the text form); zero for none.
+	SLO          analysis.SLO
 	MaxErrorRate float64
 	// MaxLateness is the send lateness p99 above which the run is client-bound; 0 or negative
 	// turns the check off (replay run's --max-lateness gives analysis.DefaultMaxLateness).

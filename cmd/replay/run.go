@@ -61,6 +61,7 @@ type runFlags struct {
 	sc          sim.Config
 	seed        uint64
 	prefixMode  string
+	slo         string      // --slo, parsed into cfg.SLO by config
 	targets     targetFlags // --endpoint, --model, --api-key-env (endpoints.go)
 	apiKeyFile  string
 	extra       string
@@ -112,7 +113,7 @@ func (f *runFlags) addPrompts(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "prompt text seed: the same seed gives byte-identical prompts")
 	intWords(fs, &f.cfg.Synth.MaxPromptTokens, "max-prompt-tokens", 0, "cap every prompt at N tokens; capped requests are counted (none: no cap; 0 means none too)", none(0))
 	fs.StringVar(&f.prefixMode, "prefix-mode", "trace", "trace: requests share prefixes as the trace's block hashes say; unique: every request gets fresh blocks")
-	fs.StringVar(&f.cfg.SLO, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
+	fs.StringVar(&f.slo, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
 }
 
 // addRequests: what every request carries, and when the run counts as failed.
@@ -161,6 +162,10 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	cfg := f.cfg
 	if len(args) > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", args)
+	}
+	var err error
+	if cfg.SLO, err = analysis.ParseSLO(f.slo); err != nil {
+		return cfg, fmt.Errorf("--slo: %w", err)
 	}
 	if cfg.Out == "" {
 		return cfg, errors.New("--out is required")
