@@ -221,8 +221,12 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	return res, err
 }
 
-// withDefaults fills the documented defaults and creates the output folder.
+// withDefaults checks cfg (Validate), fills the documented defaults and creates the output
+// folder.
 func (cfg Config) withDefaults() (Config, error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
@@ -232,21 +236,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Client.API == "" {
 		cfg.Client.API = client.APICompletions
 	}
-	if cfg.Out == "" {
-		return cfg, errors.New("--out is required")
-	}
 	if cfg.SnapshotEvery == 0 {
 		cfg.SnapshotEvery = DefaultSnapshotEvery
 	}
-	switch cfg.Progress {
-	case "":
+	if cfg.Progress == "" {
 		cfg.Progress = ProgressAuto
-	case ProgressAuto, ProgressPlain, ProgressJSON:
-	default:
-		return cfg, fmt.Errorf("--progress %q: want auto, plain or json", cfg.Progress)
-	}
-	if cfg.Retries < 0 {
-		return cfg, fmt.Errorf("--retries %d: want 0 or more", cfg.Retries)
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return cfg, fmt.Errorf("creating --out: %w", err)
