@@ -130,7 +130,7 @@ func checkStudy(cfg runner.Config) error {
 // studyInput builds the curve over the traced arm's prompts in send order and the engine's
 // capacity in the trace's blocks.
 func studyInput(sc Config, kv prefixcache.KVSize, modelKV string, traced, unique *arm) (Input, error) {
-	in := Input{Trace: traced.plan.Trace, KV: kv, ModelKV: modelKV, SLO: sc.Run.SLO,
+	in := Input{Trace: traced.plan.Trace, KV: kv, ModelKV: modelKV, SLO: sc.Run.SLO.String(),
 		Dir: sc.Run.Out, Traced: traced.sum, Unique: unique.sum}
 	if err := checkPlan(traced.plan); err != nil {
 		return in, err

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/scheduler"
@@ -119,7 +120,7 @@ func runStudy(t *testing.T, trace string, simBlocks int) *Study {
 	out := t.TempDir()
 	cfg := Config{Run: runner.Config{
 		Trace: trace, Out: out, Tokenizer: testenv.SampleTokenizer(),
-		Schedule: scheduler.Config{Speed: 1}, MetricsInterval: 200 * time.Millisecond, SLO: "ttft=15ms",
+		Schedule: scheduler.Config{Speed: 1}, MetricsInterval: 200 * time.Millisecond, SLO: analysis.SLO{TTFT: 15 * time.Millisecond},
 		Sim: sc, Stderr: &syncWriter{w: &stderr}, Stdout: &bytes.Buffer{}, SnapshotEvery: -1,
 	}}
 	st, err := Run(context.Background(), cfg)

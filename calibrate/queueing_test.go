@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/runner"
@@ -80,7 +81,7 @@ func simMeanWaitMS(t *testing.T, srv *sim.Server) float64 {
 func TestQueueingDecomposition(t *testing.T) {
 	var stderr bytes.Buffer
 	_, url := serveSim(t, queueSim())
-	base := runner.Config{Endpoint: url, Model: "replay-sim", Tokenizer: testenv.SampleTokenizer(), Stderr: &stderr, Stdout: io.Discard, MetricsURL: "none"}
+	base := runner.Config{Client: client.Config{BaseURL: url, Model: "replay-sim"}, Tokenizer: testenv.SampleTokenizer(), Stderr: &stderr, Stdout: io.Discard, MetricsURL: "none"}
 	calCfg := base
 	calCfg.Out = t.TempDir()
 	cal, err := Run(context.Background(), calCfg, Options{MaxPromptTokens: 512, Points: 4, OutputTokens: []int{4}, Repeats: 2})
@@ -92,7 +93,7 @@ func TestQueueingDecomposition(t *testing.T) {
 	run := func(gapMS, n int) (*analysis.Summary, float64, string) {
 		srv, url := serveSim(t, queueSim())
 		cfg := base
-		cfg.Endpoint, cfg.Out, cfg.Calibration, cfg.MaxLateness = url, t.TempDir(), cal, 0
+		cfg.Client.BaseURL, cfg.Out, cfg.Calibration, cfg.MaxLateness = url, t.TempDir(), cal, 0
 		// The engine's running count, for TPOT by batch size.
 		cfg.MetricsURL, cfg.MetricsInterval = strings.TrimSuffix(url, "/v1")+"/metrics", 20*time.Millisecond
 		cfg.Trace = writeGapTrace(t, n, gapMS, 128, 30)

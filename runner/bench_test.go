@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/scheduler"
 )
@@ -145,8 +146,7 @@ func evenTrace(b *testing.B, rate int, span time.Duration, prompt, output int) s
 func benchRun(b *testing.B, url, tracePath string, speed float64) *analysis.Summary {
 	b.Helper()
 	cfg := Config{
-		Trace: tracePath, Out: b.TempDir(), Endpoint: url, Model: "replay-sim",
-		Tokenizer: testenv.SampleTokenizer(), Schedule: scheduler.Config{Speed: speed},
+		Trace: tracePath, Out: b.TempDir(), Client: client.Config{BaseURL: url, Model: "replay-sim"}, Tokenizer: testenv.SampleTokenizer(), Schedule: scheduler.Config{Speed: speed},
 		Stderr: io.Discard, Stdout: io.Discard, MaxErrorRate: 1,
 	}
 	sum, err := Run(context.Background(), cfg)

@@ -97,7 +97,7 @@ func (s *engineState) scrapeClient(cfg Config, ownPage bool) *http.Client {
 // a client for base, whose HTTP transport the probes use.
 func newEngineState(ctx context.Context, cfg Config, base string, simulated bool, c *client.Client) (*engineState, error) {
 	tr := transportOf(c)
-	s := &engineState{http: engine.WithBearer(&http.Client{Transport: tr}, cfg.APIKey), transport: tr, apiKey: cfg.APIKey,
+	s := &engineState{http: engine.WithBearer(&http.Client{Transport: tr}, cfg.Client.APIKey), transport: tr, apiKey: cfg.Client.APIKey,
 		base: base, stderr: cfg.Stderr}
 	s.info.CacheReset = engine.CacheLeftWarm
 	if cfg.ResetCache {
@@ -145,7 +145,7 @@ func (s *engineState) metricsURL(flag string) (string, error) {
 // the warmup (engine's Choice.Force), keeping what it found for the summary. It returns the
 // ExtraBody to send, nil for the user's unchanged.
 func (s *engineState) force(ctx context.Context, cfg Config, model string) (map[string]any, error) {
-	f, err := s.choice.Force(ctx, s.http, s.base, engine.ForceSettings{API: cfg.API, Model: model, Extra: cfg.ExtraBody,
+	f, err := s.choice.Force(ctx, s.http, s.base, engine.ForceSettings{API: cfg.Client.API, Model: model, Extra: cfg.Client.ExtraBody,
 		Verbatim: cfg.Body == BodyVerbatim, Withheld: client.ForcingKeys}, s.stderr)
 	if err != nil {
 		return nil, err

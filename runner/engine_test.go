@@ -237,7 +237,7 @@ func (l *lockedBuffer) String() string {
 func engineRun(t *testing.T, url string, n int, edit func(*Config)) (*analysis.Summary, string, string) {
 	t.Helper()
 	var stderr lockedBuffer
-	cfg := Config{Trace: writeSoakTrace(t, n, 40), Endpoint: url + "/v1", Model: "m", Tokenizer: testenv.SampleTokenizer(),
+	cfg := Config{Trace: writeSoakTrace(t, n, 40), Client: client.Config{BaseURL: url + "/v1", Model: "m"}, Tokenizer: testenv.SampleTokenizer(),
 		Out: t.TempDir(), MetricsInterval: 20 * time.Millisecond, MaxLateness: -1, Stderr: &stderr, Stdout: io.Discard}
 	if edit != nil {
 		edit(&cfg)
@@ -283,7 +283,7 @@ func TestEngineVLLM(t *testing.T) {
 	url := serveFake(t, f)
 	sum, out, stderr := engineRun(t, url, 6, func(c *Config) {
 		c.Warmup, c.ResetCache = 2, true
-		c.ExtraBody = map[string]any{"top_k": 7}
+		c.Client.ExtraBody = map[string]any{"top_k": 7}
 	})
 	if !strings.Contains(stderr, "replay: engine: vllm 0.11.0 (") || !strings.Contains(stderr, "replay: prefix cache reset (POST "+url+"/reset_prefix_cache)") {
 		t.Errorf("stderr does not name the engine or the reset:\n%s", stderr)
@@ -596,7 +596,7 @@ func TestEngineTLSAndKey(t *testing.T) {
 	if err := os.WriteFile(ca, []byte(pemBlock), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sum, _, stderr := engineRun(t, srv.URL, 2, func(c *Config) { c.CAFile, c.APIKey, c.ResetCache = ca, key, true })
+	sum, _, stderr := engineRun(t, srv.URL, 2, func(c *Config) { c.Client.CAFile, c.Client.APIKey, c.ResetCache = ca, key, true })
 	if e := sum.Run.Engine; e == nil || e.Name != "vllm" || !e.Forced || e.CacheReset != "reset" {
 		t.Fatalf("engine block %+v\n%s", e, stderr)
 	}
@@ -637,7 +637,7 @@ func TestEngineReplaySim(t *testing.T) {
 		}
 		srv.ServeHTTP(w, r)
 	}))
-	sum, _, stderr := engineRun(t, url, 3, func(c *Config) { c.Model = "replay-sim" })
+	sum, _, stderr := engineRun(t, url, 3, func(c *Config) { c.Client.Model = "replay-sim" })
 	mu.Lock()
 	defer mu.Unlock()
 	if slices.Contains(posts, "") || len(posts) != 3 {

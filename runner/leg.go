@@ -32,10 +32,10 @@ type leg struct {
 }
 
 // runEndpoints are the run's endpoints: Config.Endpoints when there are two or more (checked
-// by checkEndpoints), else the one of Endpoint, Model and APIKey, with no label.
+// by checkEndpoints), else the one of Client.BaseURL, Model and APIKey, with no label.
 func runEndpoints(cfg Config) ([]Endpoint, error) {
 	if len(cfg.Endpoints) <= 1 {
-		return []Endpoint{{URL: cfg.Endpoint, Model: cfg.Model, APIKey: cfg.APIKey}}, nil
+		return []Endpoint{{URL: cfg.Client.BaseURL, Model: cfg.Client.Model, APIKey: cfg.Client.APIKey}}, nil
 	}
 	return cfg.Endpoints, checkEndpoints(cfg)
 }
@@ -44,7 +44,7 @@ func runEndpoints(cfg Config) ([]Endpoint, error) {
 func legConfig(cfg Config, e Endpoint) Config {
 	lc := cfg
 	lc.Endpoints = nil
-	lc.Endpoint, lc.Model, lc.APIKey = e.URL, e.Model, e.APIKey
+	lc.Client.BaseURL, lc.Client.Model, lc.Client.APIKey = e.URL, e.Model, e.APIKey
 	if e.Label != "" {
 		lc.Out = filepath.Join(cfg.Out, e.Label)
 		lc.Stderr = prefixed(cfg.Stderr, e.Label) // its messages say which endpoint
@@ -114,7 +114,7 @@ func (l *leg) open(x *execution) error {
 	l.o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration})
 	outs := []Output{w, l.o.metrics}
 	if cfg.MetricsListen != "" {
-		l.live = live.New(live.Config{Endpoint: cmp.Or(l.ep.Label, l.tg.label), API: cfg.API, Shard: shardLabel(cfg),
+		l.live = live.New(live.Config{Endpoint: cmp.Or(l.ep.Label, l.tg.label), API: cfg.Client.API, Shard: shardLabel(cfg),
 			Scheduled: len(x.items), Sent: x.sched.Counters.Sent, InFlight: x.sched.Counters.InFlight,
 			Queued: x.sched.Counters.Queued, Held: x.sched.Counters.Held, MaxErrorRate: cfg.MaxErrorRate, MaxLateness: cfg.MaxLateness})
 		outs = append(outs, l.live)

@@ -15,7 +15,7 @@ type Endpoint struct {
 	// Label names the endpoint's folder under Config.Out (and its side in the comparison,
 	// package compare).
 	Label string
-	// URL is the endpoint's base URL, as Config.Endpoint; Model and APIKey are what its
+	// URL is the endpoint's base URL, as Config.Client.BaseURL; Model and APIKey are what its
 	// requests carry.
 	URL    string
 	Model  string

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/internal/genlog"
 	"github.com/llm-replay/replay/internal/testenv"
@@ -84,8 +85,8 @@ func TestLoggedOptionsFromLog(t *testing.T) {
 			srv, _ := newOptionServer(t, name, time.Millisecond/2)
 			hs := httptest.NewServer(srv)
 			defer hs.Close()
-			cfg := Config{Trace: path, Out: t.TempDir(), Endpoint: hs.URL + "/v1", Model: "m", API: "chat", Tokenizer: tokPath,
-				Schedule: scheduler.Config{Speed: 40}, ExtraBody: map[string]any{"ignore_eos": true}, MetricsURL: "none",
+			cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "m", API: "chat", ExtraBody: map[string]any{"ignore_eos": true}}, Tokenizer: tokPath,
+				Schedule: scheduler.Config{Speed: 40}, MetricsURL: "none",
 				MaxLateness: -1, Stderr: io.Discard, Stdout: io.Discard}
 			sum, err := Run(context.Background(), cfg)
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
@@ -110,8 +111,8 @@ func optionRun(t *testing.T, name, path, mode string) (*optionServer, []results.
 	srv, tokPath := newOptionServer(t, name, 5*time.Millisecond)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	cfg := Config{Trace: path, Out: t.TempDir(), Endpoint: hs.URL + "/v1", Model: "m", API: "chat", Tokenizer: tokPath,
-		Options: mode, ExtraBody: map[string]any{"ignore_eos": true}, MetricsURL: "none", MaxLateness: -1,
+	cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "m", API: "chat", ExtraBody: map[string]any{"ignore_eos": true}}, Tokenizer: tokPath,
+		Options: mode, MetricsURL: "none", MaxLateness: -1,
 		Stderr: io.Discard, Stdout: io.Discard}
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -369,7 +370,7 @@ func TestCancelledAsLogged(t *testing.T) {
 	srv := &optionServer{tok: tok, gap: 10 * time.Millisecond, bodies: map[string][]byte{}}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	cfg := Config{Trace: path, Out: t.TempDir(), Endpoint: hs.URL + "/v1", Model: "m", Tokenizer: testenv.SampleTokenizer(),
+	cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "m"}, Tokenizer: testenv.SampleTokenizer(),
 		MetricsURL: "none", MaxLateness: -1, Stderr: io.Discard, Stdout: io.Discard}
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -435,7 +436,7 @@ func TestBodyVerbatim(t *testing.T) {
 	srv := &optionServer{tok: tok, tpl: tpl, gap: time.Millisecond, bodies: map[string][]byte{}}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	cfg := Config{Trace: path, Out: t.TempDir(), Endpoint: hs.URL + "/v1", Model: "served", Tokenizer: tokPath, Body: BodyVerbatim,
+	cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "served"}, Tokenizer: tokPath, Body: BodyVerbatim,
 		MetricsURL: "none", MaxLateness: -1, Stderr: io.Discard, Stdout: io.Discard}
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {

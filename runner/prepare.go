@@ -40,11 +40,8 @@ type plan struct {
 // tokenizer work; with mayStream, a window whose prompts would hold more memory than
 // cfg.PlanMemory allows is left to build as the run goes (a plan that is sent once).
 func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
-	slo, err := analysis.ParseSLO(cfg.SLO)
-	if err != nil {
-		return nil, fmt.Errorf("--slo: %w", err)
-	}
-	p := &plan{slo: slo}
+	p := &plan{slo: cfg.SLO}
+	var err error
 	if p.tokPath, err = resolveTokenizer(cfg); err != nil {
 		return nil, err
 	}
@@ -67,10 +64,10 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	}
 	p.verbatim = cfg.Body == BodyVerbatim
 	if p.logged && !p.verbatim {
-		warnAPI(cfg.Stderr, recs, cfg.API)
+		warnAPI(cfg.Stderr, recs, cfg.Client.API)
 	}
 	p.synth = cfg.Synth
-	p.synth.API = synth.API(cfg.API)
+	p.synth.API = synth.API(cfg.Client.API)
 	p.synth.Tools = p.logged // the logged tools are sent, so the template renders them
 	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
@@ -137,7 +134,7 @@ func resolveTokenizer(cfg Config) (string, error) {
 	if cfg.Tokenizer != "" {
 		return cfg.Tokenizer, nil
 	}
-	if cfg.Endpoint != "" {
+	if cfg.Client.BaseURL != "" {
 		return "", errors.New("--tokenizer is required with --endpoint: prompt lengths must be counted by the served model's own tokenizer (give its tokenizer.json or Hugging Face folder)")
 	}
 	p, err := samples.Extract(samples.Tokenizer, filepath.Join(cfg.Out, ".sample"))

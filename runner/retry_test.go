@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/sim"
@@ -43,8 +44,7 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 	}))
 	defer ts.Close()
 	out := t.TempDir()
-	sum, err := Run(context.Background(), Config{Trace: writeSoakTrace(t, 6, 20), Endpoint: ts.URL + "/v1", Model: "replay-sim",
-		Tokenizer: testenv.SampleTokenizer(), Out: out, Retries: 2, MetricsURL: "none", Stdout: nopWriter{}, Stderr: nopWriter{}})
+	sum, err := Run(context.Background(), Config{Trace: writeSoakTrace(t, 6, 20), Client: client.Config{BaseURL: ts.URL + "/v1", Model: "replay-sim"}, Tokenizer: testenv.SampleTokenizer(), Out: out, Retries: 2, MetricsURL: "none", Stdout: nopWriter{}, Stderr: nopWriter{}})
 	if err != nil {
 		t.Fatal(err)
 	}

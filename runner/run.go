@@ -26,23 +26,15 @@ type Config struct {
 	Stdout  io.Writer
 	Version string
 
-	// Endpoint is the server's base URL; "" starts the built-in simulator in-process.
-	Endpoint string
-	// Model is sent in every request; "" means "replay-sim" against the simulator.
-	Model string
-	// API is "completions" (default) or "chat".
-	API string
+	// Client is how to talk to the endpoint: Client.BaseURL is the server's base URL ("" starts
+	// the built-in simulator in-process), Client.Model is sent in every request ("" means
+	// "replay-sim" against the simulator), Client.API is "completions" (default) or "chat".
+	// A paired run's endpoints override BaseURL, Model and APIKey (Endpoints); the rest is
+	// passed to client.New as given, ExtraBody joined by the engine's forcing fields.
+	Client client.Config
 	// Tokenizer is a tokenizer.json or its folder; "" uses the embedded sample tokenizer, which
 	// is refused against a real endpoint.
 	Tokenizer string
-	APIKey    string
-	// Timeout bounds a whole request; StallTimeout the silence between two reads of it.
-	Timeout      time.Duration
-	StallTimeout time.Duration
-	// CAFile adds a private CA to the system roots; Insecure skips certificate checks.
-	CAFile    string
-	Insecure  bool
-	ExtraBody map[string]any
 	// Retries is how many times a request that got 429, 5xx or no connection is tried again
 	// (0, the default, is open loop: no retries), after the server's Retry-After or an
 	// exponential backoff. Every attempt has its row.
@@ -91,7 +83,8 @@ type Config struct {
 	ResetCache     bool
 	GPUMetricsURLs []string
 
-	SLO          string
+	// SLO judges goodput (analysis.ParseSLO reads the text form); zero for none.
+	SLO          analysis.SLO
 	MaxErrorRate float64
 	// MaxLateness is the send lateness p99 above which the run is client-bound; 0 or negative
 	// turns the check off (replay run's --max-lateness gives analysis.DefaultMaxLateness).
@@ -128,13 +121,13 @@ type Config struct {
 	// ProgressJSON (one JSON object a line, for CI logs and other tools).
 	Progress string
 
-	// Sim configures the in-process simulator when Endpoint is "".
+	// Sim configures the in-process simulator when Client.BaseURL is "".
 	Sim sim.Config
 
 	// Endpoints, two or more, make a paired run (multi.go): every request goes to each at its
 	// scheduled time, built once; Out/LABEL/ holds each one's files (the comparison of the
 	// first with each other, compare.json and compare.html beside them, is package compare's).
-	// Endpoint, Model and APIKey are then unused.
+	// Client.BaseURL, Model and APIKey are then unused.
 	Endpoints []Endpoint
 
 	// Checks is the behaviour checks' level (checks.go: auto, none, basic, all; "" is none):
@@ -199,7 +192,7 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	pcfg := cfg // prepared as for the first endpoint: a real one's tokenizer must be the served model's
-	pcfg.Endpoint = eps[0].URL
+	pcfg.Client.BaseURL = eps[0].URL
 	p, err := prepare(ctx, pcfg, true)
 	if err != nil {
 		return nil, err
@@ -228,32 +221,26 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	return res, err
 }
 
-// withDefaults fills the documented defaults and creates the output folder.
+// withDefaults checks cfg (Validate), fills the documented defaults and creates the output
+// folder.
 func (cfg Config) withDefaults() (Config, error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
 	}
-	if cfg.API == "" {
-		cfg.API = client.APICompletions
-	}
-	if cfg.Out == "" {
-		return cfg, errors.New("--out is required")
+	if cfg.Client.API == "" {
+		cfg.Client.API = client.APICompletions
 	}
 	if cfg.SnapshotEvery == 0 {
 		cfg.SnapshotEvery = DefaultSnapshotEvery
 	}
-	switch cfg.Progress {
-	case "":
+	if cfg.Progress == "" {
 		cfg.Progress = ProgressAuto
-	case ProgressAuto, ProgressPlain, ProgressJSON:
-	default:
-		return cfg, fmt.Errorf("--progress %q: want auto, plain or json", cfg.Progress)
-	}
-	if cfg.Retries < 0 {
-		return cfg, fmt.Errorf("--retries %d: want 0 or more", cfg.Retries)
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return cfg, fmt.Errorf("creating --out: %w", err)

@@ -59,8 +59,9 @@ func TestSoak(t *testing.T) {
 	stop := watchSoak(t, &arrived, n)
 	start := time.Now()
 	sum, err := Run(context.Background(), Config{
-		Trace: writeSoakTrace(t, n, rate), Endpoint: ts.URL + "/v1", Model: "replay-sim",
-		Tokenizer: testenv.SampleTokenizer(), Out: out, StallTimeout: time.Second,
+		Trace:     writeSoakTrace(t, n, rate),
+		Client:    client.Config{BaseURL: ts.URL + "/v1", Model: "replay-sim", StallTimeout: time.Second},
+		Tokenizer: testenv.SampleTokenizer(), Out: out,
 		MaxErrorRate: 1, MaxLateness: -1, MetricsURL: "none", Stdout: nopWriter{}, Stderr: nopWriter{},
 		// The server is in this process: two descriptors a connection, which the runner
 		// only knows for its own simulator.

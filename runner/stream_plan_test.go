@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
@@ -32,7 +33,7 @@ func TestStreamedPlanSendsTheSamePrompts(t *testing.T) {
 			var stderr bytes.Buffer
 			sc := sim.DefaultConfig()
 			sc.ZeroCost = true
-			cfg := Config{Trace: path, Out: t.TempDir(), API: api, KeepPrompts: keep, PlanMemory: planMemory,
+			cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{API: api}, KeepPrompts: keep, PlanMemory: planMemory,
 				MetricsURL: "none", MaxLateness: -1, Sim: sc, Stderr: &stderr, Stdout: io.Discard}
 			cfg.Schedule.Speed = 20
 			sum, err := Run(context.Background(), cfg)

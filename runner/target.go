@@ -29,8 +29,8 @@ type target struct {
 // startTarget resolves --endpoint, or starts the built-in simulator in-process, counting
 // prompts as `replay sim --tokenizer` does, when there is none.
 func startTarget(ctx context.Context, cfg Config, p *plan) (*target, error) {
-	t := &target{model: cfg.Model, label: cfg.Endpoint, stop: func() error { return nil }}
-	endpoint := cfg.Endpoint
+	t := &target{model: cfg.Client.Model, label: cfg.Client.BaseURL, stop: func() error { return nil }}
+	endpoint := cfg.Client.BaseURL
 	if endpoint == "" {
 		u, err := t.startSim(ctx, cfg, p)
 		if err != nil {
@@ -83,9 +83,10 @@ func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error
 	if _, err := resolveMetricsURL(cfg.MetricsURL, endpoint); err != nil {
 		return err // a bad --metrics-url, before anything is asked of the endpoint
 	}
-	ccfg := client.Config{BaseURL: base, API: cfg.API, Model: t.model, APIKey: cfg.APIKey,
-		Timeout: cfg.Timeout, StallTimeout: cfg.StallTimeout, CAFile: cfg.CAFile, Insecure: cfg.Insecure,
-		ExtraBody: cfg.ExtraBody}
+	// The run's client settings as given, at the API root and with the model the simulator
+	// may have named.
+	ccfg := cfg.Client
+	ccfg.BaseURL, ccfg.Model = base, t.model
 	if t.client, err = client.New(ccfg); err != nil {
 		return err
 	}

@@ -71,13 +71,10 @@ type ConcurrencyOptions struct {
 // does not hold unless All. It writes sweep.json and sweep.html into base.Out, also for the
 // levels finished before an error.
 func Concurrency(ctx context.Context, base runner.Config, o ConcurrencyOptions) (*ConcurrencyResult, error) {
-	if base.SLO == "" {
+	if base.SLO.IsZero() {
 		return nil, errors.New("sweep needs --slo: the knee is where the SLO stops holding")
 	}
-	slo, err := analysis.ParseSLO(base.SLO)
-	if err != nil {
-		return nil, fmt.Errorf("--slo: %w", err)
-	}
+	slo := base.SLO
 	pname, err := targetPercentile(o.TargetPct)
 	if err != nil {
 		return nil, err
@@ -100,7 +97,7 @@ func Concurrency(ctx context.Context, base runner.Config, o ConcurrencyOptions) 
 	if err != nil {
 		return nil, err
 	}
-	res := &ConcurrencyResult{Mode: "concurrency", SLO: base.SLO, TargetPct: o.TargetPct, Percentile: pname}
+	res := &ConcurrencyResult{Mode: "concurrency", SLO: base.SLO.String(), TargetPct: o.TargetPct, Percentile: pname}
 	fail := func(err error) (*ConcurrencyResult, error) {
 		if werr := writeConcurrencySweep(base.Out, res); werr != nil {
 			err = errors.Join(err, werr)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/calibrate"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
@@ -62,7 +63,7 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 	}
 	slo := fmt.Sprintf("ttft=%.0fms", math.Ceil(10*cal.PredictTTFTMS(64)))
 	t.Logf("calibrated single-request TTFT at 64 tokens: %.1f ms, so --slo %s", cal.PredictTTFTMS(64), slo)
-	cfg := runner.Config{Trace: tr, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: slo, Sim: sc, Stderr: &stderr,
+	cfg := runner.Config{Trace: tr, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: mustSLO(t, slo), Sim: sc, Stderr: &stderr,
 		CostPerHour: 2, GPUs: 1}
 	res, err := Concurrency(context.Background(), cfg, ConcurrencyOptions{Levels: []int{1, 2, 4, 8, 16, 32}, TargetPct: 95})
 	if err != nil {
@@ -139,7 +140,7 @@ func TestSweepConcurrencyFindsBatchLimit(t *testing.T) {
 }
 
 func TestSweepConcurrencyRejects(t *testing.T) {
-	cfg := runner.Config{Out: t.TempDir(), SLO: "ttft=50ms", Stderr: &bytes.Buffer{}}
+	cfg := runner.Config{Out: t.TempDir(), SLO: mustSLO(t, "ttft=50ms"), Stderr: &bytes.Buffer{}}
 	for _, tc := range []struct {
 		o    ConcurrencyOptions
 		slo  string
@@ -152,9 +153,19 @@ func TestSweepConcurrencyRejects(t *testing.T) {
 		{ConcurrencyOptions{TargetPct: 95}, "ttft=50ms", "at least one level"},
 	} {
 		c := cfg
-		c.SLO = tc.slo
+		c.SLO = mustSLO(t, tc.slo)
 		if _, err := Concurrency(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v slo %q: %v, want an error naming %s", tc.o, tc.slo, err, tc.want)
 		}
 	}
+}
+
+// mustSLO parses text as replay's --slo does.
+func mustSLO(t *testing.T, text string) analysis.SLO {
+	t.Helper()
+	slo, err := analysis.ParseSLO(text)
+	if err != nil {
+		t.Fatalf("slo %q: %v", text, err)
+	}
+	return slo
 }

@@ -47,7 +47,7 @@ type SpeedResult struct {
 // It stops early after the first speed that fails, since faster ones will not hold either on a
 // sane endpoint; pass speeds in increasing order.
 func Speed(ctx context.Context, base runner.Config, speeds []float64, targetPct float64) (*SpeedResult, error) {
-	if base.SLO == "" {
+	if base.SLO.IsZero() {
 		return nil, errors.New("sweep needs --slo: the knee is where the SLO stops holding")
 	}
 	if len(speeds) == 0 {
@@ -61,7 +61,7 @@ func Speed(ctx context.Context, base runner.Config, speeds []float64, targetPct 
 	if err := os.MkdirAll(base.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("creating --out: %w", err)
 	}
-	res := &SpeedResult{SLO: base.SLO, TargetPct: targetPct}
+	res := &SpeedResult{SLO: base.SLO.String(), TargetPct: targetPct}
 	for _, sp := range speeds {
 		cfg := base
 		cfg.Schedule.Speed = sp

@@ -35,7 +35,7 @@ func TestSweepFindsCapacity(t *testing.T) {
 	sc.MaxBatch, sc.StepBase, sc.StepPerSeq, sc.StepPerKVToken, sc.Jitter = 4, 10*time.Millisecond, 0, 0, 0
 	sc.PrefillPerToken = time.Microsecond
 	var stderr bytes.Buffer
-	cfg := runner.Config{Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: "e2e=600ms", Sim: sc, Stderr: &stderr, CostPerHour: 2, GPUs: 1}
+	cfg := runner.Config{Trace: p, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), SLO: mustSLO(t, "e2e=600ms"), Sim: sc, Stderr: &stderr, CostPerHour: 2, GPUs: 1}
 	res, err := Speed(context.Background(), cfg, []float64{1, 2, 3, 4, 6, 8}, 95)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
@@ -35,7 +36,7 @@ func TestTrendFlagsTheSlowRun(t *testing.T) {
 			sc.PrefillPerToken = 240 * time.Microsecond
 		}
 		dir := filepath.Join(root, fmt.Sprintf("run-%d", i))
-		cfg := runner.Config{Trace: tr, Out: dir, Tokenizer: testenv.SampleTokenizer(), Sim: sc, SLO: "ttft=100ms", Stderr: &stderr, Stdout: io.Discard}
+		cfg := runner.Config{Trace: tr, Out: dir, Tokenizer: testenv.SampleTokenizer(), Sim: sc, SLO: analysis.SLO{TTFT: 100 * time.Millisecond}, Stderr: &stderr, Stdout: io.Discard}
 		if _, err := runner.Run(context.Background(), cfg); err != nil {
 			t.Fatalf("run %d: %v\n%s", i, err, stderr.String())
 		}

@@ -65,7 +65,7 @@ func setupCacheStudy(fs *pflag.FlagSet, std cli) func(ctx context.Context, args 
 		if cfg.Sim.NumBlocks <= 0 {
 			return errors.New("--sim-kv-blocks must be positive")
 		}
-		if fs.Changed("sim-kv-blocks") && cfg.Endpoint != "" {
+		if fs.Changed("sim-kv-blocks") && cfg.Client.BaseURL != "" {
 			return errors.New("--sim-kv-blocks sets the built-in simulator's cache: not with --endpoint")
 		}
 		if f.blocks != "" {

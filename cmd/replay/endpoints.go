@@ -32,7 +32,7 @@ const (
 var flagLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // apply fills cfg from the flags and --api-key-file's keyFile: with at most one --endpoint,
-// cfg.Endpoint, Model and APIKey as a single run has them; with two or more, cfg.Endpoints.
+// cfg.Client.BaseURL, Model and APIKey as a single run has them; with two or more, cfg.Endpoints.
 func (t *targetFlags) apply(cfg *runner.Config, keyFile string) error {
 	if len(t.keyEnvs) > 0 && keyFile != "" {
 		return errors.New("give --api-key-env or --api-key-file, not both")
@@ -84,7 +84,7 @@ func (t *targetFlags) apply(cfg *runner.Config, keyFile string) error {
 func (t *targetFlags) applySingle(cfg *runner.Config, eps []runner.Endpoint, keyFile string) error {
 	label := ""
 	if len(eps) == 1 {
-		cfg.Endpoint, label = eps[0].URL, eps[0].Label
+		cfg.Client.BaseURL, label = eps[0].URL, eps[0].Label
 	}
 	model, err := single("--model", t.models, label)
 	if err != nil {
@@ -94,12 +94,12 @@ func (t *targetFlags) applySingle(cfg *runner.Config, eps []runner.Endpoint, key
 	if err != nil {
 		return err
 	}
-	cfg.Model = model
+	cfg.Client.Model = model
 	switch {
 	case keyEnv != "":
-		cfg.APIKey, err = client.APIKeyFromEnv(keyEnv)
+		cfg.Client.APIKey, err = client.APIKeyFromEnv(keyEnv)
 	case keyFile != "":
-		cfg.APIKey, err = client.APIKeyFromFile(keyFile)
+		cfg.Client.APIKey, err = client.APIKeyFromFile(keyFile)
 	}
 	return err
 }

@@ -89,6 +89,7 @@ func run(argv []string, std cli) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := runFn(ctx, fs.Args()); err != nil {
+		err = flagNamed(err)
 		fmt.Fprintf(std.stderr, "replay %s: %v\n", c.name, err)
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -163,19 +163,19 @@ func TestMultiEndpointFlags(t *testing.T) {
 	}
 	// A single run keeps its values verbatim, '=' and all.
 	cfg, err := apply(targetFlags{endpoints: []string{"http://h:1/v1?x=y"}, models: []string{"org/m=v2"}, keyEnvs: []string{"KEY_ALL"}}, "")
-	if err != nil || cfg.Endpoint != "http://h:1/v1?x=y" || cfg.Model != "org/m=v2" || cfg.APIKey != "k-all" || cfg.Endpoints != nil {
+	if err != nil || cfg.Client.BaseURL != "http://h:1/v1?x=y" || cfg.Client.Model != "org/m=v2" || cfg.Client.APIKey != "k-all" || cfg.Endpoints != nil {
 		t.Errorf("single: %v %+v", err, cfg)
 	}
 	// A single labelled endpoint is a single run too; its own label on the model is dropped.
 	cfg, err = apply(targetFlags{endpoints: []string{"new=http://h:1"}, models: []string{"new=m"}}, "")
-	if err != nil || cfg.Endpoint != "http://h:1" || cfg.Model != "m" || cfg.Endpoints != nil {
+	if err != nil || cfg.Client.BaseURL != "http://h:1" || cfg.Client.Model != "m" || cfg.Endpoints != nil {
 		t.Errorf("single labelled: %v %+v", err, cfg)
 	}
 	// Two endpoints: the unlabelled model and key apply to those without their own.
 	cfg, err = apply(targetFlags{endpoints: []string{"old=http://h:1/v1", "new=http://h:2/v1"},
 		models: []string{"m", "new=m2"}, keyEnvs: []string{"KEY_ALL", "new=KEY_NEW"}}, "")
 	want := []runner.Endpoint{{Label: "old", URL: "http://h:1/v1", Model: "m", APIKey: "k-all"}, {Label: "new", URL: "http://h:2/v1", Model: "m2", APIKey: "k-new"}}
-	if err != nil || fmt.Sprint(cfg.Endpoints) != fmt.Sprint(want) || cfg.Endpoint != "" {
+	if err != nil || fmt.Sprint(cfg.Endpoints) != fmt.Sprint(want) || cfg.Client.BaseURL != "" {
 		t.Errorf("paired: %v\n%+v\nwant %+v", err, cfg.Endpoints, want)
 	}
 	// Endpoints without labels are named by their place.

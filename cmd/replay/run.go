@@ -61,6 +61,7 @@ type runFlags struct {
 	sc          sim.Config
 	seed        uint64
 	prefixMode  string
+	slo         string      // --slo, parsed into cfg.SLO by config
 	targets     targetFlags // --endpoint, --model, --api-key-env (endpoints.go)
 	apiKeyFile  string
 	extra       string
@@ -91,7 +92,7 @@ func (f *runFlags) addTarget(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.targets.endpoints, "endpoint", nil, endpointUsage)
 	fs.StringArrayVar(&f.targets.models, "model", nil, modelUsage)
 	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer.json or Hugging Face folder (required with --endpoint)")
-	fs.StringVar(&cfg.API, "api", client.APICompletions, "chat or completions")
+	fs.StringVar(&cfg.Client.API, "api", client.APICompletions, "chat or completions")
 }
 
 // addSchedule: how fast, how much of the trace and where the run's files go.
@@ -112,7 +113,7 @@ func (f *runFlags) addPrompts(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "prompt text seed: the same seed gives byte-identical prompts")
 	intWords(fs, &f.cfg.Synth.MaxPromptTokens, "max-prompt-tokens", 0, "cap every prompt at N tokens; capped requests are counted (none: no cap; 0 means none too)", none(0))
 	fs.StringVar(&f.prefixMode, "prefix-mode", "trace", "trace: requests share prefixes as the trace's block hashes say; unique: every request gets fresh blocks")
-	fs.StringVar(&f.cfg.SLO, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
+	fs.StringVar(&f.slo, "slo", "", "latency SLO for goodput, e.g. ttft=500ms,itl=60ms,e2e=10s")
 }
 
 // addRequests: what every request carries, and when the run counts as failed.
@@ -120,11 +121,11 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringArrayVar(&f.targets.keyEnvs, "api-key-env", nil, keyEnvUsage)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key")
-	durationWords(fs, &cfg.Timeout, "timeout", 0, "whole-request timeout, send to the end of the stream (none: no timeout; 0 means none too)", none(time.Duration(0)))
-	durationWords(fs, &cfg.StallTimeout, "stall-timeout", 0, "idle timeout: end a request as timeout when no byte arrives for this long (none: no idle timeout; 0 means none too)", none(time.Duration(0)))
+	durationWords(fs, &cfg.Client.Timeout, "timeout", 0, "whole-request timeout, send to the end of the stream (none: no timeout; 0 means none too)", none(time.Duration(0)))
+	durationWords(fs, &cfg.Client.StallTimeout, "stall-timeout", 0, "idle timeout: end a request as timeout when no byte arrives for this long (none: no idle timeout; 0 means none too)", none(time.Duration(0)))
 	fs.IntVar(&cfg.Retries, "retries", 0, "try a request that got 429, 5xx or no connection again, up to N times, after the server's Retry-After or a backoff from 250ms; every attempt is a row (0: open loop, no retries)")
-	fs.StringVar(&cfg.CAFile, "ca-file", "", "PEM file of a private CA to trust beside the system's, for https endpoints")
-	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the endpoint's TLS certificate (only for a test server you control)")
+	fs.StringVar(&cfg.Client.CAFile, "ca-file", "", "PEM file of a private CA to trust beside the system's, for https endpoints")
+	fs.BoolVar(&cfg.Client.Insecure, "insecure", false, "do not verify the endpoint's TLS certificate (only for a test server you control)")
 	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'; with --options logged its forcing fields (ignore_eos, min_tokens) go only to requests whose logged answer ran to its length without tools or response_format`)
 	fs.StringVar(&cfg.Options, "options", "", "logged: send each request with its own logged options (stream, temperature, top_p, n, seed, stop, penalties, logprobs, tools, tool_choice, response_format, max_tokens or max_completion_tokens as logged) and cancel it where its client did; none: send none of them, every request streamed auto, the default: logged when the trace's records carry options, else none)")
 	fs.StringVar(&cfg.Body, "body", "", "verbatim: send each record's logged body byte for byte, model replaced with --model, at its logged time (traces ingested with --keep-text); prompt and output lengths are then the engine's own, not the trace's")
@@ -162,6 +163,10 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	if len(args) > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", args)
 	}
+	var err error
+	if cfg.SLO, err = analysis.ParseSLO(f.slo); err != nil {
+		return cfg, fmt.Errorf("--slo: %w", err)
+	}
 	if cfg.Out == "" {
 		return cfg, errors.New("--out is required")
 	}
@@ -182,7 +187,7 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 		return cfg, fmt.Errorf("--prefix-mode %q: want trace or unique", f.prefixMode)
 	}
 	if f.extra != "" {
-		if err := json.Unmarshal([]byte(f.extra), &cfg.ExtraBody); err != nil {
+		if err := json.Unmarshal([]byte(f.extra), &cfg.Client.ExtraBody); err != nil {
 			return cfg, fmt.Errorf("--extra-body: want a JSON object: %w", err)
 		}
 	}
@@ -204,7 +209,7 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	if cfg.SnapshotEvery == 0 {
 		cfg.SnapshotEvery = -1 // the flag's 0 is never; the runner's 0 is its default
 	}
-	if cfg.StallTimeout < 0 || cfg.Timeout < 0 {
+	if cfg.Client.StallTimeout < 0 || cfg.Client.Timeout < 0 {
 		return cfg, errors.New("--timeout and --stall-timeout: want 0 (none) or a positive duration")
 	}
 	if err := f.shards.apply(&cfg); err != nil {
