@@ -6,6 +6,7 @@ import (
 
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // TestIdealCounter checks the ideal hit rate by hand: 16-token blocks; the second prompt repeats
@@ -53,7 +54,7 @@ func TestCacheThreeWays(t *testing.T) {
 		t.Fatalf("cache %+v", c)
 	}
 	dir := t.TempDir()
-	w, err := rowfile.NewWriter(filepath.Join(dir, RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, runfolder.Requests))
 	if err != nil {
 		t.Fatal(err)
 	}

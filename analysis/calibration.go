@@ -22,9 +22,6 @@ import (
 // run's TTFT can be split into what one request alone would take and what it waited. The
 // measuring and its page are package calibrate's; the numbers, the fits and the file are here.
 
-// CalibrationFile is calibration.json's name inside `replay calibrate`'s --out folder.
-const CalibrationFile = runfolder.Calibration
-
 // CalibrationVersion is calibration.json's format version.
 const CalibrationVersion = 1
 
@@ -292,13 +289,13 @@ func WriteCalibration(dir string, c *Calibration) error {
 	if err != nil {
 		return err
 	}
-	return runfolder.WriteFile(filepath.Join(dir, CalibrationFile), append(b, '\n'))
+	return runfolder.WriteFile(filepath.Join(dir, runfolder.Calibration), append(b, '\n'))
 }
 
 // ReadCalibration reads and checks a calibration.json (a file or the folder holding one).
 func ReadCalibration(path string) (*Calibration, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, CalibrationFile)
+		path = filepath.Join(path, runfolder.Calibration)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

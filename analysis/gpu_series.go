@@ -43,10 +43,6 @@ const (
 	dcgmSMClock = "DCGM_FI_DEV_SM_CLOCK"
 )
 
-// GPUMetricsFiles matches a run's GPU exporters' sample files: gpu_metrics.jsonl for the
-// first, gpu_metrics-2.jsonl, gpu_metrics-3.jsonl... for the others (the runner's names).
-const GPUMetricsFiles = runfolder.GPUMetricsGlob
-
 // AddGPUSamples keeps one GPU exporter's samples (the exporter-th of the run, from 0, whose
 // GPUs are named "2/0", "2/1"... from the second on, so two hosts' GPU 0 stay apart), each
 // GPU's figures read from its keys NAME{gpu="..."}; keys of other forms are ignored.
@@ -112,10 +108,10 @@ func compareGPU(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// addGPUFiles reads dir's GPU exporters' files (GPUMetricsFiles, in exporter order), for
+// addGPUFiles reads dir's GPU exporters' files (runfolder.GPUMetricsGlob, in exporter order), for
 // `replay report` to plot what the run scraped; none is no error.
 func (m *Metrics) addGPUFiles(dir string) error {
-	paths, err := filepath.Glob(filepath.Join(dir, GPUMetricsFiles))
+	paths, err := filepath.Glob(filepath.Join(dir, runfolder.GPUMetricsGlob))
 	if err != nil {
 		return err
 	}

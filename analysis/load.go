@@ -11,9 +11,6 @@ import (
 	"github.com/llm-replay/replay/runfolder"
 )
 
-// RequestsFile is the result rows' file name inside a run directory.
-const RequestsFile = runfolder.Requests
-
 // LoadRows aggregates a run folder's rows, given as they are read from dir/requests.parquet
 // (the reading is the caller's: analysis does not read Parquet, runload.LoadDir does), and
 // the endpoint's queue from dir/server_metrics.jsonl when the run scraped one. The run's
@@ -46,7 +43,7 @@ func LoadRows(dir string, rec *results.Recovery, rows iter.Seq2[results.Row, err
 	}
 	if o.SLO.IsZero() && info.SLO != "" {
 		if o.SLO, err = ParseSLO(info.SLO); err != nil {
-			return nil, info, fmt.Errorf("%s: run.slo: %w", filepath.Join(dir, SummaryFile), err)
+			return nil, info, fmt.Errorf("%s: run.slo: %w", filepath.Join(dir, runfolder.Summary), err)
 		}
 	}
 	info.SLO = o.SLO.String()
@@ -57,7 +54,7 @@ func LoadRows(dir string, rec *results.Recovery, rows iter.Seq2[results.Row, err
 		}
 		m.Add(&r)
 	}
-	samples, err := results.ReadServerMetrics(filepath.Join(dir, results.ServerMetricsFile))
+	samples, err := results.ReadServerMetrics(filepath.Join(dir, runfolder.ServerMetrics))
 	switch {
 	case err == nil:
 		m.AddServerSamples(samples)
@@ -75,7 +72,7 @@ func LoadRows(dir string, rec *results.Recovery, rows iter.Seq2[results.Row, err
 // runInfo is the run's metadata from dir/summary.json, if any is this run's (own), marked
 // with the run's recovery when it was cut.
 func runInfo(dir string, rec *results.Recovery) (info RunInfo, own bool, err error) {
-	prev, err := ReadSummary(filepath.Join(dir, SummaryFile))
+	prev, err := ReadSummary(filepath.Join(dir, runfolder.Summary))
 	switch {
 	case err == nil && (rec == nil || !prev.Run.StartedAt.Before(rec.JournalCreated)):
 		own = true

@@ -11,12 +11,13 @@ import (
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // writeRun writes rows to dir/requests.parquet through the real results writer.
 func writeRun(t *testing.T, dir string, rows []results.Row) {
 	t.Helper()
-	w, err := rowfile.NewWriter(filepath.Join(dir, RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, runfolder.Requests))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func writeRun(t *testing.T, dir string, rows []results.Row) {
 // folder recovered, then its rows read by rowfile.
 func loadDir(t *testing.T, dir string, o Options) (*Metrics, RunInfo, error) {
 	t.Helper()
-	path := filepath.Join(dir, RequestsFile)
+	path := filepath.Join(dir, runfolder.Requests)
 	rec, err := rowfile.Recover(path)
 	if err != nil {
 		return nil, RunInfo{}, err
@@ -79,13 +80,13 @@ func TestLoadRowsErrors(t *testing.T) {
 	if _, _, err := loadDir(t, dir, Options{}); err == nil {
 		t.Error("no requests.parquet: no error")
 	}
-	if err := os.WriteFile(filepath.Join(dir, RequestsFile), []byte("not parquet at all, no"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.Requests), []byte("not parquet at all, no"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := loadDir(t, dir, Options{}); err == nil {
 		t.Error("garbage requests.parquet: no error")
 	}
-	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.Summary), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := loadDir(t, dir, Options{}); err == nil {
@@ -97,7 +98,7 @@ func TestLoadRowsErrors(t *testing.T) {
 // a footer and requests.journal.
 func cutRun(t *testing.T, dir string, rows []results.Row) {
 	t.Helper()
-	live := filepath.Join(t.TempDir(), RequestsFile)
+	live := filepath.Join(t.TempDir(), runfolder.Requests)
 	w, err := rowfile.NewWriter(live)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestLoadRowsRecoversCutRun(t *testing.T) {
 	if _, err := WriteRunData(dir, m, info); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	b, _ := os.ReadFile(filepath.Join(dir, runfolder.Summary))
 	var raw struct {
 		Run map[string]any `json:"run"`
 	}

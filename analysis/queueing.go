@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/llm-replay/replay/results"
-	"github.com/llm-replay/replay/runfolder"
 )
 
 // queueing.go splits each request's TTFT into what the calibration predicts one request alone
@@ -205,9 +204,6 @@ func QueueingCSV(reqs []QueueingRequest) []byte {
 	}
 	return []byte(b.String())
 }
-
-// QueueingFile is the per-request split's file name inside a run directory.
-const QueueingFile = runfolder.Queueing
 
 // QueueingPlot is what report.html draws of a calibrated run's split.
 type QueueingPlot struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // run_calibration.go finds the calibration a run folder's run was given. A calibrated run keeps
@@ -33,14 +34,14 @@ func RunCalibration(dir string, own *RunInfo, rec *results.Recovery) (*Calibrati
 		c, err := ReadCalibration(filepath.Join(dir, own.Calibration))
 		if err != nil {
 			return nil, fmt.Errorf("%s: run.calibration names %s, which the run wrote at its start: %w (pass --calibration FILE to split the run with another)",
-				filepath.Join(dir, SummaryFile), own.Calibration, err)
+				filepath.Join(dir, runfolder.Summary), own.Calibration, err)
 		}
 		return c, nil
 	}
 	if rec == nil || rec.JournalCreated.IsZero() {
 		return nil, nil
 	}
-	path := filepath.Join(dir, CalibrationFile)
+	path := filepath.Join(dir, runfolder.Calibration)
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -354,9 +354,6 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 	return s
 }
 
-// SummaryFile is the summary's file name inside a run directory.
-const SummaryFile = runfolder.Summary
-
 // WriteSummary writes dir/summary.json (indented, keys in a fixed order) via a temporary file,
 // so a reader never sees half a summary.
 func WriteSummary(dir string, s *Summary) error {
@@ -366,7 +363,7 @@ func WriteSummary(dir string, s *Summary) error {
 	if err := enc.Encode(s); err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
-	return runfolder.WriteFile(filepath.Join(dir, SummaryFile), buf.Bytes())
+	return runfolder.WriteFile(filepath.Join(dir, runfolder.Summary), buf.Bytes())
 }
 
 // ReadSummary reads a summary.json written by WriteSummary.
@@ -395,7 +392,7 @@ func parseSummary(name string, b []byte) (*Summary, error) {
 // snapshot, its per-request split (queueing.csv).
 func WriteRunData(dir string, m *Metrics, info RunInfo) (*Summary, error) {
 	if m.queue != nil {
-		info.Calibration = CalibrationFile
+		info.Calibration = runfolder.Calibration
 		if err := WriteCalibration(dir, m.queue.cal); err != nil {
 			return nil, err
 		}
@@ -407,5 +404,5 @@ func WriteRunData(dir string, m *Metrics, info RunInfo) (*Summary, error) {
 	if m.queue == nil || info.Partial {
 		return s, nil
 	}
-	return s, runfolder.WriteFile(filepath.Join(dir, QueueingFile), QueueingCSV(m.queue.reqs))
+	return s, runfolder.WriteFile(filepath.Join(dir, runfolder.Queueing), QueueingCSV(m.queue.reqs))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/trace"
 )
@@ -103,7 +104,7 @@ func Run(ctx context.Context, base runner.Config, o Options) (*analysis.Calibrat
 	if err != nil {
 		return nil, fmt.Errorf("calibration run: %w", err)
 	}
-	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, analysis.RequestsFile))
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, runfolder.Requests))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 )
@@ -68,7 +69,7 @@ func TestCalibrateSimulator(t *testing.T) {
 	if tp := c.TPOT.At(500); math.Abs(tp-5.08)/5.08 > 0.1 {
 		t.Errorf("TPOT at 500 tokens of context %.2f ms, want about 5.08", tp)
 	}
-	back, err := analysis.ReadCalibration(filepath.Join(out, analysis.CalibrationFile))
+	back, err := analysis.ReadCalibration(filepath.Join(out, runfolder.Calibration))
 	if err != nil {
 		t.Fatal(err)
 	}

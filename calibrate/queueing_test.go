@@ -19,7 +19,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -138,11 +138,11 @@ func TestQueueingDecomposition(t *testing.T) {
 	if bb := high.Queueing.TPOT.ByBatch; len(bb) == 0 || bb[len(bb)-1].RunningMax != 2 || bb[len(bb)-1].Requests < 20 {
 		t.Errorf("high load: TPOT by batch %+v, want most requests decoding beside another (the batch limit, 2)", bb)
 	}
-	csv, err := os.ReadFile(filepath.Join(dir, analysis.QueueingFile))
+	csv, err := os.ReadFile(filepath.Join(dir, runfolder.Queueing))
 	if err != nil || strings.Count(string(csv), "\n") != 41 {
 		t.Errorf("queueing.csv: %v, %d lines, want a header and 40 rows", err, strings.Count(string(csv), "\n"))
 	}
-	page, err := os.ReadFile(filepath.Join(dir, report.File))
+	page, err := os.ReadFile(filepath.Join(dir, runfolder.Report))
 	if err != nil || !strings.Contains(string(page), `id="queueing-time"`) || !strings.Contains(string(page), `id="tpot-batch"`) {
 		t.Errorf("report.html lacks the prefill-and-queueing or the TPOT-by-batch plot (%v)", err)
 	}
@@ -169,21 +169,21 @@ func writeGapTrace(t *testing.T, n, gapMS, prompt, output int) string {
 // queueing, in milliseconds, over its requests.
 func queueingMedians(t *testing.T, dir string) (ttft, queueing float64) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, analysis.QueueingFile))
+	f, err := os.Open(filepath.Join(dir, runfolder.Queueing))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(recs) < 2 || len(recs[0]) < 6 || recs[0][3] != "ttft_ms" || recs[0][5] != "queueing_ms" {
-		t.Fatalf("%s: %v, %d records, header %v", analysis.QueueingFile, err, len(recs), recs[:min(1, len(recs))])
+		t.Fatalf("%s: %v, %d records, header %v", runfolder.Queueing, err, len(recs), recs[:min(1, len(recs))])
 	}
 	var ttfts, queues []float64
 	for i, r := range recs[1:] {
 		a, errA := strconv.ParseFloat(r[3], 64)
 		b, errB := strconv.ParseFloat(r[5], 64)
 		if errA != nil || errB != nil {
-			t.Fatalf("%s line %d: %v %v", analysis.QueueingFile, i+2, errA, errB)
+			t.Fatalf("%s line %d: %v %v", runfolder.Queueing, i+2, errA, errB)
 		}
 		ttfts, queues = append(ttfts, a), append(queues, b)
 	}

@@ -210,7 +210,7 @@ func comparePaired(cfg runner.Config, eps []runner.EndpointResult, ers []endpoin
 func comparePair(dir string, a, b runner.EndpointResult) (pairedComparison, error) {
 	pc := pairedComparison{A: a.Label, B: b.Label, AEndpoint: a.URL, BEndpoint: b.URL,
 		AModel: a.Model, BModel: b.Model,
-		ReportA: a.Label + "/" + report.File, ReportB: b.Label + "/" + report.File}
+		ReportA: a.Label + "/" + runfolder.Report, ReportB: b.Label + "/" + runfolder.Report}
 	va, vb, err := runload.ReadRequestValues(a.Out, b.Out)
 	if err != nil {
 		return pc, err

@@ -66,7 +66,7 @@ func TestRunMultiChecksAndRequire(t *testing.T) {
 		t.Errorf("b failed %v, want overload among them\n%s", f, log)
 	}
 	for i, label := range []string{"a", "b"} {
-		s, err := analysis.ReadSummary(filepath.Join(out, label, analysis.SummaryFile))
+		s, err := analysis.ReadSummary(filepath.Join(out, label, runfolder.Summary))
 		if err != nil {
 			t.Fatal(err)
 		}

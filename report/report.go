@@ -17,9 +17,6 @@ type Options struct {
 	NoEmbedFont bool
 }
 
-// File is the report's file name inside a run directory.
-const File = runfolder.Report
-
 type reportPage struct {
 	S           *analysis.Summary
 	Populations []populationRow
@@ -97,7 +94,7 @@ func WriteRunFiles(dir string, m *analysis.Metrics, info analysis.RunInfo) (*ana
 	if err := WriteHTML(&buf, m, s, Options{}); err != nil {
 		return s, err
 	}
-	return s, runfolder.WriteFile(filepath.Join(dir, File), buf.Bytes())
+	return s, runfolder.WriteFile(filepath.Join(dir, runfolder.Report), buf.Bytes())
 }
 
 var reportTmpl = template.Must(template.New("report").Funcs(PageFuncs).Parse(reportHTML))

@@ -11,6 +11,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 var (
@@ -63,7 +64,7 @@ func TestReportWithFont(t *testing.T) {
 	if _, err := WriteRunFiles(dir, m, s.Run); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, File))
+	b, err := os.ReadFile(filepath.Join(dir, runfolder.Report))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestReportWithFont(t *testing.T) {
 		t.Errorf("report.html is %d bytes, want under 1.5 MB", len(b))
 	}
 	t.Logf("report.html %d bytes", len(b))
-	if _, err := os.Stat(filepath.Join(dir, analysis.SummaryFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, runfolder.Summary)); err != nil {
 		t.Error(err)
 	}
 }

@@ -7,14 +7,7 @@ import (
 	"math"
 	"os"
 	"time"
-
-	"github.com/llm-replay/replay/runfolder"
 )
-
-// ServerMetricsFile is the run file of the endpoint's own metrics: one JSON object a line, one
-// line per scrape of its Prometheus page, appended as they come (package scrape writes it,
-// analysis reads it back for report.html).
-const ServerMetricsFile = runfolder.ServerMetrics
 
 // The series a line holds, under vLLM's names (the built-in simulator serves the same ones), as
 // keys beside t_s and unix_ms. Prefix-cache queries and hits are counters of prompt tokens;

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // TestServerMetricsFile: samples written read back (t_s to the microsecond, the time to the
 // millisecond); a cut last line is left out, any other bad line names the file and line.
 func TestServerMetricsFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), ServerMetricsFile)
+	path := filepath.Join(t.TempDir(), runfolder.ServerMetrics)
 	w, err := CreateServerMetrics(path)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // LoadDir aggregates dir/requests.parquet, streaming its rows, with the rest of the run
@@ -14,7 +15,7 @@ import (
 // is rebuilt from requests.journal and the returned RunInfo is marked Recovered with the
 // Recovery (its String is the line to print).
 func LoadDir(dir string, o analysis.Options) (*analysis.Metrics, analysis.RunInfo, error) {
-	path := filepath.Join(dir, analysis.RequestsFile)
+	path := filepath.Join(dir, runfolder.Requests)
 	rec, err := rowfile.Recover(path)
 	if err != nil {
 		return nil, analysis.RunInfo{}, err

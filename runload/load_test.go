@@ -10,6 +10,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // row is an answered request: sent at i ms, first token 50 ms later, done 10 ms after that.
@@ -27,10 +28,10 @@ func row(i int) results.Row {
 // run leaves it: the file without its footer, and the journal beside it.
 func writeRows(t *testing.T, dir string, n int, cut bool) {
 	t.Helper()
-	path := filepath.Join(dir, analysis.RequestsFile)
+	path := filepath.Join(dir, runfolder.Requests)
 	live := path
 	if cut {
-		live = filepath.Join(t.TempDir(), analysis.RequestsFile)
+		live = filepath.Join(t.TempDir(), runfolder.Requests)
 	}
 	w, err := rowfile.NewWriter(live)
 	if err != nil {

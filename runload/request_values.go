@@ -6,6 +6,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // ReadRequestValues reads each folder's rows into its analysis.RequestValues, for
@@ -16,7 +17,7 @@ func ReadRequestValues(dirA, dirB string) (*analysis.RequestValues, *analysis.Re
 		dir string
 		v   *analysis.RequestValues
 	}{{dirA, va}, {dirB, vb}} {
-		if err := rowfile.Read(filepath.Join(d.dir, analysis.RequestsFile), func(r results.Row) error {
+		if err := rowfile.Read(filepath.Join(d.dir, runfolder.Requests), func(r results.Row) error {
 			d.v.Add(&r)
 			return nil
 		}); err != nil {

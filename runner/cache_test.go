@@ -13,6 +13,7 @@ import (
 	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/prefixcache"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -101,7 +102,7 @@ func TestMooncakeHitRateMatchesIdeal(t *testing.T) {
 			t.Errorf("hit rate from %s %.2f%% is %.2f points from the ideal %.2f%%", name, got, d, *c.IdealHitPct)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Out, ServerMetricsFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(cfg.Out, runfolder.ServerMetrics)); err != nil {
 		t.Error(err)
 	}
 }

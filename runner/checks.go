@@ -11,6 +11,7 @@ import (
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // checks.go runs the behaviour checks of a run's endpoint (package checks): its probes once
@@ -74,7 +75,7 @@ func addOverload(dir string, c *analysis.Checks) error {
 		return nil
 	}
 	var answers []checks.Answer
-	err := rowfile.Read(filepath.Join(dir, analysis.RequestsFile), func(r results.Row) error {
+	err := rowfile.Read(filepath.Join(dir, runfolder.Requests), func(r results.Row) error {
 		if !r.Warmup {
 			answers = append(answers, checks.Answer{Status: int(r.HTTPStatus), RetryAfterNS: r.RetryAfterNS})
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 )
@@ -54,7 +54,7 @@ func TestRunChecks(t *testing.T) {
 	if i, j := strings.Index(log, "behaviour checks ("), strings.Index(log, "open-loop replay of"); i < 0 || j < i {
 		t.Errorf("the probes were not sent before the replay (at %d, replay at %d)", i, j)
 	}
-	page, _ := os.ReadFile(filepath.Join(out, report.File))
+	page, _ := os.ReadFile(filepath.Join(out, runfolder.Report))
 	if !strings.Contains(string(page), `<h2 id="checks">Behaviour checks</h2>`) || !strings.Contains(string(page), "behaviour checks failed:") {
 		t.Error("report.html shows no checks")
 	}

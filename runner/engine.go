@@ -24,10 +24,6 @@ import (
 // page with its names, and the GPU exporters beside it (package scrape's GPU figures and
 // energy per output token).
 
-// GPUMetricsFile is the first GPU exporter's samples (the second --metrics-url), in the
-// server-metrics line format; further exporters write gpu_metrics-2.jsonl, gpu_metrics-3.jsonl...
-const GPUMetricsFile = runfolder.GPUMetrics
-
 // CheckEngine reports whether name is a valid --engine (auto, an engine, or a common spelling
 // of one), so a command can refuse a bad one before the trace is read.
 func CheckEngine(name string) error {

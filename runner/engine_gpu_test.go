@@ -14,6 +14,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runload"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
@@ -101,10 +102,10 @@ func TestEngineGPUPaired(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	for _, label := range []string{"a", "b"} {
-		if lines := strings.Count(readFile(t, filepath.Join(out, label, GPUMetricsFile)), "\n"); lines == 0 {
-			t.Errorf("%s: no GPU scrapes in %s", label, GPUMetricsFile)
+		if lines := strings.Count(readFile(t, filepath.Join(out, label, runfolder.GPUMetrics)), "\n"); lines == 0 {
+			t.Errorf("%s: no GPU scrapes in %s", label, runfolder.GPUMetrics)
 		}
-		s, err := analysis.ReadSummary(filepath.Join(out, label, analysis.SummaryFile))
+		s, err := analysis.ReadSummary(filepath.Join(out, label, runfolder.Summary))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,8 +23,8 @@ import (
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
 )
@@ -316,7 +316,7 @@ func TestEngineVLLM(t *testing.T) {
 	if sc == nil || sc.Scrapes < 2 || sc.QueriedTokens == nil || *sc.QueriedTokens <= 0 || sc.HitTokens == nil {
 		t.Errorf("server cache %+v: the vLLM names were not scraped", sc)
 	}
-	if _, err := os.Stat(filepath.Join(out, ServerMetricsFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, runfolder.ServerMetrics)); err != nil {
 		t.Error(err)
 	}
 	// summary.json keeps the block under run.engine, and the report's Run table shows it.
@@ -328,7 +328,7 @@ func TestEngineVLLM(t *testing.T) {
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "summary.json"))), &raw); err != nil || raw.Run.Engine["cache_reset"] != "reset" {
 		t.Errorf("summary.json run.engine %v (%v)", raw.Run.Engine, err)
 	}
-	if rep := readFile(t, filepath.Join(out, report.File)); !strings.Contains(rep, "<td>engine</td><td>vllm 0.11.0; output forced to its targets; prefix cache reset</td>") {
+	if rep := readFile(t, filepath.Join(out, runfolder.Report)); !strings.Contains(rep, "<td>engine</td><td>vllm 0.11.0; output forced to its targets; prefix cache reset</td>") {
 		t.Error("report.html has no engine row")
 	}
 }
@@ -356,7 +356,7 @@ func TestEngineIgnoresIgnoreEOS(t *testing.T) {
 		!strings.Contains(stderr, "replay: warning: prefix cache not reset") {
 		t.Errorf("cache reset %q; stderr:\n%s", e.CacheReset, stderr)
 	}
-	rep := readFile(t, filepath.Join(out, report.File))
+	rep := readFile(t, filepath.Join(out, runfolder.Report))
 	if !strings.Contains(rep, "<td>output length forcing</td><td class=\"bad\">not forceable on this engine: forcing does not work") ||
 		!strings.Contains(rep, `<span class="bad">not forced</span>`) {
 		t.Error("report.html does not say the output was not forceable")
@@ -387,15 +387,15 @@ func TestEngineOllama(t *testing.T) {
 	if metrics != 1 { // detection's GET /metrics, no scrape
 		t.Errorf("%d GET /metrics, want detection's one", metrics)
 	}
-	if _, err := os.Stat(filepath.Join(out, ServerMetricsFile)); !os.IsNotExist(err) {
-		t.Errorf("%s: %v, want none", ServerMetricsFile, err)
+	if _, err := os.Stat(filepath.Join(out, runfolder.ServerMetrics)); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want none", runfolder.ServerMetrics, err)
 	}
 	e := sum.Run.Engine
 	if e == nil || e.Name != "ollama" || e.Version != "0.17.4" || e.Forced || e.CacheReset != "left warm" ||
 		e.Forcing != "not forceable on this engine: "+engine.Ollama.ForceNote() || sum.Cache.Server != nil {
 		t.Fatalf("engine block %+v, server cache %+v", e, sum.Cache.Server)
 	}
-	if rep := readFile(t, filepath.Join(out, report.File)); !strings.Contains(rep, "not forceable on this engine") {
+	if rep := readFile(t, filepath.Join(out, runfolder.Report)); !strings.Contains(rep, "not forceable on this engine") {
 		t.Error("report.html does not say the output was not forceable")
 	}
 }
@@ -517,7 +517,7 @@ func TestEngineDCGMEnergy(t *testing.T) {
 		t.Fatalf("%d output tokens, want 48", sum.Throughput.OutputTokens)
 	}
 	var joules float64
-	for _, name := range []string{GPUMetricsFile, "gpu_metrics-2.jsonl"} {
+	for _, name := range []string{runfolder.GPUMetrics, "gpu_metrics-2.jsonl"} {
 		offsets := gpuOffsets(t, filepath.Join(out, name))
 		if len(offsets) < 2 {
 			t.Fatalf("%s: %d samples", name, len(offsets))
@@ -544,12 +544,12 @@ func TestEngineDCGMEnergy(t *testing.T) {
 			t.Errorf("GPU %d: %+v", i, g)
 		}
 	}
-	rep := readFile(t, filepath.Join(out, report.File))
+	rep := readFile(t, filepath.Join(out, runfolder.Report))
 	if !strings.Contains(rep, `<h2 id="gpus">GPUs</h2>`) || !strings.Contains(rep, "<td>97.0%</td><td>300.0 W</td><td>74213.0 MiB</td>") ||
 		!strings.Contains(rep, "Energy per output token") {
 		t.Error("report.html has no GPU table or energy")
 	}
-	if _, err := os.Stat(filepath.Join(out, ServerMetricsFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, runfolder.ServerMetrics)); !os.IsNotExist(err) {
 		t.Errorf("--metrics-url none still scraped the engine: %v", err)
 	}
 }

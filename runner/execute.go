@@ -13,6 +13,7 @@ import (
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/progress"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
 )
@@ -63,7 +64,7 @@ func holdLimit(cfg Config, tg *target) (int, string) {
 // the calibration beside it, written with the journal: a cut run's recovery finds it there
 // and splits TTFT with it (analysis/run_calibration.go).
 func openRows(dir string, cal *analysis.Calibration) (*rowfile.Writer, error) {
-	w, err := rowfile.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, runfolder.Requests))
 	if err != nil || cal == nil {
 		return w, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checks"
 	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scheduler"
 )
 
@@ -39,10 +40,10 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 	}
 	wrote := "requests.parquet, summary.json, report.html"
 	if sum.Run.Calibration != "" {
-		wrote += ", " + analysis.QueueingFile + ", " + sum.Run.Calibration
+		wrote += ", " + runfolder.Queueing + ", " + sum.Run.Calibration
 	}
 	if o.wroteMetrics {
-		wrote += ", " + ServerMetricsFile
+		wrote += ", " + runfolder.ServerMetrics
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: %s: wrote %s (stopped: %s)\n", cfg.Out, wrote, o.stats.Stop)
 	return sum, verdict(sum, o.stats)

@@ -6,14 +6,9 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
-	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/synth"
 )
-
-// ServerMetricsFile holds the samples scraped from the endpoint's /metrics during a run, one JSON
-// object a line, appended as they come.
-const ServerMetricsFile = runfolder.ServerMetrics
 
 // resolveMetricsURL turns --metrics-url into the page to scrape, "" for none: by default the
 // endpoint's scheme://host/metrics, where vLLM (and the simulator) serve it whatever the API

@@ -17,6 +17,7 @@ import (
 	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/trace"
 )
@@ -119,7 +120,7 @@ func TestStreamedPlanStopsAtABadRecord(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "bad.jsonl:51") || !strings.Contains(err.Error(), "prompt_tokens 0") {
 			t.Fatalf("plan memory %d: %v, want the record's error", planMemory, err)
 		}
-		s, serr := analysis.ReadSummary(filepath.Join(cfg.Out, analysis.SummaryFile))
+		s, serr := analysis.ReadSummary(filepath.Join(cfg.Out, runfolder.Summary))
 		switch {
 		case planMemory < 0 && serr == nil:
 			t.Fatalf("eager: a summary of a run that never sent")

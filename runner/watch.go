@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/llm-replay/replay/live"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scrape"
 )
 
@@ -36,7 +37,7 @@ func (l *leg) watch(ctx context.Context) error {
 	cfg := l.cfg
 	if l.tg.metricsURL != "" {
 		scr, err := scrape.Start(ctx, scrape.Config{URL: l.tg.metricsURL, Interval: cfg.MetricsInterval,
-			Path: filepath.Join(cfg.Out, ServerMetricsFile), Warn: cfg.Stderr,
+			Path: filepath.Join(cfg.Out, runfolder.ServerMetrics), Warn: cfg.Stderr,
 			Names: l.tg.eng.names(), Client: l.tg.eng.scrapeClient(cfg, true)})
 		if err != nil {
 			return l.named(err)

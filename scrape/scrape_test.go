@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/llm-replay/replay/results"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -229,7 +230,7 @@ func TestWritesServerMetricsFile(t *testing.T) {
 	cs.set(5, 1)
 	srv := httptest.NewServer(cs)
 	defer srv.Close()
-	path := filepath.Join(t.TempDir(), results.ServerMetricsFile)
+	path := filepath.Join(t.TempDir(), runfolder.ServerMetrics)
 	s, err := Start(context.Background(), Config{URL: srv.URL, Interval: time.Hour, Path: path})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ type Config struct {
 	URL string
 	// Interval between scrapes; 0 means one second.
 	Interval time.Duration
-	// Path is the server-metrics file (results.ServerMetricsFile's format) the samples are
+	// Path is the server-metrics file (runfolder.ServerMetrics's format) the samples are
 	// appended to, one line per successful scrape, created at the first one (an endpoint
 	// without metrics leaves no file); "" keeps them in memory only.
 	Path string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // Folder is one shard's folder as merged, and its line in shards.json.
@@ -43,7 +44,7 @@ type Folder struct {
 // Label names the shard and its folder, for errors and verdicts.
 func (f *Folder) Label() string { return fmt.Sprintf("%s (%s)", f.info.Label(), f.Folder) }
 
-func (f *Folder) rowsPath() string { return filepath.Join(f.Folder, analysis.RequestsFile) }
+func (f *Folder) rowsPath() string { return filepath.Join(f.Folder, runfolder.Requests) }
 
 // openFolders reads every folder's shard.json, checks that together they are shares of one
 // schedule, and returns them in order of K.
@@ -105,8 +106,8 @@ func checkOut(out string, dirs []string) error {
 			return fmt.Errorf("shard: merge: --out %s is one of the shard folders: merge into a new folder", out)
 		}
 	}
-	if _, err := os.Stat(rowfile.JournalPath(filepath.Join(out, analysis.RequestsFile))); err == nil {
-		return fmt.Errorf("shard: merge: --out %s holds a run's %s: merge into a new folder", out, filepath.Base(rowfile.JournalPath(analysis.RequestsFile)))
+	if _, err := os.Stat(rowfile.JournalPath(filepath.Join(out, runfolder.Requests))); err == nil {
+		return fmt.Errorf("shard: merge: --out %s holds a run's %s: merge into a new folder", out, filepath.Base(rowfile.JournalPath(runfolder.Requests)))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // testStart is the shared --start-at of the test runs.
@@ -112,7 +113,7 @@ func writeShard(t *testing.T, dir string, sr shardRun) {
 	if err := WriteInfo(dir, sr.info); err != nil {
 		t.Fatal(err)
 	}
-	w, err := rowfile.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, runfolder.Requests))
 	if err != nil {
 		t.Fatal(err)
 	}

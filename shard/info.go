@@ -12,9 +12,6 @@ import (
 	"github.com/llm-replay/replay/runfolder"
 )
 
-// InfoFile is a shard's identity file inside its run folder.
-const InfoFile = runfolder.Shard
-
 // Info is a shard's identity: which share of which trace it replays, on which clock. The
 // runner writes it (WriteInfo) at the start of a sharded run, before the first request, so
 // the folder of a shard killed at any moment still says what it is; the merge reads it back
@@ -42,25 +39,25 @@ type Info struct {
 // renamed into place, so a reader sees the whole file or none, even across a power loss.
 func WriteInfo(dir string, info Info) error {
 	if err := info.validate(); err != nil {
-		return fmt.Errorf("shard: %s: %w", filepath.Join(dir, InfoFile), err)
+		return fmt.Errorf("shard: %s: %w", filepath.Join(dir, runfolder.Shard), err)
 	}
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
-		return fmt.Errorf("shard: encoding %s: %w", InfoFile, err)
+		return fmt.Errorf("shard: encoding %s: %w", runfolder.Shard, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("shard: %w", err)
 	}
-	return runfolder.WriteFile(filepath.Join(dir, InfoFile), append(b, '\n'))
+	return runfolder.WriteFile(filepath.Join(dir, runfolder.Shard), append(b, '\n'))
 }
 
 // ReadInfo reads and checks dir/shard.json. A folder without one is not a shard's (a run
 // without --shard, or a shard from before shard.json existed): the error says so.
 func ReadInfo(dir string) (Info, error) {
-	path := filepath.Join(dir, InfoFile)
+	path := filepath.Join(dir, runfolder.Shard)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Info{}, fmt.Errorf("shard: %s: no %s: not the folder of a run with --shard K/N", dir, InfoFile)
+		return Info{}, fmt.Errorf("shard: %s: no %s: not the folder of a run with --shard K/N", dir, runfolder.Shard)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("shard: %w", err)

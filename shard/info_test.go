@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // shard.json round-trips, and is written whole or not at all (no temporary file left).
@@ -44,10 +46,10 @@ func TestInfoErrors(t *testing.T) {
 		`{"shard":0,"shards":0,"start_at":"2026-03-01T12:00:00Z","trace":{"size":1,"sha256":"` + strings.Repeat("a", 64) + `"}}`: "shards 0",
 		`{"shard":`: "unexpected end",
 	} {
-		if err := os.WriteFile(filepath.Join(dir, InfoFile), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, runfolder.Shard), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadInfo(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, InfoFile)) || !strings.Contains(err.Error(), want) {
+		if _, err := ReadInfo(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, runfolder.Shard)) || !strings.Contains(err.Error(), want) {
 			t.Errorf("shard.json %s: err %v, want one naming the file and %q", body, err, want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // load makes a cut shard's rows whole (rowfile.Recover, as `replay report` does) and reads
@@ -21,7 +22,7 @@ func (f *Folder) load() error {
 	if rec != nil {
 		f.Recovery = rec.String()
 	}
-	s, err := analysis.ReadSummary(filepath.Join(f.Folder, analysis.SummaryFile))
+	s, err := analysis.ReadSummary(filepath.Join(f.Folder, runfolder.Summary))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		s = nil

@@ -10,9 +10,6 @@ import (
 	"github.com/llm-replay/replay/runfolder"
 )
 
-// ShardsFile is the merged folder's account of its shards.
-const ShardsFile = runfolder.Shards
-
 // Manifest is shards.json: what was merged, where each merged row came from (by row range:
 // results.Row has no shard column), and the combined schedule's account.
 type Manifest struct {
@@ -38,15 +35,15 @@ func (r *Result) manifest() Manifest {
 func writeManifest(out string, m Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("shard: encoding %s: %w", ShardsFile, err)
+		return fmt.Errorf("shard: encoding %s: %w", runfolder.Shards, err)
 	}
-	return runfolder.WriteFile(filepath.Join(out, ShardsFile), append(b, '\n'))
+	return runfolder.WriteFile(filepath.Join(out, runfolder.Shards), append(b, '\n'))
 }
 
 // ReadManifest reads dir/shards.json, as a test or a script checks a merge.
 func ReadManifest(dir string) (*Manifest, error) {
 	var m Manifest
-	if err := readJSON(filepath.Join(dir, ShardsFile), &m); err != nil {
+	if err := readJSON(filepath.Join(dir, runfolder.Shards), &m); err != nil {
 		return nil, err
 	}
 	return &m, nil

@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // Result is what Merge did.
@@ -57,7 +58,7 @@ func Merge(ctx context.Context, out string, dirs []string) (*Result, error) {
 	info := runInfo(fs, r.Schedule.NotSent)
 	info.Calibration = ""
 	if o.Calibration != nil {
-		info.Calibration = analysis.CalibrationFile
+		info.Calibration = runfolder.Calibration
 	}
 	r.Summary = m.Summary(info)
 	r.Summary.Verdict = mergedVerdict(r.Summary.Verdict, fs, r.Missing, fs[0].info.Shards)

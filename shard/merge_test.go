@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 func merge(t *testing.T, dirs []string) (string, *Result) {
@@ -28,7 +28,7 @@ func merge(t *testing.T, dirs []string) (string, *Result) {
 
 func readRows(t *testing.T, dir string) []results.Row {
 	t.Helper()
-	rows, err := rowfile.ReadAll(filepath.Join(dir, analysis.RequestsFile))
+	rows, err := rowfile.ReadAll(filepath.Join(dir, runfolder.Requests))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestMergePercentilesExact(t *testing.T) {
 	}
 	want := single.Summary(analysis.RunInfo{})
 	want.Requests.Warmup = 4 // each shard's one warmup row, not in rows
-	got, err := analysis.ReadSummary(filepath.Join(out, analysis.SummaryFile))
+	got, err := analysis.ReadSummary(filepath.Join(out, runfolder.Summary))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestMergePercentilesExact(t *testing.T) {
 	// would not pass.
 	var mean float64
 	for _, d := range dirs {
-		s, err := analysis.ReadSummary(filepath.Join(d, analysis.SummaryFile))
+		s, err := analysis.ReadSummary(filepath.Join(d, runfolder.Summary))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestMergePercentilesExact(t *testing.T) {
 	if mean == got.TTFT.P99 {
 		t.Errorf("the shards' mean TTFT p99 equals the merged one (%v): the rows do not tell averaging from merging", mean)
 	}
-	page, err := os.ReadFile(filepath.Join(out, report.File))
+	page, err := os.ReadFile(filepath.Join(out, runfolder.Report))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestMergeAccountsNeverSent(t *testing.T) {
 	if res.Schedule.NotSent != 12 || !strings.Contains(res.Schedule.Line, "requests sent, 12 never sent") {
 		t.Fatalf("schedule %+v: want 12 never sent", res.Schedule)
 	}
-	s, err := analysis.ReadSummary(filepath.Join(out, analysis.SummaryFile))
+	s, err := analysis.ReadSummary(filepath.Join(out, runfolder.Summary))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func cutShard(t *testing.T, dir string, info Info, rows []results.Row) {
 	if err := WriteInfo(dir, info); err != nil {
 		t.Fatal(err)
 	}
-	live := filepath.Join(t.TempDir(), analysis.RequestsFile)
+	live := filepath.Join(t.TempDir(), runfolder.Requests)
 	w, err := rowfile.NewWriterWith(live, rowfile.WriterOptions{FlushRows: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -340,7 +340,7 @@ func TestMergeRefusesOutputFolder(t *testing.T) {
 		t.Fatalf("merging into a shard's folder: %v", err)
 	}
 	out := t.TempDir()
-	if err := os.WriteFile(rowfile.JournalPath(filepath.Join(out, analysis.RequestsFile)), nil, 0o644); err != nil {
+	if err := os.WriteFile(rowfile.JournalPath(filepath.Join(out, runfolder.Requests)), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Merge(context.Background(), out, dirs); err == nil || !strings.Contains(err.Error(), "holds a run's requests.journal") {
@@ -379,14 +379,14 @@ func TestMergeKeepsCalibration(t *testing.T) {
 		single.Add(&r)
 	}
 	want := single.Summary(analysis.RunInfo{}).Queueing
-	got, err := analysis.ReadSummary(filepath.Join(out, analysis.SummaryFile))
+	got, err := analysis.ReadSummary(filepath.Join(out, runfolder.Summary))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want == nil || want.Requests < 1000 || !reflect.DeepEqual(got.Queueing, want) || got.Run.Calibration != analysis.CalibrationFile {
+	if want == nil || want.Requests < 1000 || !reflect.DeepEqual(got.Queueing, want) || got.Run.Calibration != runfolder.Calibration {
 		t.Fatalf("merged queueing %+v (run.calibration %q), single aggregation %+v", got.Queueing, got.Run.Calibration, want)
 	}
-	csv, err := os.ReadFile(filepath.Join(out, analysis.QueueingFile))
+	csv, err := os.ReadFile(filepath.Join(out, runfolder.Queueing))
 	if err != nil || strings.Count(string(csv), "\n") != int(want.Requests)+1 {
 		t.Fatalf("merged queueing.csv: %v, %d lines, want a header and %d rows", err, strings.Count(string(csv), "\n"), want.Requests)
 	}

@@ -21,7 +21,7 @@ func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, cal *an
 		if err := analysis.WriteCalibration(out, cal); err != nil {
 			return err
 		}
-		if err := runfolder.WriteFile(filepath.Join(out, analysis.QueueingFile), analysis.QueueingCSV(m.QueueingRequests())); err != nil {
+		if err := runfolder.WriteFile(filepath.Join(out, runfolder.Queueing), analysis.QueueingCSV(m.QueueingRequests())); err != nil {
 			return err
 		}
 	}
@@ -32,7 +32,7 @@ func writeRunFiles(out string, m *analysis.Metrics, s *analysis.Summary, cal *an
 	if err := report.WriteHTML(&buf, m, s, report.Options{}); err != nil {
 		return err
 	}
-	return runfolder.WriteFile(filepath.Join(out, report.File), withScheduleLine(buf.Bytes(), line))
+	return runfolder.WriteFile(filepath.Join(out, runfolder.Report), withScheduleLine(buf.Bytes(), line))
 }
 
 // withScheduleLine puts the combined schedule's line in the report, after the verdict (or
@@ -51,6 +51,6 @@ func withScheduleLine(page []byte, line string) []byte {
 	if at < 0 {
 		return page
 	}
-	note := "\n" + `<p id="shards" class="note">Merged run, ` + html.EscapeString(line) + ". Each shard's folder, row range and verdict are in " + ShardsFile + ".</p>"
+	note := "\n" + `<p id="shards" class="note">Merged run, ` + html.EscapeString(line) + ". Each shard's folder, row range and verdict are in " + runfolder.Shards + ".</p>"
 	return []byte(p[:at] + note + p[at:])
 }

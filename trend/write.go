@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // write.go is replay trend: many runs of one trace (their folders' summary.json) side by side
@@ -26,7 +27,7 @@ func Write(dirs []string, out string, k float64, stderr io.Writer) (*Trend, erro
 	}
 	var runs []Run
 	for _, d := range dirs {
-		s, err := analysis.ReadSummary(filepath.Join(d, analysis.SummaryFile))
+		s, err := analysis.ReadSummary(filepath.Join(d, runfolder.Summary))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
 )
 
@@ -128,10 +129,10 @@ func TestEngineRunFlags(t *testing.T) {
 	if g := e.GPUs[0]; g.MeanPowerW == nil || *g.MeanPowerW != 250 || g.MeanUtilPct == nil || *g.MeanUtilPct != 80 || g.MaxMemUsedMiB != nil {
 		t.Errorf("GPU %+v", g)
 	}
-	if _, err := os.Stat(filepath.Join(out, runner.GPUMetricsFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, runfolder.GPUMetrics)); err != nil {
 		t.Error(err)
 	}
-	if _, err := os.Stat(filepath.Join(out, runner.ServerMetricsFile)); !os.IsNotExist(err) {
-		t.Errorf("--metrics-url none: %s %v", runner.ServerMetricsFile, err)
+	if _, err := os.Stat(filepath.Join(out, runfolder.ServerMetrics)); !os.IsNotExist(err) {
+		t.Errorf("--metrics-url none: %s %v", runfolder.ServerMetrics, err)
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/shard"
 )
 
@@ -62,6 +62,6 @@ func mergeShards(ctx context.Context, std cli, out string, dirs []string, quiet 
 	fmt.Fprintf(std.stderr, "replay merge: %s\n", r.Schedule.Line)
 	fmt.Fprintf(std.stderr, "replay merge: verdict: %s\n", r.Summary.Verdict)
 	fmt.Fprintf(std.stderr, "wrote %d rows of %d shards to %s (%s, %s, %s, %s)\n", r.Rows, len(r.Folders), out,
-		analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, report.File)
+		runfolder.Requests, runfolder.Shards, runfolder.Summary, runfolder.Report)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/llm-replay/replay/report"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/shard"
 )
 
@@ -24,7 +25,7 @@ func writeShardDir(t *testing.T, dir string, k, n, from, rows int, trace string)
 	if err := shard.WriteInfo(dir, info); err != nil {
 		t.Fatal(err)
 	}
-	w, err := rowfile.NewWriter(filepath.Join(dir, analysis.RequestsFile))
+	w, err := rowfile.NewWriter(filepath.Join(dir, runfolder.Requests))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestMergeCommand(t *testing.T) {
 	if !strings.Contains(stdout, "ttft") {
 		t.Errorf("stdout has no summary table:\n%s", stdout)
 	}
-	for _, f := range []string{analysis.RequestsFile, shard.ShardsFile, analysis.SummaryFile, report.File} {
+	for _, f := range []string{runfolder.Requests, runfolder.Shards, runfolder.Summary, runfolder.Report} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

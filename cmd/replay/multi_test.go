@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runner"
@@ -87,7 +86,7 @@ func TestRunMultiPaired(t *testing.T) {
 	}
 	prompts := map[string]string{}
 	for _, label := range []string{"base", "other"} {
-		for _, f := range []string{"summary.json", "report.html", results.ServerMetricsFile} {
+		for _, f := range []string{"summary.json", "report.html", runfolder.ServerMetrics} {
 			if _, err := os.Stat(filepath.Join(out, label, f)); err != nil {
 				t.Error(err)
 			}

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
-	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -129,7 +129,7 @@ func runScraped(cmd *exec.Cmd, page string) (string, string, error) {
 // server_metrics.jsonl, and no request of the run went without the key.
 func checkPairedScrapes(t *testing.T, r *pairedTLSRun) {
 	for i, label := range []string{"a", "b"} {
-		b, err := os.ReadFile(filepath.Join(r.out, label, results.ServerMetricsFile))
+		b, err := os.ReadFile(filepath.Join(r.out, label, runfolder.ServerMetrics))
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", label, err, r.stderr)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/report"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/runload"
 )
 
@@ -61,9 +62,9 @@ func init() {
 						return err
 					}
 				}
-				wrote := fmt.Sprintf("%s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], report.File)
+				wrote := fmt.Sprintf("%s/%s and %s/%s", args[0], runfolder.Summary, args[0], runfolder.Report)
 				if s.Run.Calibration != "" {
-					wrote = fmt.Sprintf("%s/%s, %s/%s, %s/%s and %s/%s", args[0], analysis.SummaryFile, args[0], report.File, args[0], analysis.QueueingFile, args[0], s.Run.Calibration)
+					wrote = fmt.Sprintf("%s/%s, %s/%s, %s/%s and %s/%s", args[0], runfolder.Summary, args[0], runfolder.Report, args[0], runfolder.Queueing, args[0], s.Run.Calibration)
 				}
 				fmt.Fprintf(std.stderr, "wrote %s\n", wrote)
 				return req.check(s, nil)

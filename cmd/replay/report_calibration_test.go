@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/runfolder"
 )
 
 // A calibrated run's split of TTFT outlives the run: `replay report` of its folder splits it
@@ -51,7 +52,7 @@ func TestReportKeepsCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatalf("replay report %s: %v\n%s", dir, err, b)
 		}
-		s, err := analysis.ReadSummary(filepath.Join(dir, analysis.SummaryFile))
+		s, err := analysis.ReadSummary(filepath.Join(dir, runfolder.Summary))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,19 +64,19 @@ func TestReportKeepsCalibration(t *testing.T) {
 	if cmd := run(whole, "--calibration", calDir); cmd.Run() != nil {
 		t.Fatalf("calibrated run: %s", cmd.Stderr)
 	}
-	first, err := analysis.ReadSummary(filepath.Join(whole, analysis.SummaryFile))
-	if err != nil || first.Queueing == nil || first.Run.Calibration != analysis.CalibrationFile {
+	first, err := analysis.ReadSummary(filepath.Join(whole, runfolder.Summary))
+	if err != nil || first.Queueing == nil || first.Run.Calibration != runfolder.Calibration {
 		t.Fatalf("calibrated run: %v, queueing %+v, run.calibration %q", err, first.Queueing, first.Run.Calibration)
 	}
-	csv1, err := os.ReadFile(filepath.Join(whole, analysis.QueueingFile))
+	csv1, err := os.ReadFile(filepath.Join(whole, runfolder.Queueing))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(whole, analysis.QueueingFile)); err != nil {
+	if err := os.Remove(filepath.Join(whole, runfolder.Queueing)); err != nil {
 		t.Fatal(err)
 	}
 	again := report(whole)
-	csv2, err := os.ReadFile(filepath.Join(whole, analysis.QueueingFile))
+	csv2, err := os.ReadFile(filepath.Join(whole, runfolder.Queueing))
 	if err != nil || !reflect.DeepEqual(again.Queueing, first.Queueing) || !bytes.Equal(csv1, csv2) {
 		t.Fatalf("report of the calibrated run: queueing %+v, want %+v; queueing.csv %v, same %v", again.Queueing, first.Queueing, err, bytes.Equal(csv1, csv2))
 	}
@@ -99,7 +100,7 @@ func TestReportKeepsCalibration(t *testing.T) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}
-	kill(run(killed, "--calibration", filepath.Join(calDir, analysis.CalibrationFile), "--snapshot-every", "0"), killed)
+	kill(run(killed, "--calibration", filepath.Join(calDir, runfolder.Calibration), "--snapshot-every", "0"), killed)
 	cut := report(killed)
 	if !cut.Run.Recovered || cut.Queueing == nil || cut.Queueing.Requests == 0 || cut.Queueing.Curve != first.Queueing.Curve {
 		t.Fatalf("killed calibrated run, reported: recovered %v, queueing %+v", cut.Run.Recovered, cut.Queueing)
@@ -114,7 +115,7 @@ func TestReportKeepsCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(filepath.Join(reused, analysis.CalibrationFile), old, old); err != nil {
+	if err := os.Chtimes(filepath.Join(reused, runfolder.Calibration), old, old); err != nil {
 		t.Fatal(err)
 	}
 	kill(run(reused, "--snapshot-every", "0"), reused)
@@ -123,7 +124,7 @@ func TestReportKeepsCalibration(t *testing.T) {
 	}
 
 	// Split after the fact.
-	if s := report(reused, "--calibration", calDir); s.Queueing == nil || s.Run.Calibration != analysis.CalibrationFile {
+	if s := report(reused, "--calibration", calDir); s.Queueing == nil || s.Run.Calibration != runfolder.Calibration {
 		t.Fatalf("report --calibration: queueing %+v, run.calibration %q", s.Queueing, s.Run.Calibration)
 	}
 	if s := report(reused); s.Queueing == nil {

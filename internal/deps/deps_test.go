@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	// The pages: the chrome every page draws with, report.html and the terminal table, from
 	// analysis's figures; analysis never imports it.
 	"report":   {"analysis", "checkresult", "runfolder"},
-	"runload":  {"analysis", "results", "results/rowfile"},
+	"runload":  {"analysis", "results", "results/rowfile", "runfolder"},
 	"snapshot": {"analysis", "report", "results", "results/rowfile"},
 	"live":     {"results"},
 	"progress": {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
@@ -74,12 +74,12 @@ var allowed = map[string][]string{
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
-	"calibrate": {"analysis", "report", "results/rowfile", "runner", "trace"},
-	"trend":     {"analysis", "report"}, // reads run folders' summary.json; runs nothing
+	"calibrate": {"analysis", "report", "results/rowfile", "runfolder", "runner", "trace"},
+	"trend":     {"analysis", "report", "runfolder"}, // reads run folders' summary.json; runs nothing
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
 	"cachestudy": {"analysis", "prefixcache", "report", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
 	"compare":    {"analysis", "checkresult", "report", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "report", "requestlog", "require", "runload", "runner",
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "report", "requestlog", "require", "runfolder", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }
