@@ -11,6 +11,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/internal/gchold"
 	"github.com/llm-replay/replay/progress"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
@@ -244,7 +245,7 @@ func (x *execution) run(ctx context.Context) error {
 	for _, l := range x.legs {
 		preconnect(ctx, l.tg.client, n, l.ep.Label, x.cfg.Stderr)
 	}
-	restoreGC := holdGC(x.cfg.Stderr)
+	restoreGC := gchold.Hold(x.cfg.Stderr)
 	stats, err := scheduler.Run(ctx, x.items, x.sched, send)
 	restoreGC()
 	unwatch(x.legs)

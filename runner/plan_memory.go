@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/llm-replay/replay/internal/gchold"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/trace"
 )
@@ -55,7 +56,7 @@ func streamBudget(flag int64) int64 {
 	case flag < 0:
 		return 0
 	}
-	if ram := machineMemory(); ram > 0 && ram/8 < defaultPlanMemory {
+	if ram := gchold.MachineMemory(); ram > 0 && ram/8 < defaultPlanMemory {
 		return int64(ram / 8)
 	}
 	return defaultPlanMemory

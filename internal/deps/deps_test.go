@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/pqcheck": {},
 	"internal/testenv": {"results"}, // invented result rows for the tests of what reads them
 	"internal/deps":    {},
+	"internal/gchold":  {}, // the collector held back while a schedule runs
 	"prefixcache":      {},
 	"scheduler":        {},
 	"sim":              {"internal/jsoncur"},
@@ -70,7 +71,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file

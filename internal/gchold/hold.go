@@ -1,4 +1,4 @@
-package runner
+package gchold
 
 import (
 	"bufio"
@@ -51,11 +51,11 @@ var gcHold struct {
 	prevPct, prevLimit int64
 }
 
-// holdGC collects once (so no cycle is under way when the first request is due), then sets the
+// Hold collects once (so no cycle is under way when the first request is due), then sets the
 // schedule's memory limit with proportional collection off, and returns what puts the
 // collector back. It leaves the collector alone when the user set GOGC or GOMEMLIMIT (theirs to
 // choose) or there is no room for a limit, and says which it did.
-func holdGC(stderr io.Writer) (restore func()) {
+func Hold(stderr io.Writer) (restore func()) {
 	runtime.GC()
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
@@ -65,7 +65,7 @@ func holdGC(stderr io.Writer) (restore func()) {
 	if gcHold.holders == 0 {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		limit, ok := gcLimit(ms.Sys-ms.HeapReleased, ms.HeapAlloc, machineMemory())
+		limit, ok := gcLimit(ms.Sys-ms.HeapReleased, ms.HeapAlloc, MachineMemory())
 		if !ok {
 			return func() {}
 		}
@@ -88,9 +88,9 @@ func holdGC(stderr io.Writer) (restore func()) {
 	}
 }
 
-// machineMemory is the memory this process may use: the cgroup's limit when there is one, else
+// MachineMemory is the memory this process may use: the cgroup's limit when there is one, else
 // MemTotal; 0 when neither can be read.
-func machineMemory() uint64 {
+func MachineMemory() uint64 {
 	ram := memTotal()
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && (ram == 0 || v < ram) {

@@ -1,4 +1,4 @@
-package runner
+package gchold
 
 import (
 	"io"
@@ -27,13 +27,13 @@ func TestGCLimit(t *testing.T) {
 	}
 }
 
-// holdGC turns proportional collection off under a limit and puts both back, when the last of
+// Hold turns proportional collection off under a limit and puts both back, when the last of
 // overlapping holds ends (the settings are the process's).
 func TestHoldGCRestores(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	if machineMemory() == 0 {
-		t.Skip("this machine's memory is unknown: holdGC leaves the collector alone")
+	if MachineMemory() == 0 {
+		t.Skip("this machine's memory is unknown: Hold leaves the collector alone")
 	}
 	gcHold.Lock()
 	others := gcHold.holders
@@ -42,8 +42,8 @@ func TestHoldGCRestores(t *testing.T) {
 		t.Skip("another run in this process holds the collector")
 	}
 	before := debug.SetGCPercent(100)
-	restore := holdGC(io.Discard)
-	second := holdGC(io.Discard)
+	restore := Hold(io.Discard)
+	second := Hold(io.Discard)
 	if pct := debug.SetGCPercent(-1); pct != -1 {
 		t.Errorf("GOGC while held: %d, want off", pct)
 	}
