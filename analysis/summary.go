@@ -300,12 +300,25 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 			HitPct:       pctPtr(m.cachedTokens, m.reportedPrompt),
 		},
 	}
-	if m.usageRows == 0 {
-		s.Cache.HitPct = nil
-	}
 	if m.sessions.Requests > 0 {
 		ss := m.sessions
 		s.Sessions = &ss
+	}
+	m.addCache(s, info)
+	s.Fidelity.Arrival = m.arrival
+	m.addErrors(s)
+	s.Cost = m.cost(dur)
+	s.Goodput = m.goodput(dur)
+	s.Queueing = m.queue.summary(m.server)
+	s.judge(info.Stop)
+	return s
+}
+
+// addCache fills the hit rates beside the usage's: none from usage when no answer reported
+// usage, the server's from its counters, the trace's ideal.
+func (m *Metrics) addCache(s *Summary, info RunInfo) {
+	if m.usageRows == 0 {
+		s.Cache.HitPct = nil
 	}
 	if c := info.ServerCache; c != nil {
 		s.Cache.Server = c
@@ -316,7 +329,10 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		v := c.HitPct
 		s.Cache.IdealHitPct = &v
 	}
-	s.Fidelity.Arrival = m.arrival
+}
+
+// addErrors copies the error classes' counts and one message each (maps the summary owns).
+func (m *Metrics) addErrors(s *Summary) {
 	for k, v := range m.errors {
 		s.Errors[k] = v
 	}
@@ -326,32 +342,40 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 			s.ErrorSamples[k] = v
 		}
 	}
-	if m.opts.CostPerHour > 0 {
-		perHour := m.opts.CostPerHour * float64(m.opts.GPUs)
-		c := &Cost{PerGPUHour: m.opts.CostPerHour, GPUs: m.opts.GPUs}
-		if dur > 0 {
-			c.PerMOutputTokens = PerMTokens(perHour, float64(m.outputTokens)/dur)
-			if !m.opts.SLO.IsZero() {
-				c.PerMOutputTokensSLO = PerMTokens(perHour, float64(m.sloOutTokens)/dur)
-			}
-		}
-		s.Cost = c
+}
+
+// cost is the run's price per million output tokens (and within the SLO), nil without a price.
+func (m *Metrics) cost(dur float64) *Cost {
+	if m.opts.CostPerHour <= 0 {
+		return nil
 	}
-	if slo := m.opts.SLO; !slo.IsZero() {
-		g := &Goodput{SLO: slo.String(), LimitsMS: map[string]float64{}, MetPct: map[string]float64{}}
-		for i, k := range sloKeys {
-			if d := *slo.field(k); d > 0 {
-				g.LimitsMS[k] = round3(float64(d) / float64(time.Millisecond))
-				g.MetPct[k] = pct(m.sloMet[i], m.total)
-			}
+	perHour := m.opts.CostPerHour * float64(m.opts.GPUs)
+	c := &Cost{PerGPUHour: m.opts.CostPerHour, GPUs: m.opts.GPUs}
+	if dur > 0 {
+		c.PerMOutputTokens = PerMTokens(perHour, float64(m.outputTokens)/dur)
+		if !m.opts.SLO.IsZero() {
+			c.PerMOutputTokensSLO = PerMTokens(perHour, float64(m.sloOutTokens)/dur)
 		}
-		g.AllPct = pct(m.sloAll, m.total)
-		g.ReqS = rate(float64(m.sloAll), dur)
-		s.Goodput = g
 	}
-	s.Queueing = m.queue.summary(m.server)
-	s.judge(info.Stop)
-	return s
+	return c
+}
+
+// goodput is the share of requests within each SLO limit and within all, nil without an SLO.
+func (m *Metrics) goodput(dur float64) *Goodput {
+	slo := m.opts.SLO
+	if slo.IsZero() {
+		return nil
+	}
+	g := &Goodput{SLO: slo.String(), LimitsMS: map[string]float64{}, MetPct: map[string]float64{}}
+	for i, k := range sloKeys {
+		if d := *slo.field(k); d > 0 {
+			g.LimitsMS[k] = round3(float64(d) / float64(time.Millisecond))
+			g.MetPct[k] = pct(m.sloMet[i], m.total)
+		}
+	}
+	g.AllPct = pct(m.sloAll, m.total)
+	g.ReqS = rate(float64(m.sloAll), dur)
+	return g
 }
 
 // WriteSummary writes dir/summary.json (indented, keys in a fixed order) via a temporary file,
