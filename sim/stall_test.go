@@ -101,7 +101,7 @@ func TestFirstTokenStallUntilClientLeaves(t *testing.T) {
 // TestFirstTokenStallThenContinues checks that a timed first-token stall holds the stream
 // after its first chunk for Stall, then delivers the rest and [DONE].
 func TestFirstTokenStallThenContinues(t *testing.T) {
-	const stall, deliverySlack = 200 * time.Millisecond, 5 * time.Millisecond
+	const stall = 200 * time.Millisecond
 	for _, zero := range []bool{true, false} {
 		for _, per := range []int{1, 4} {
 			cfg := fastConfig()
