@@ -49,15 +49,47 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if trace != nil && trace.GotConn != nil {
 		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn, Reused: pc.used > 0})
 	}
+	reused := pc.used > 0
 	resp, err := t.exchange(ctx, pc, req, trace)
+	if err != nil && ctx.Err() == nil && resendable(err, reused) {
+		resp, pc, err = t.resend(ctx, pc, req, trace)
+	}
 	if err != nil {
-		t.pool.discard(pc)
+		if pc != nil {
+			t.pool.discard(pc)
+		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
 		return nil, err
 	}
 	return resp, nil
+}
+
+// resend sends req once more, on a connection dialed for it, after the server closed the
+// reused pc before answering (resend.go's rule); pc's slot carries the new connection. The
+// connection it returns is nil when the dial failed (the slot is freed then).
+func (t *plainTransport) resend(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, *plainConn, error) {
+	first := pc
+	if req.GetBody == nil && req.Body != nil && req.Body != http.NoBody {
+		return nil, first, fmt.Errorf("the server closed a reused connection before answering, and the body cannot be sent again")
+	}
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, first, fmt.Errorf("the server closed a reused connection before answering; reading the body again: %w", err)
+		}
+		req.Body = body
+	}
+	pc, err := t.pool.redial(ctx, first) // a failed dial has freed the slot
+	if err != nil {
+		return nil, nil, fmt.Errorf("the server closed a reused connection before answering; dialing again: %w", err)
+	}
+	if trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn})
+	}
+	resp, err := t.exchange(ctx, pc, req, trace)
+	return resp, pc, err
 }
 
 // exchange writes req and reads the response headers on pc; a canceled context cuts both
@@ -76,9 +108,14 @@ func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.
 			err = unwrittenError{err}
 		}
 	}
+	if err == nil {
+		// The first byte of the answer, apart: an exchange that ends before it is one the
+		// server may never have begun (resend.go).
+		_, err = pc.br.Peek(1)
+	}
 	if err != nil {
 		stop()
-		return nil, err
+		return nil, noAnswerError{err}
 	}
 	resp, err := readResponse(pc.br, req, trace)
 	if err != nil {
