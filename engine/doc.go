@@ -4,7 +4,8 @@
 // OpenAI's response headers), how to force an output length on it (ForceFields: ignore_eos,
 // min_tokens, or nothing where the engine has no such parameter), whether forcing works in
 // practice (ProbeForcing, one small request before the run), how to reset its prefix cache
-// (ResetPrefixCache: vLLM's /reset_prefix_cache, SGLang's /flush_cache) and where its
+// (ResetPrefixCache: vLLM's /reset_prefix_cache, SGLang's /flush_cache, llama.cpp's slot
+// erase) and where its
 // Prometheus page is (MetricsURL). For one run it decides the dialect: which engine to speak
 // (Choose: the simulator, a named engine or a detected one), the forcing fields added to the
 // body and the probe's verdict (Choice.Force), and the reset before the measured run

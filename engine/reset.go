@@ -49,7 +49,8 @@ var resets = map[Engine]struct {
 }
 
 // ResetPrefixCache empties e's prefix cache before a run (or a sweep step) so it measures a
-// cold cache, where e has an endpoint for that: vLLM and SGLang. baseURL is --endpoint; c
+// cold cache, where e has an endpoint for that: vLLM and SGLang, and llama.cpp's slot erase
+// (resetLlamaCpp). baseURL is --endpoint; c
 // carries the API key. Every outcome is in the result (an engine without a reset endpoint
 // is Supported false with Why); the error is only for a bad baseURL.
 func ResetPrefixCache(ctx context.Context, c *http.Client, baseURL string, e Engine) (ResetResult, error) {
@@ -58,13 +59,16 @@ func ResetPrefixCache(ctx context.Context, c *http.Client, baseURL string, e Eng
 		return ResetResult{}, err
 	}
 	spec, ok := resets[e]
-	if !ok {
+	if !ok && e != LlamaCpp {
 		return ResetResult{Engine: e, Why: noReset(e)}, nil
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, resetTimeout)
 		defer cancel()
+	}
+	if e == LlamaCpp {
+		return resetLlamaCpp(ctx, clientOr(c), root), nil
 	}
 	url := root + spec.path
 	res := ResetResult{Engine: e, Supported: true, Endpoint: "POST " + url}

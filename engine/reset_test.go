@@ -54,7 +54,7 @@ func TestResetSGLang(t *testing.T) {
 
 // TestResetUnsupported: engines without a reset endpoint are told so, and nothing is sent.
 func TestResetUnsupported(t *testing.T) {
-	for _, e := range []Engine{TGI, TRTLLM, LlamaCpp, Ollama, OpenAI, Generic} {
+	for _, e := range []Engine{TGI, TRTLLM, Ollama, OpenAI, Generic} {
 		f := tgiFake()
 		srv := serve(t, f)
 		res, err := ResetPrefixCache(context.Background(), srv.Client(), srv.URL, e)

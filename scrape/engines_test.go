@@ -148,11 +148,9 @@ trtllm_num_paused_requests{engine_type="trtllm",model_name="m"} 1.0
 `
 
 // llamacppPage: llama.cpp's server with --metrics (tools/server/README.md, GET /metrics):
-// unlabelled series; kv_cache_usage_ratio as builds before the KV-cache rework served it.
-const llamacppPage = `# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
-# TYPE llamacpp:prompt_tokens_total counter
-llamacpp:prompt_tokens_total 33065
-# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.
+// unlabelled series; kv_cache_usage_ratio as builds before the KV-cache rework served it (the
+// prompt-token counters are in TestLlamaCppB11669Page, read off a real page).
+const llamacppPage = `# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.
 # TYPE llamacpp:tokens_predicted_total counter
 llamacpp:tokens_predicted_total 7801
 # HELP llamacpp:predicted_tokens_seconds Average generation throughput in tokens/s.

@@ -19,6 +19,10 @@ const (
 	// Counter values are summed over label sets, and their increase from the first to the last
 	// scrape is kept in Result.Increase (a drop counts as a restart).
 	Counter
+	// Parts is a counter an engine serves in parts: the values of every name present are added
+	// instead of the first winning (llama.cpp's prompt tokens processed and those reused from
+	// its cache add up to the prompt tokens queried).
+	Parts
 )
 
 // Series is one series a run keeps: the key it is written under (in the server-metrics file
@@ -73,7 +77,7 @@ func (n Names) isCounter(key string) bool {
 	base, _, _ := strings.Cut(key, "{")
 	for _, s := range n.Series {
 		if s.Key == base {
-			return s.Kind == Counter
+			return s.Kind == Counter || s.Kind == Parts
 		}
 	}
 	return false
@@ -149,17 +153,32 @@ var TRTLLM = Names{Source: "TensorRT-LLM", Series: []Series{
 	{PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate"}, Mean},
 }}
 
-// LlamaCpp is llama.cpp's server (tools/server/README.md, GET /metrics, served with
-// --metrics): slots processing and requests deferred, tokens predicted, the predicted
-// tokens-per-second gauge, and the KV-cache ratio that builds before its KV-cache rework
-// served. Its prompt-token counter leaves out cached tokens, so it is no prefix-cache query
-// count, and it has no hit counter.
+// Keys of llama.cpp's series that no vLLM name fits.
+const (
+	// PromptThroughput is the engine's own prompt-tokens-per-second gauge (vLLM v0's name).
+	PromptThroughput = "vllm:avg_prompt_throughput_toks_per_s"
+	// DecodeCalls counts llama.cpp's llama_decode() calls, kept under its own name.
+	DecodeCalls = "llamacpp:n_decode_total"
+)
+
+// LlamaCpp is llama.cpp's server (tools/server, GET /metrics, served with --metrics; build
+// b11669's page is scrape/testdata/llamacpp-b11669.metrics): requests processing and
+// deferred, the prompt tokens, the decode counters and the throughput gauges. Its
+// prompt_tokens_total leaves out the tokens reused from its cache (the page's help text
+// says "excluding cached tokens"; prompt_tokens_cached_total counts those), so, read as
+// vLLM's prefix cache is, the tokens queried are the two added and the hits the cached
+// ones. llamacpp:kv_cache_usage_ratio is kept as an older name: earlier builds served it,
+// b11669 serves no KV-cache usage gauge.
 var LlamaCpp = Names{Source: "llama.cpp", Series: []Series{
+	{results.PrefixCacheQueries, []string{"llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total"}, Parts},
+	{results.PrefixCacheHits, []string{"llamacpp:prompt_tokens_cached_total"}, Counter},
 	{results.RequestsRunning, []string{"llamacpp:requests_processing"}, Gauge},
 	{results.RequestsWaiting, []string{"llamacpp:requests_deferred"}, Gauge},
 	{results.KVCacheUsage, []string{"llamacpp:kv_cache_usage_ratio"}, Mean},
 	{GenerationTokens, []string{"llamacpp:tokens_predicted_total"}, Counter},
+	{DecodeCalls, []string{DecodeCalls}, Counter},
 	{GenerationThroughput, []string{"llamacpp:predicted_tokens_seconds"}, Gauge},
+	{PromptThroughput, []string{"llamacpp:prompt_tokens_seconds"}, Gauge},
 }}
 
 // Any reads whichever engine's names a page carries (for an endpoint of unknown make): every
@@ -185,12 +204,18 @@ func ForEngine(name string) Names {
 	return Any
 }
 
-// union merges tables key by key, keeping the first table's order and kind.
+// union merges tables key by key, keeping the first table's order and kind. A series read in
+// Parts is left out: beside other engines' names, where the first present wins, one
+// part alone would pass for the whole (llama.cpp's uncached prompt tokens for the queried
+// ones).
 func union(source string, tables ...Names) Names {
 	out := Names{Source: source}
 	at := map[string]int{}
 	for _, t := range tables {
 		for _, s := range t.Series {
+			if s.Kind == Parts {
+				continue
+			}
 			i, ok := at[s.Key]
 			if !ok {
 				at[s.Key] = len(out.Series)

@@ -102,21 +102,27 @@ func (a accumulator) add(r ref, label string, v float64) {
 }
 
 // values resolves the cells: per series, its best-ranked name present on the page; then the
-// sum, the mean or (per label) the largest value.
+// sum, the mean or (per label) the largest value. A Parts series adds every name's sum, and
+// is left out unless all its names are on the page (one part alone is not the whole).
 func (a accumulator) values(names Names) map[string]float64 {
 	best := map[int]int{}
+	parts := map[int]int{}
 	for k := range a {
 		if r, ok := best[k.series]; !ok || k.rank < r {
 			best[k.series] = k.rank
 		}
+		parts[k.series]++
 	}
 	out := map[string]float64{}
 	for k, c := range a {
-		if best[k.series] != k.rank {
-			continue
-		}
 		s := names.Series[k.series]
 		switch {
+		case s.Kind == Parts && parts[k.series] == len(s.From):
+			out[s.Key] += c.sum
+		case s.Kind == Parts:
+			continue
+		case best[k.series] != k.rank:
+			continue
 		case names.PerLabel != "":
 			out[labelKey(s.Key, names.PerLabel, k.label)] = c.max
 		case s.Kind == Mean:

@@ -43,8 +43,9 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 		"; auto detects it from the endpoint (/v1/models, /version, /metrics, ...). It picks the fields that force output "+
 		"lengths (ignore_eos, min_tokens; checked by one probe request before the run), the metrics page and its names")
 	fs.BoolVar(&f.resetCache, "reset-cache", false, "reset the engine's prefix cache before the measured run (after --warmup; "+
-		"each sweep step again): vLLM's /reset_prefix_cache (needs VLLM_SERVER_DEV_MODE=1), SGLang's /flush_cache; "+
-		"summary.json says whether it was reset")
+		"each sweep step again): vLLM's /reset_prefix_cache (needs VLLM_SERVER_DEV_MODE=1), SGLang's /flush_cache, "+
+		"llama.cpp's slot erase (POST /slots/ID?action=erase for each slot; needs --slot-save-path, and --cache-ram 0 so "+
+		"no host-memory prompt cache outlives it); summary.json says whether it was reset")
 	// addMeasures defined --metrics-url as one string; it becomes repeatable here, the same
 	// flag with a string-array value (pflag's own), so --help lists it once.
 	fl := fs.Lookup("metrics-url")
