@@ -37,6 +37,27 @@ type ServerCache struct {
 	Absent        string   `json:"absent,omitempty"`
 	BadLines      int      `json:"bad_lines,omitempty"`
 	DroppedValues int      `json:"dropped_values,omitempty"`
+	// SpecDecode is speculative decoding over the run, where the engine serves its counters.
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+}
+
+// SpecDecode is the increase of the engine's draft and accepted token counters over the run
+// and the acceptance rate they give (accepted over drafted, in percent, as vLLM's own log
+// line reports it), nil without drafts.
+type SpecDecode struct {
+	DraftTokens    float64  `json:"draft_tokens"`
+	AcceptedTokens float64  `json:"accepted_tokens"`
+	AcceptancePct  *float64 `json:"acceptance_pct"`
+}
+
+// NewSpecDecode is the figures of two counters' increases.
+func NewSpecDecode(draft, accepted float64) *SpecDecode {
+	s := &SpecDecode{DraftTokens: draft, AcceptedTokens: accepted}
+	if draft > 0 {
+		v := round3(100 * accepted / draft)
+		s.AcceptancePct = &v
+	}
+	return s
 }
 
 // hitPct is HitTokens / QueriedTokens in percent, nil without both or without queries.

@@ -45,6 +45,11 @@ func serverCache(r scrape.Result) *analysis.ServerCache {
 	}
 	c.Source = fmt.Sprintf("%s's page: increases of %s and %s", r.Source, results.PrefixCacheQueries, results.PrefixCacheHits)
 	c.Absent = cacheAbsent(r, okQ, okH)
+	d, okD := r.Increase[scrape.SpecDraftTokens]
+	a, okA := r.Increase[scrape.SpecAcceptedTokens]
+	if okD && okA {
+		c.SpecDecode = analysis.NewSpecDecode(d, a)
+	}
 	return c
 }
 

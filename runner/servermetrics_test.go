@@ -25,6 +25,10 @@ func TestServerCacheSaysWhyAbsent(t *testing.T) {
 		{scrape.Result{Source: "SGLang", Scrapes: 5, Increase: map[string]float64{results.PrefixCacheQueries: 10}}, "no prefix-cache hit counter"},
 		{scrape.Result{Source: "TGI", Scrapes: 5, Increase: map[string]float64{}}, "no prefix-cache counters TGI reads"},
 	}
+	spec := serverCache(scrape.Result{Source: "vLLM", Scrapes: 3, Increase: map[string]float64{scrape.SpecDraftTokens: 200, scrape.SpecAcceptedTokens: 150}})
+	if spec.SpecDecode == nil || *spec.SpecDecode.AcceptancePct != 75 {
+		t.Errorf("speculative decoding: %+v", spec.SpecDecode)
+	}
 	for _, tc := range cases {
 		if c := serverCache(tc.r); c.HitTokens != nil || !strings.Contains(c.Absent, tc.want) {
 			t.Errorf("%+v: absent %q, want %q", tc.r, c.Absent, tc.want)

@@ -24,7 +24,8 @@ type fixtureCase struct {
 var fixtureCases = []fixtureCase{
 	{"vllm-v1.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 5, results.RequestsWaiting: 1, results.KVCacheUsage: 0.42,
-		results.PrefixCacheQueries: 2000, results.PrefixCacheHits: 500}, 0},
+		results.PrefixCacheQueries: 2000, results.PrefixCacheHits: 500,
+		SpecDraftTokens: 300, SpecAcceptedTokens: 210}, 0},
 	// The -1 hit rate of prefix caching off is dropped, not kept as a rate.
 	{"vllm-v0.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 3, results.RequestsWaiting: 2, results.KVCacheUsage: 0.3}, 1},

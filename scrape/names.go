@@ -99,6 +99,15 @@ const (
 	// RetractedNow is SGLang's retracted-requests gauge (requests retracted in the last
 	// logging interval), under its own name: it is no count over the run.
 	RetractedNow = "sglang:num_retracted_reqs"
+	// SpecDraftTokens and SpecAcceptedTokens count the tokens speculative decoding drafted
+	// and the target model accepted (vllm/v1/spec_decode/metrics.py, vllm-project/vllm
+	// ee4ceaae5953d367d8edd2132fd86d6c42506e1e, SpecDecodingProm; served only with a
+	// speculative config). Their increases' ratio is the acceptance rate.
+	SpecDraftTokens    = "vllm:spec_decode_num_draft_tokens_total"
+	SpecAcceptedTokens = "vllm:spec_decode_num_accepted_tokens_total"
+	// SpecAcceptLength is SGLang's mean acceptance length gauge (collector.py at
+	// sgl-project/sglang 93d04878cfb9b08645fae7b11bd340ee33b34acf), under its own name.
+	SpecAcceptLength = "sglang:spec_accept_length"
 )
 
 // VLLM is vLLM's table, the default: the v1 names (vllm/v1/metrics/loggers.py; "Production
@@ -119,6 +128,8 @@ var VLLM = withRay(Names{Source: "vLLM", Series: []Series{
 	{Preemptions, []string{Preemptions}, Counter},
 	{PrefixCacheHitRate, []string{PrefixCacheHitRate}, Mean},
 	{GenerationThroughput, []string{GenerationThroughput}, Gauge},
+	{SpecDraftTokens, []string{SpecDraftTokens}, Counter},
+	{SpecAcceptedTokens, []string{SpecAcceptedTokens}, Counter},
 }})
 
 // SGLang's names (python/sglang/srt/metrics/collector.py; docs/references/production_metrics.md;
@@ -140,6 +151,7 @@ var SGLang = Names{Source: "SGLang", Series: []Series{
 	{RetractedNow, []string{RetractedNow}, Gauge},
 	{PrefixCacheHitRate, []string{"sglang:cache_hit_rate"}, Mean},
 	{GenerationThroughput, []string{"sglang:gen_throughput"}, Gauge},
+	{SpecAcceptLength, []string{SpecAcceptLength}, Mean},
 }}
 
 // TGI's names (router/src/server.rs, backends/v3/src/queue.rs and backend.rs): the batch
@@ -176,6 +188,8 @@ var TRTLLM = Names{Source: "TensorRT-LLM", Series: []Series{
 	{results.KVCacheUsage, []string{"trtllm_kv_cache_utilization", "trtllm:kv_cache_utilization", `nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"}`}, Mean},
 	{GenerationTokens, []string{"trtllm_generation_tokens_total", "trtllm:generation_tokens_total"}, Counter},
 	{PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate", "trtllm:kv_cache_hit_rate"}, Mean},
+	{SpecDraftTokens, []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm:spec_decode_num_draft_tokens_total"}, Counter},
+	{SpecAcceptedTokens, []string{"trtllm_spec_decode_num_accepted_tokens_total", "trtllm:spec_decode_num_accepted_tokens_total"}, Counter},
 }}
 
 // LlamaCpp is llama.cpp's server (tools/server/README.md, GET /metrics, served with
