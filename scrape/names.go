@@ -113,8 +113,10 @@ const (
 // VLLM is vLLM's table, the default: the v1 names (vllm/v1/metrics/loggers.py; "Production
 // Metrics" in vLLM's docs) first, then the older ones: vllm:gpu_prefix_cache_queries/hits of
 // v1 before 0.10, and the v0 engine's vllm:gpu_cache_usage_perc, hit-rate and throughput
-// gauges (vllm/engine/metrics.py, vllm-project/vllm f0afa0c28a3160de7a2ece6eeda2afc8abba8b39).
-// The v0 hit-rate gauge reads -1 with prefix caching off: parse drops values below zero.
+// gauges (vllm/engine/metrics.py; at vllm-project/vllm f0afa0c28a3160de7a2ece6eeda2afc8abba8b39
+// it defines running, waiting, gpu_cache_usage_perc, preemptions, generation tokens, the
+// throughput gauge and the spec_decode counters, not yet the hit-rate gauge of later v0
+// releases, which reads -1 with prefix caching off: parse drops values below zero).
 // Early v1 counted its gpu_prefix_cache queries and hits in blocks, later ones in tokens,
 // under one name; the pair is always read from one generation (see pairedKeys), so their
 // ratio holds either way. Then Ray Serve's names for the same series (rayNames).

@@ -4,9 +4,10 @@ import "math"
 
 // sentinel reports whether a value stands for "no value" rather than a reading, so it is
 // dropped (and counted) instead of kept. Every engine's series here are counts, fractions,
-// rates or sizes, none below zero; vLLM's v0 engine serves its prefix-cache hit rate as -1
-// with prefix caching off (vllm/engine/metrics.py, vllm-project/vllm
-// f0afa0c28a3160de7a2ece6eeda2afc8abba8b39), SGLang's utilization -1 in PD-prefill mode.
+// rates or sizes, none below zero; vLLM's later v0 engine serves its prefix-cache hit rate
+// vllm:gpu_prefix_cache_hit_rate as -1 with prefix caching off (as published pages show; the
+// vllm/engine/metrics.py read here, vllm-project/vllm f0afa0c28a3160de7a2ece6eeda2afc8abba8b39,
+// predates that gauge), SGLang's utilization -1 in PD-prefill mode.
 func sentinel(names Names, s Series, v float64) bool {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return true
