@@ -111,8 +111,9 @@ const (
 )
 
 // VLLM is vLLM's table, the default: the v1 names (vllm/v1/metrics/loggers.py; "Production
-// Metrics" in vLLM's docs) first, then the older ones: vllm:gpu_prefix_cache_queries/hits of
-// v1 before 0.10, and the v0 engine's vllm:gpu_cache_usage_perc, hit-rate and throughput
+// Metrics" in vLLM's docs) first, then the older ones: vllm:gpu_prefix_cache_queries/hits and
+// vllm:gpu_cache_usage_perc of v1 before 0.10 (loggers.py at vllm-project/vllm
+// a6f0308cfe806b7731ad4979c9bea6e470c35efd), and the v0 engine's vllm:gpu_cache_usage_perc, hit-rate and throughput
 // gauges (vllm/engine/metrics.py; at vllm-project/vllm f0afa0c28a3160de7a2ece6eeda2afc8abba8b39
 // it defines running, waiting, gpu_cache_usage_perc, preemptions, generation tokens, the
 // throughput gauge and the spec_decode counters, not yet the hit-rate gauge of later v0
