@@ -23,6 +23,9 @@ type Cache struct {
 // QueriedTokens and HitTokens are the increases of vLLM's prefix-cache counters from the first
 // to the last successful scrape (null when the page did not have them twice). Failures counts
 // scrapes that failed; an endpoint without /metrics fails every one, which is normal.
+// Source names whose table read the page and the counters the figures came from; Absent
+// says why they are null when they are. BadLines counts malformed lines left out of pages
+// otherwise read, DroppedValues values dropped as "no value" sentinels (a -1 hit rate).
 type ServerCache struct {
 	MetricsURL    string   `json:"metrics_url"`
 	Scrapes       int      `json:"scrapes"`
@@ -30,6 +33,31 @@ type ServerCache struct {
 	FirstError    string   `json:"first_error,omitempty"`
 	QueriedTokens *float64 `json:"queried_tokens"`
 	HitTokens     *float64 `json:"hit_tokens"`
+	Source        string   `json:"source,omitempty"`
+	Absent        string   `json:"absent,omitempty"`
+	BadLines      int      `json:"bad_lines,omitempty"`
+	DroppedValues int      `json:"dropped_values,omitempty"`
+	// SpecDecode is speculative decoding over the run, where the engine serves its counters.
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+}
+
+// SpecDecode is the increase of the engine's draft and accepted token counters over the run
+// and the acceptance rate they give (accepted over drafted, in percent, as vLLM's own log
+// line reports it), nil without drafts.
+type SpecDecode struct {
+	DraftTokens    float64  `json:"draft_tokens"`
+	AcceptedTokens float64  `json:"accepted_tokens"`
+	AcceptancePct  *float64 `json:"acceptance_pct"`
+}
+
+// NewSpecDecode is the figures of two counters' increases.
+func NewSpecDecode(draft, accepted float64) *SpecDecode {
+	s := &SpecDecode{DraftTokens: draft, AcceptedTokens: accepted}
+	if draft > 0 {
+		v := round3(100 * accepted / draft)
+		s.AcceptancePct = &v
+	}
+	return s
 }
 
 // hitPct is HitTokens / QueriedTokens in percent, nil without both or without queries.

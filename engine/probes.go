@@ -126,11 +126,26 @@ func probeHealth(ctx context.Context, c *http.Client, root string) finding {
 // metricPrefixes are the engines' metric-name prefixes: vLLM "vllm:" (docs, Production
 // Metrics), SGLang "sglang:" (python/sglang/srt/metrics/collector.py), TGI "tgi_"
 // (router/src/server.rs), llama.cpp "llamacpp:" (tools/server/README.md), TensorRT-LLM
-// "trtllm_" (tensorrt_llm/metrics/collector.py; served at /prometheus/metrics).
+// "trtllm_" (tensorrt_llm/metrics/collector.py; served at /prometheus/metrics). Then the
+// same engines served by others: Ray Serve's vLLM, "ray_vllm_" (vllm/v1/metrics/ray_wrappers.py
+// at vllm-project/vllm 63c2b7abcd705edb754604f83ac72a4269c05a52 turns the colon into an
+// underscore) or "ray_vllm:" before that; Dynamo's TensorRT-LLM workers "trtllm:"; Triton's
+// TensorRT-LLM backend "nv_trt_llm_" (inflight_batcher_llm/src/custom_metrics_reporter/
+// custom_metrics_reporter.cc at triton-inference-server/tensorrtllm_backend
+// 27e4bfbd3acb05b9b41417d5256553592a31b505). Each is read by that engine's table.
 var metricPrefixes = []struct {
 	prefix string
 	e      Engine
-}{{"vllm:", VLLM}, {"sglang:", SGLang}, {"tgi_", TGI}, {"llamacpp:", LlamaCpp}, {"trtllm_", TRTLLM}}
+}{
+	{"vllm:", VLLM}, {"sglang:", SGLang}, {"tgi_", TGI}, {"llamacpp:", LlamaCpp}, {"trtllm_", TRTLLM},
+	{"ray_vllm_", VLLM}, {"ray_vllm:", VLLM}, {"trtllm:", TRTLLM}, {"nv_trt_llm_", TRTLLM},
+}
+
+// trtllmUnprefixed is the label trtllm-serve set on its series while it named them without a
+// prefix (e2e_request_latency_seconds, ...: tensorrt_llm/metrics/collector.py at
+// NVIDIA/TensorRT-LLM 89fd9b74ab7ae753b4c6b3db25a400dca7ea54a0; the labels
+// {"model_name": ..., "engine_type": "trtllm"} come from its openai_server.py).
+const trtllmUnprefixed = `engine_type="trtllm"`
 
 const metricsBody = 16 << 20
 
@@ -204,6 +219,9 @@ func prefixCounts(body []byte) map[Engine]int {
 			if strings.HasPrefix(name, p.prefix) {
 				counts[p.e]++
 			}
+		}
+		if strings.Contains(line, trtllmUnprefixed) && !strings.HasPrefix(name, "trtllm") {
+			counts[TRTLLM]++
 		}
 	}
 	return counts

@@ -33,14 +33,39 @@ func resolveMetricsURL(flag, endpoint string) (string, error) {
 
 // serverCache turns what the scraper saw into the summary's figures.
 func serverCache(r scrape.Result) *analysis.ServerCache {
-	c := &analysis.ServerCache{MetricsURL: r.URL, Scrapes: r.Scrapes, Failures: r.Failures, FirstError: r.FirstError}
-	if v, ok := r.Increase[results.PrefixCacheQueries]; ok {
-		c.QueriedTokens = &v
+	c := &analysis.ServerCache{MetricsURL: r.URL, Scrapes: r.Scrapes, Failures: r.Failures, FirstError: r.FirstError,
+		BadLines: r.BadLines, DroppedValues: r.Dropped}
+	q, okQ := r.Increase[results.PrefixCacheQueries]
+	if okQ {
+		c.QueriedTokens = &q
 	}
-	if v, ok := r.Increase[results.PrefixCacheHits]; ok {
-		c.HitTokens = &v
+	h, okH := r.Increase[results.PrefixCacheHits]
+	if okH {
+		c.HitTokens = &h
+	}
+	c.Source = fmt.Sprintf("%s's page: increases of %s and %s", r.Source, results.PrefixCacheQueries, results.PrefixCacheHits)
+	c.Absent = cacheAbsent(r, okQ, okH)
+	d, okD := r.Increase[scrape.SpecDraftTokens]
+	a, okA := r.Increase[scrape.SpecAcceptedTokens]
+	if okD && okA {
+		c.SpecDecode = analysis.NewSpecDecode(d, a)
 	}
 	return c
+}
+
+// cacheAbsent says why the server's hit rate is missing, "" when it is not.
+func cacheAbsent(r scrape.Result, queries, hits bool) string {
+	switch {
+	case queries && hits:
+		return ""
+	case r.Scrapes < 2:
+		return fmt.Sprintf("%d successful scrape(s); a counter's increase needs two", r.Scrapes)
+	case queries:
+		// SGLang creates sglang:cached_tokens_total at its first cached token
+		// (python/sglang/srt/metrics/collector.py, sgl-project/sglang 93d04878cfb9b08645fae7b11bd340ee33b34acf).
+		return "the page has a query counter but no prefix-cache hit counter (none served, or none hit yet)"
+	}
+	return "the page has no prefix-cache counters " + r.Source + " reads"
 }
 
 // idealCache is the trace's own prefix-cache hit rate over the prompts as built: their block

@@ -197,7 +197,7 @@ func TestParseEachEngine(t *testing.T) {
 			GenerationTokens: 7801, GenerationThroughput: 33.09}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := parse(strings.NewReader(c.page), expfmt.FmtText, c.names)
+			got, _, err := parse(strings.NewReader(c.page), expfmt.FmtText, c.names)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestParseEachEngine(t *testing.T) {
 				t.Fatalf("parsed\n%v\nwant\n%v", got, c.want)
 			}
 			// Any, the table for an endpoint of unknown make, reads every engine's page alike.
-			if viaAny, _ := parse(strings.NewReader(c.page), expfmt.FmtText, Any); fmt.Sprint(viaAny) != fmt.Sprint(c.want) {
+			if viaAny, _, _ := parse(strings.NewReader(c.page), expfmt.FmtText, Any); fmt.Sprint(viaAny) != fmt.Sprint(c.want) {
 				t.Fatalf("Any parsed\n%v\nwant\n%v", viaAny, c.want)
 			}
 		})

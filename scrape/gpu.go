@@ -22,9 +22,10 @@ const (
 )
 
 // DCGM reads a DCGM exporter's page (default port 9400, /metrics), one series per GPU by its
-// gpu label: keys such as DCGM_FI_DEV_POWER_USAGE{gpu="0"}. Its samples go to a file of
+// gpu label: keys such as DCGM_FI_DEV_POWER_USAGE{gpu="0"}; DCGM's blank values are dropped
+// (dcgmBlank), never integrated as watts. Its samples go to a file of
 // their own (the server-metrics line format), since one file has one writer.
-var DCGM = Names{Source: "the DCGM exporter", PerLabel: "gpu", Series: []Series{
+var DCGM = Names{Source: "the DCGM exporter", PerLabel: "gpu", Blank: dcgmBlank, Series: []Series{
 	{GPUUtil, []string{GPUUtil}, Gauge},
 	{GPUMemUsed, []string{GPUMemUsed}, Gauge},
 	{GPUPower, []string{GPUPower}, Gauge},
@@ -82,7 +83,7 @@ func GPUs(values map[string]float64) []GPUSample {
 
 // ParseDCGM reads one DCGM exporter page (in the format its Content-Type names) into its GPUs.
 func ParseDCGM(r io.Reader, format expfmt.Format) ([]GPUSample, error) {
-	vals, err := parse(r, format, DCGM)
+	vals, _, err := parse(r, format, DCGM)
 	if err != nil {
 		return nil, err
 	}

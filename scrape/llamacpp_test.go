@@ -19,15 +19,19 @@ func TestParseLlamaCppB11669(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := parse(strings.NewReader(string(page)), expfmt.FmtText, LlamaCpp)
+	got, stats, err := parse(strings.NewReader(string(page)), expfmt.FmtText, LlamaCpp)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stats.BadLines != 0 || stats.Dropped != 0 {
+		t.Fatalf("the real page read with %d bad lines and %d dropped values, want none", stats.BadLines, stats.Dropped)
 	}
 	want := map[string]float64{
 		results.PrefixCacheQueries: 338, results.PrefixCacheHits: 90,
 		results.RequestsRunning: 4, results.RequestsWaiting: 2,
 		GenerationTokens: 31, DecodeCalls: 205,
 		GenerationThroughput: 0, PromptThroughput: 730.649,
+		SpecDraftTokens: 0, SpecAcceptedTokens: 0,
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("parsed\n%v\nwant\n%v", got, want)
@@ -35,7 +39,7 @@ func TestParseLlamaCppB11669(t *testing.T) {
 	// Any, for an endpoint of unknown make, cannot tell llama.cpp's uncached prompt tokens
 	// from other engines' queried ones, so it reads no queries (the hit rate is n/a) rather
 	// than a wrong count.
-	viaAny, err := parse(strings.NewReader(string(page)), expfmt.FmtText, Any)
+	viaAny, _, err := parse(strings.NewReader(string(page)), expfmt.FmtText, Any)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +53,7 @@ func TestParseLlamaCppB11669(t *testing.T) {
 // gives no queried tokens, not the processed ones alone.
 func TestLlamaCppQueriesNeedBothParts(t *testing.T) {
 	page := "# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 100\n"
-	got, err := parse(strings.NewReader(page), expfmt.FmtText, LlamaCpp)
+	got, _, err := parse(strings.NewReader(page), expfmt.FmtText, LlamaCpp)
 	if err != nil {
 		t.Fatal(err)
 	}

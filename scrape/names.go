@@ -30,7 +30,8 @@ const (
 // present on a page wins, so a server that serves an old name beside its new one (vLLM's
 // deprecated series under --show-hidden-metrics-for-version) is not counted twice. A
 // histogram or summary named here is read as its sum (TGI's generated-tokens histogram sums
-// the tokens).
+// the tokens). A name may carry one label selector, name{label="value"}: only that label
+// value's series is read (Triton's backend tells its series apart by label, not by name).
 type Series struct {
 	Key  string
 	From []string
@@ -49,6 +50,9 @@ type Names struct {
 	// sets: the DCGM exporter's gpu label, one series per GPU, keyed Key{gpu="0"}. Series of
 	// the same label value (a GPU's MIG instances repeating a device field) keep the largest.
 	PerLabel string
+	// Blank, when set, reports a value the exporter serves for "no value" (DCGM's blanks),
+	// dropped like a negative one (sentinel).
+	Blank func(s Series, v float64) bool
 }
 
 // Keys are the series' keys, in table order.
@@ -96,13 +100,32 @@ const (
 	PrefixCacheHitRate = "vllm:gpu_prefix_cache_hit_rate"
 	// GenerationThroughput is the engine's own output-tokens-per-second gauge.
 	GenerationThroughput = "vllm:avg_generation_throughput_toks_per_s"
+	// RetractedNow is SGLang's retracted-requests gauge (requests retracted in the last
+	// logging interval), under its own name: it is no count over the run.
+	RetractedNow = "sglang:num_retracted_reqs"
+	// SpecDraftTokens and SpecAcceptedTokens count the tokens speculative decoding drafted
+	// and the target model accepted (vllm/v1/spec_decode/metrics.py, vllm-project/vllm
+	// ee4ceaae5953d367d8edd2132fd86d6c42506e1e, SpecDecodingProm; served only with a
+	// speculative config). Their increases' ratio is the acceptance rate.
+	SpecDraftTokens    = "vllm:spec_decode_num_draft_tokens_total"
+	SpecAcceptedTokens = "vllm:spec_decode_num_accepted_tokens_total"
+	// SpecAcceptLength is SGLang's mean acceptance length gauge (collector.py at
+	// sgl-project/sglang 93d04878cfb9b08645fae7b11bd340ee33b34acf), under its own name.
+	SpecAcceptLength = "sglang:spec_accept_length"
 )
 
 // VLLM is vLLM's table, the default: the v1 names (vllm/v1/metrics/loggers.py; "Production
-// Metrics" in vLLM's docs) first, then the older ones: vllm:gpu_prefix_cache_queries/hits of
-// v1 before 0.10, and the v0 engine's vllm:gpu_cache_usage_perc, hit-rate and throughput
-// gauges (vllm/engine/metrics.py).
-var VLLM = Names{Source: "vLLM", Series: []Series{
+// Metrics" in vLLM's docs) first, then the older ones: vllm:gpu_prefix_cache_queries/hits and
+// vllm:gpu_cache_usage_perc of v1 before 0.10 (loggers.py at vllm-project/vllm
+// a6f0308cfe806b7731ad4979c9bea6e470c35efd), and the v0 engine's vllm:gpu_cache_usage_perc, hit-rate and throughput
+// gauges (vllm/engine/metrics.py; at vllm-project/vllm f0afa0c28a3160de7a2ece6eeda2afc8abba8b39
+// it defines running, waiting, gpu_cache_usage_perc, preemptions, generation tokens, the
+// throughput gauge and the spec_decode counters, not yet the hit-rate gauge of later v0
+// releases, which reads -1 with prefix caching off: parse drops values below zero).
+// Early v1 counted its gpu_prefix_cache queries and hits in blocks, later ones in tokens,
+// under one name; the pair is always read from one generation (see pairedKeys), so their
+// ratio holds either way. Then Ray Serve's names for the same series (rayNames).
+var VLLM = withRay(Names{Source: "vLLM", Series: []Series{
 	{results.PrefixCacheQueries, []string{results.PrefixCacheQueries, "vllm:gpu_prefix_cache_queries_total"}, Counter},
 	{results.PrefixCacheHits, []string{results.PrefixCacheHits, "vllm:gpu_prefix_cache_hits_total"}, Counter},
 	{results.RequestsRunning, []string{results.RequestsRunning}, Gauge},
@@ -112,10 +135,16 @@ var VLLM = Names{Source: "vLLM", Series: []Series{
 	{Preemptions, []string{Preemptions}, Counter},
 	{PrefixCacheHitRate, []string{PrefixCacheHitRate}, Mean},
 	{GenerationThroughput, []string{GenerationThroughput}, Gauge},
-}}
+	{SpecDraftTokens, []string{SpecDraftTokens}, Counter},
+	{SpecAcceptedTokens, []string{SpecAcceptedTokens}, Counter},
+}})
 
 // SGLang's names (python/sglang/srt/metrics/collector.py; docs/references/production_metrics.md;
-// served with --enable-metrics). Its prefix cache is read as vLLM's is, in prompt tokens:
+// served with --enable-metrics; sgl-project/sglang 93d04878cfb9b08645fae7b11bd340ee33b34acf
+// serves the gauge sglang:num_retracted_reqs, set per logging interval, and no
+// retracted-requests counter: the gauge is kept under its own name, never summed as a count).
+// Pages without sglang:cached_tokens_total have no hit counter; the summary then falls back
+// to the sglang:cache_hit_rate gauge. Its prefix cache is read as vLLM's is, in prompt tokens:
 // queried = prompt tokens, hit = cached prompt tokens (summed over cache_source where the
 // counter has that label). Retracted requests are its preemptions.
 var SGLang = Names{Source: "SGLang", Series: []Series{
@@ -126,8 +155,10 @@ var SGLang = Names{Source: "SGLang", Series: []Series{
 	{results.KVCacheUsage, []string{"sglang:token_usage"}, Mean},
 	{GenerationTokens, []string{"sglang:generation_tokens_total"}, Counter},
 	{Preemptions, []string{"sglang:num_retracted_requests_total"}, Counter},
+	{RetractedNow, []string{RetractedNow}, Gauge},
 	{PrefixCacheHitRate, []string{"sglang:cache_hit_rate"}, Mean},
 	{GenerationThroughput, []string{"sglang:gen_throughput"}, Gauge},
+	{SpecAcceptLength, []string{SpecAcceptLength}, Mean},
 }}
 
 // TGI's names (router/src/server.rs, backends/v3/src/queue.rs and backend.rs): the batch
@@ -139,18 +170,33 @@ var TGI = Names{Source: "TGI", Series: []Series{
 	{GenerationTokens, []string{"tgi_request_generated_tokens"}, Counter},
 }}
 
-// TRTLLM is trtllm-serve's Prometheus page, at /prometheus/metrics (its /metrics is JSON
-// iteration stats): tensorrt_llm/metrics/collector.py. The KV-cache series need
-// enable_iter_perf_stats; the token counters return_perf_metrics. Paused requests are a
-// gauge, not a preemption count, so no series fills Preemptions.
+// TRTLLM is TensorRT-LLM in its three servings, each engine's names in turn:
+//   - trtllm-serve's Prometheus page, at /prometheus/metrics (its /metrics is JSON iteration
+//     stats): tensorrt_llm/metrics/collector.py at NVIDIA/TensorRT-LLM
+//     050f80def8df236e326949c8bd9dee10fd896a83, prefix trtllm_. The KV-cache series need
+//     enable_iter_perf_stats; the token counters return_perf_metrics. Paused requests are a
+//     gauge, not a preemption count, so no series fills Preemptions. The same collector at
+//     89fd9b74ab7ae753b4c6b3db25a400dca7ea54a0 named its series without a prefix
+//     (request_success_total, e2e_request_latency_seconds, time_to_first_token_seconds, ...,
+//     labelled engine_type="trtllm"): none of them is a series kept here, so such a page is
+//     detected (package engine) but fills no key. Dynamo serves the same names under trtllm:.
+//   - Triton's TensorRT-LLM backend: inflight_batcher_llm/src/custom_metrics_reporter/
+//     custom_metrics_reporter.cc at triton-inference-server/tensorrtllm_backend
+//     27e4bfbd3acb05b9b41417d5256553592a31b505 and 7f9aa4680aafaebce2d7576b5a40d5ddc7c3cbaa:
+//     one gauge family per group, its series told apart by a label (request_type active, max,
+//     scheduled, context), so each is selected by name and label, never summed over labels.
+//     Neither commit serves a waiting count or a usage fraction (request_type="waiting" and
+//     kv_cache_block_type="fraction" are read where later backends serve them).
 var TRTLLM = Names{Source: "TensorRT-LLM", Series: []Series{
-	{results.PrefixCacheQueries, []string{"trtllm_prompt_tokens_total"}, Counter},
-	{results.PrefixCacheHits, []string{"trtllm_prompt_cached_tokens_total"}, Counter},
-	{results.RequestsRunning, []string{"trtllm_num_requests_running"}, Gauge},
-	{results.RequestsWaiting, []string{"trtllm_num_requests_waiting"}, Gauge},
-	{results.KVCacheUsage, []string{"trtllm_kv_cache_utilization"}, Mean},
-	{GenerationTokens, []string{"trtllm_generation_tokens_total"}, Counter},
-	{PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate"}, Mean},
+	{results.PrefixCacheQueries, []string{"trtllm_prompt_tokens_total", "trtllm:prompt_tokens_total"}, Counter},
+	{results.PrefixCacheHits, []string{"trtllm_prompt_cached_tokens_total", "trtllm:prompt_cached_tokens_total"}, Counter},
+	{results.RequestsRunning, []string{"trtllm_num_requests_running", "trtllm:num_requests_running", `nv_trt_llm_request_metrics{request_type="active"}`}, Gauge},
+	{results.RequestsWaiting, []string{"trtllm_num_requests_waiting", "trtllm:num_requests_waiting", `nv_trt_llm_request_metrics{request_type="waiting"}`}, Gauge},
+	{results.KVCacheUsage, []string{"trtllm_kv_cache_utilization", "trtllm:kv_cache_utilization", `nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"}`}, Mean},
+	{GenerationTokens, []string{"trtllm_generation_tokens_total", "trtllm:generation_tokens_total"}, Counter},
+	{PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate", "trtllm:kv_cache_hit_rate"}, Mean},
+	{SpecDraftTokens, []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm:spec_decode_num_draft_tokens_total"}, Counter},
+	{SpecAcceptedTokens, []string{"trtllm_spec_decode_num_accepted_tokens_total", "trtllm:spec_decode_num_accepted_tokens_total"}, Counter},
 }}
 
 // Keys of llama.cpp's series that no vLLM name fits.
@@ -179,6 +225,10 @@ var LlamaCpp = Names{Source: "llama.cpp", Series: []Series{
 	{DecodeCalls, []string{DecodeCalls}, Counter},
 	{GenerationThroughput, []string{"llamacpp:predicted_tokens_seconds"}, Gauge},
 	{PromptThroughput, []string{"llamacpp:prompt_tokens_seconds"}, Gauge},
+	// Speculative decoding's drafted and accepted tokens (b11669 serves both, 0 without a
+	// draft model; the page's help text names them).
+	{SpecDraftTokens, []string{"llamacpp:spec_decode_num_draft_tokens_total"}, Counter},
+	{SpecAcceptedTokens, []string{"llamacpp:spec_decode_num_accepted_tokens_total"}, Counter},
 }}
 
 // Any reads whichever engine's names a page carries (for an endpoint of unknown make): every

@@ -1,24 +1,70 @@
 package scrape
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/llm-replay/replay/results"
 )
+
+// pageStats counts what parse left out of a page: lines that do not parse (the rest of the
+// page is read without them) and values dropped as sentinels.
+type pageStats struct {
+	BadLines, Dropped int
+	families          int
+}
+
+// maxBadLines bounds the lines dropped from one page: a page mostly malformed is no page.
+const maxBadLines = 100
 
 // parse reads one metrics page in the format its Content-Type names (Prometheus text,
 // OpenMetrics or delimited protobuf) and returns the table's series present on it under their
 // keys: summed over label sets (averaged for Mean gauges), or one per label value under
-// PerLabel. Families of other names are skipped.
-func parse(r io.Reader, format expfmt.Format, names Names) (map[string]float64, error) {
+// PerLabel. Families of other names are skipped. A text page with malformed lines is read
+// without them, each dropped line counted, so one bad series does not cost the scrape the
+// others: the text parser stops at the first error and names its line, which is cut and
+// the page parsed again.
+func parse(r io.Reader, format expfmt.Format, names Names) (map[string]float64, pageStats, error) {
+	switch format.FormatType() {
+	case expfmt.TypeProtoDelim, expfmt.TypeOpenMetrics:
+		return decode(r, format, names)
+	}
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return nil, pageStats{}, fmt.Errorf("reading metrics: %w", err)
+	}
+	lines := bytes.SplitAfter(body, []byte("\n"))
+	var first error
+	for bad := 0; ; bad++ {
+		vals, st, err := decode(bytes.NewReader(bytes.Join(lines, nil)), format, names)
+		st.BadLines = bad
+		if err == nil && bad > 0 && st.families == 0 {
+			return nil, st, first // nothing but bad lines: not a metrics page at all
+		}
+		var pe expfmt.ParseError
+		if err == nil || !errors.As(err, &pe) || pe.Line < 1 || pe.Line > len(lines) || bad == maxBadLines {
+			return vals, st, err
+		}
+		if first == nil {
+			first = err
+		}
+		lines = slices.Delete(lines, pe.Line-1, pe.Line)
+	}
+}
+
+// decode reads one page, failing at its first malformed line.
+func decode(r io.Reader, format expfmt.Format, names Names) (map[string]float64, pageStats, error) {
 	idx := index(names)
 	acc := accumulator{}
+	var st pageStats
 	dec := expfmt.NewDecoder(r, format)
 	for {
 		var mf dto.MetricFamily
@@ -27,28 +73,36 @@ func parse(r io.Reader, format expfmt.Format, names Names) (map[string]float64, 
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("parsing metrics: %w", err)
+			return nil, st, fmt.Errorf("parsing metrics: %w", err)
 		}
+		st.families++
 		refs := idx.lookup(&mf)
-		if len(refs) == 0 {
-			continue
-		}
 		for _, m := range mf.GetMetric() {
 			v, ok := value(m)
-			if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			if !ok {
 				continue
 			}
 			for _, ref := range refs {
+				if ref.label != "" && labelValue(m, ref.label) != ref.value {
+					continue
+				}
+				if sentinel(names, names.Series[ref.series], v) {
+					st.Dropped++
+					continue
+				}
 				acc.add(ref, labelValue(m, names.PerLabel), v)
 			}
 		}
 	}
-	return acc.values(names), nil
+	return acc.values(names), st, nil
 }
 
-// ref points at one name of one series: the series' place in the table and the name's rank
-// among its names (0 is the preferred one).
-type ref struct{ series, rank int }
+// ref points at one name of one series: the series' place in the table, the name's rank
+// among its names (0 is the preferred one) and the name's label selector, if any.
+type ref struct {
+	series, rank int
+	label, value string
+}
 
 // nameIndex maps a page name to the series that read it.
 type nameIndex map[string][]ref
@@ -56,11 +110,26 @@ type nameIndex map[string][]ref
 func index(names Names) nameIndex {
 	idx := nameIndex{}
 	for i, s := range names.Series {
-		for rank, name := range s.From {
-			idx[name] = append(idx[name], ref{i, rank})
+		for rank, from := range s.From {
+			name, label, value := selector(from)
+			idx[name] = append(idx[name], ref{i, rank, label, value})
 		}
 	}
 	return idx
+}
+
+// selector splits name{label="value"} into its parts; a plain name has no label.
+func selector(from string) (name, label, value string) {
+	name, sel, ok := strings.Cut(from, "{")
+	if !ok {
+		return from, "", ""
+	}
+	label, quoted, _ := strings.Cut(strings.TrimSuffix(sel, "}"), "=")
+	value, err := strconv.Unquote(quoted)
+	if err != nil {
+		value = quoted
+	}
+	return name, label, value
 }
 
 // lookup is the series a family feeds. The Prometheus text format names a counter family
@@ -83,7 +152,7 @@ type cell struct {
 
 type cellKey struct {
 	ref
-	label string
+	perLabel string
 }
 
 // accumulator gathers a page's values by series, name and label value.
@@ -113,6 +182,7 @@ func (a accumulator) values(names Names) map[string]float64 {
 		}
 		parts[k.series]++
 	}
+	a.pair(names, best)
 	out := map[string]float64{}
 	for k, c := range a {
 		s := names.Series[k.series]
@@ -124,7 +194,7 @@ func (a accumulator) values(names Names) map[string]float64 {
 		case best[k.series] != k.rank:
 			continue
 		case names.PerLabel != "":
-			out[labelKey(s.Key, names.PerLabel, k.label)] = c.max
+			out[labelKey(s.Key, names.PerLabel, k.perLabel)] = c.max
 		case s.Kind == Mean:
 			out[s.Key] = c.sum / float64(c.n)
 		default:
@@ -132,6 +202,52 @@ func (a accumulator) values(names Names) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// pairedKeys are read from one generation of names: a hit rate of hits over queries is
+// only a rate when both count the same thing (vLLM v1 first counted blocks, then tokens, and
+// renamed the pair in 0.10; a page may carry both generations).
+var pairedKeys = [2]string{results.PrefixCacheQueries, results.PrefixCacheHits}
+
+// pair moves the paired series to the best rank both have on the page; with none in common
+// (one generation's queries beside another's hits) neither is kept.
+func (a accumulator) pair(names Names, best map[int]int) {
+	q, h := -1, -1
+	for i, s := range names.Series {
+		switch s.Key {
+		case pairedKeys[0]:
+			q = i
+		case pairedKeys[1]:
+			h = i
+		}
+	}
+	_, hasQ := best[q]
+	_, hasH := best[h]
+	if !hasQ || !hasH {
+		return
+	}
+	ranks := map[int][2]bool{}
+	for k := range a {
+		if k.series == q || k.series == h {
+			r := ranks[k.rank]
+			r[boolIndex(k.series == h)] = true
+			ranks[k.rank] = r
+		}
+	}
+	common := -1
+	for rank, r := range ranks {
+		if r[0] && r[1] && (common < 0 || rank < common) {
+			common = rank
+		}
+	}
+	best[q], best[h] = common, common
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // labelKey is a per-label series' key, in Prometheus's own notation: Key{label="value"}.

@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 		if openMetrics {
 			format = expfmt.FmtOpenMetrics_1_0_0
 		}
-		vals, err := parse(strings.NewReader(page), format, Any)
+		vals, _, err := parse(strings.NewReader(page), format, Any)
 		if err != nil {
 			return
 		}

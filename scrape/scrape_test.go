@@ -50,7 +50,7 @@ vllm:time_to_first_token_seconds_count{model_name="m"} 4.0
 `
 
 func TestParseVLLMText(t *testing.T) {
-	got, err := parse(strings.NewReader(fmt.Sprintf(vllmPage, 900, 300)), expfmt.FmtText, VLLM)
+	got, _, err := parse(strings.NewReader(fmt.Sprintf(vllmPage, 900, 300)), expfmt.FmtText, VLLM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestParseVLLMText(t *testing.T) {
 func TestParseOpenMetrics(t *testing.T) {
 	page := "# TYPE vllm:prefix_cache_hits counter\nvllm:prefix_cache_hits_total{model_name=\"m\"} 7\n" +
 		"# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name=\"m\"} 0.1\n# EOF\n"
-	got, err := parse(strings.NewReader(page), expfmt.FmtOpenMetrics_1_0_0, VLLM)
+	got, _, err := parse(strings.NewReader(page), expfmt.FmtOpenMetrics_1_0_0, VLLM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestParseOpenMetrics(t *testing.T) {
 }
 
 func TestParseGarbage(t *testing.T) {
-	if _, err := parse(strings.NewReader("<html>not metrics</html>\n"), expfmt.FmtText, VLLM); err == nil {
+	if _, _, err := parse(strings.NewReader("<html>not metrics</html>\n"), expfmt.FmtText, VLLM); err == nil {
 		t.Fatal("an HTML page parsed as metrics")
 	}
 }

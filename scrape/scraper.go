@@ -49,6 +49,9 @@ type Result struct {
 	// last successful scrape; a drop (a server restart) counts as a reset to zero, as
 	// Prometheus's increase() does.
 	Increase map[string]float64
+	// BadLines counts the malformed lines left out of pages that were otherwise read;
+	// Dropped the values dropped as sentinels (vLLM's -1 hit rate, DCGM's blanks).
+	BadLines, Dropped int
 	// WriteError is the first error writing Path, after which samples are kept in memory only.
 	WriteError error
 }
@@ -188,9 +191,16 @@ func (s *Scraper) fetch() (map[string]float64, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	vals, err := parse(io.LimitReader(resp.Body, maxPage), expfmt.ResponseFormat(resp.Header), s.cfg.Names)
+	vals, st, err := parse(io.LimitReader(resp.Body, maxPage), expfmt.ResponseFormat(resp.Header), s.cfg.Names)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", s.cfg.URL, err)
+	}
+	s.res.Dropped += st.Dropped
+	if st.BadLines > 0 {
+		if s.res.BadLines == 0 && s.cfg.Warn != nil {
+			fmt.Fprintf(s.cfg.Warn, "replay: server metrics: %s has %d malformed line(s); the page's other series are kept, later bad lines only counted\n", s.cfg.URL, st.BadLines)
+		}
+		s.res.BadLines += st.BadLines
 	}
 	return vals, nil
 }
