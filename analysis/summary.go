@@ -63,6 +63,9 @@ type RunInfo struct {
 	Engine *EngineInfo `json:"engine,omitempty"`
 	// Checks are the endpoint's behaviour checks (checks.go); nil when none were run.
 	Checks *Checks `json:"checks,omitempty"`
+	// TokenizeCheck is the server's own token count of the sent prompts against replay's
+	// (tokenize.go); nil when the check was not run.
+	TokenizeCheck *TokenizeCheck `json:"tokenize_check,omitempty"`
 }
 
 // EngineInfo is the serving engine of a run (--engine, or detected): its name and version, the

@@ -85,6 +85,7 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	if a := f.Arrival; a != nil {
 		b.WriteString(arrivalLine(a))
 	}
+	b.WriteString(tokenizeLine(s.Run.TokenizeCheck))
 	b.WriteString(cacheLine(s.Cache))
 	if ss := s.Sessions; ss != nil {
 		fmt.Fprintf(&b, "sessions    %d requests in %d sessions, %d multi-turn: %d later turns each sent after the previous answer\n",

@@ -31,6 +31,7 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 		return nil, err
 	}
 	info := runInfo(cfg, p, tg, o)
+	info.TokenizeCheck = tokenizeCheck(cfg, p, tg, o.stats.NotSent, cfg.Stderr)
 	sum, err := report.WriteRunFiles(cfg.Out, o.metrics, info)
 	if err != nil {
 		return nil, err

@@ -134,6 +134,10 @@ type Config struct {
 	// their probes go to each endpoint before the warmup, the overload check judges the run's
 	// answers.
 	Checks string
+	// TokenizeCheck is the tokenize cross-check (tokenize.go: auto, none, on; "" is none):
+	// after the measured run, the endpoint's own token count of each sent prompt (an evenly
+	// spaced sample of at most tokcheck.MaxSample) against replay's.
+	TokenizeCheck string
 	// OnPlan and OnStart let a study that drives the run (study.go) see it before it sends:
 	// OnPlan the plan once its prompts are built, before anything is asked of the endpoint;
 	// OnStart each endpoint once it is up, before the checks, the warmup and the first request.

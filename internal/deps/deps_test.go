@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/pqcheck": {},
 	"internal/testenv": {"results"}, // invented result rows for the tests of what reads them
 	"internal/deps":    {},
+	"tokcheck":         {"analysis"}, // the server's tokenize route against replay's counts, after the run
 	"internal/gchold":  {}, // the collector held back while a schedule runs
 	"prefixcache":      {},
 	"scheduler":        {},
@@ -72,7 +73,7 @@ var allowed = map[string][]string{
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
 	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
-		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "trace"},
+		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "report", "results/rowfile", "runfolder", "runner", "trace"},
