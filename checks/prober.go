@@ -136,6 +136,11 @@ func (p *prober) askOnce(ctx context.Context, q request) (reply, error) {
 		return reply{}, fmt.Errorf("building the request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	// A probe may be sent again by net/http's transport when the server closed the reused
+	// connection before a byte of answer (llama-server closes one after every streamed answer);
+	// with no value the header is not sent (net/http's Transport docs). Replay's own transport
+	// applies that rule to every request (client/resend.go).
+	req.Header["X-Idempotency-Key"] = nil
 	if p.cfg.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+p.cfg.APIKey)
 	}

@@ -46,12 +46,47 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	if trace != nil && trace.GotConn != nil {
-		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn, Reused: pc.used > 0})
-	}
 	resp, err := t.exchange(ctx, pc, req, trace)
+	// used counts this exchange too: more than 1 is a connection that had carried another.
+	if err != nil && resendable(err, pc.used > 1) && ctx.Err() == nil {
+		return t.resend(ctx, pc, req, trace, err)
+	}
 	if err != nil {
 		t.pool.discard(pc)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// resend sends req once more on a new connection in pc's slot, after the server closed pc, a
+// reused connection, before answering a byte (resend.go's rule); the body is rewound with
+// GetBody, and a request whose body cannot be is not resent.
+func (t *plainTransport) resend(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace, failed error) (*http.Response, error) {
+	first := fmt.Errorf("the server closed a kept-alive connection before answering: %w", failed)
+	if req.Body != nil && req.Body != http.NoBody {
+		if req.GetBody == nil {
+			t.pool.discard(pc)
+			return nil, first
+		}
+		body, err := req.GetBody()
+		if err != nil {
+			t.pool.discard(pc)
+			return nil, fmt.Errorf("%w; rewinding the body to send it again: %w", first, err)
+		}
+		r := *req
+		r.Body = body
+		req = &r
+	}
+	npc, err := t.pool.redial(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("%w; dialing again: %w", first, err)
+	}
+	resp, err := t.exchange(ctx, npc, req, trace)
+	if err != nil {
+		t.pool.discard(npc)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
@@ -63,6 +98,9 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // exchange writes req and reads the response headers on pc; a canceled context cuts both
 // short, and the body after them, by setting a deadline in the past.
 func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
+	if trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn, Reused: pc.used > 0})
+	}
 	pc.used++
 	stop := cutOnDone(ctx, pc)
 	err := writeRequest(pc.bw, req)
@@ -73,7 +111,7 @@ func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.
 	}
 	if err == nil {
 		if err = pc.bw.Flush(); err != nil {
-			err = unwrittenError{err}
+			err = noAnswerError{unwrittenError{err}}
 		}
 	}
 	if err != nil {
@@ -108,10 +146,10 @@ func (p *connPool) body(resp *http.Response, pc *plainConn, stop func() bool, re
 
 // readResponse reads the final response to req, past any informational (1xx) ones.
 func readResponse(br *bufio.Reader, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
+	if _, err := br.Peek(1); err != nil {
+		return nil, noAnswerError{err} // not a byte of the response: resend.go's rule may apply
+	}
 	if trace != nil && trace.GotFirstResponseByte != nil {
-		if _, err := br.Peek(1); err != nil {
-			return nil, err
-		}
 		trace.GotFirstResponseByte()
 	}
 	for {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,10 @@ type connPool struct {
 	idle    map[string][]*plainConn
 	open    int
 	waiters []chan *plainConn // with a cap: requests waiting; a nil sent means "dial"
+
+	// resent counts requests sent again after the server closed their reused connection
+	// before answering (resend.go).
+	resent atomic.Int64
 }
 
 func newConnPool(dial func(ctx context.Context, network, addr string) (net.Conn, error), max int, idleTimeout time.Duration) *connPool {
@@ -97,20 +102,25 @@ func (p *connPool) popIdle(addr string) *plainConn {
 	return pc
 }
 
-// alive reports whether an idle connection can carry a request: not idle past the timeout
-// and, when it sat idle long enough for the server to have closed it (a server's keep-alive
-// timeout is seconds), not closed by the server, checked without waiting (peerClosed).
+// alive reports whether an idle connection can carry a request: not idle past the timeout and
+// not closed by the server, checked without waiting (peerClosed). Every reuse is checked, however
+// short the wait: a server may close a connection right after its response without a
+// "Connection: close" (llama-server after every streamed answer, resend.go), and a request
+// written on it would fail; the check is one non-blocking system call.
 func (p *connPool) alive(pc *plainConn) bool {
-	idle := time.Since(pc.idle)
-	if p.idleTimeout > 0 && idle > p.idleTimeout {
+	if p.idleTimeout > 0 && time.Since(pc.idle) > p.idleTimeout {
 		return false
 	}
-	return idle < peekAfter || !peerClosed(pc.conn)
+	return !peerClosed(pc.conn)
 }
 
-// peekAfter is how long a connection may sit idle before it is checked for a close from the
-// server: a fresh one is not, so a busy run pays no system call for it.
-const peekAfter = 50 * time.Millisecond
+// redial replaces pc, which the server closed before answering a request on it, with a new
+// connection in the same slot, for that request's one resend (resend.go), and counts it.
+func (p *connPool) redial(ctx context.Context, pc *plainConn) (*plainConn, error) {
+	pc.conn.Close()
+	p.resent.Add(1)
+	return p.newConn(ctx, pc.addr)
+}
 
 // newConn dials addr for a request that holds an open slot.
 func (p *connPool) newConn(ctx context.Context, addr string) (*plainConn, error) {
