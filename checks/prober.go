@@ -136,9 +136,10 @@ func (p *prober) askOnce(ctx context.Context, q request) (reply, error) {
 		return reply{}, fmt.Errorf("building the request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	// Sent again by net/http only when the server closed a reused connection before a byte
-	// of the answer (llama-server closes one after every streamed answer); the key with no
-	// value is not written on the wire (net/http's Transport documentation).
+	// A probe may be sent again by net/http's transport when the server closed the reused
+	// connection before a byte of answer (llama-server closes one after every streamed answer);
+	// with no value the header is not sent (net/http's Transport docs). Replay's own transport
+	// applies that rule to every request (client/resend.go).
 	req.Header["X-Idempotency-Key"] = nil
 	if p.cfg.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+p.cfg.APIKey)

@@ -58,6 +58,26 @@ func (d *direct) send(c *Client, k *call, url, id string, body []byte, r *Respon
 			return nil, fmt.Errorf("POST %q: %w", url, err)
 		}
 	}
+	resp, err := d.exchange(c, k, pc, url, id, body)
+	// used counts this exchange too: more than 1 is a connection that had carried another.
+	if err != nil && resendable(err, pc.used > 1) && k.ctx.Err() == nil && k.rctx.Err() == nil {
+		first := err
+		if pc, err = d.pool.redial(k.rctx, pc); err != nil {
+			return nil, fmt.Errorf("POST %q: the server closed a kept-alive connection before answering (%w); dialing again: %w", url, first, err)
+		}
+		r.Resent = true
+		resp, err = d.exchange(c, k, pc, url, id, body)
+	}
+	if err != nil {
+		d.pool.discard(pc)
+		return nil, fmt.Errorf("POST %q: %w", url, err)
+	}
+	return resp, nil
+}
+
+// exchange writes the request on pc and reads the response's headers; on an error the caller
+// discards pc. k's contexts exist on return, whatever the outcome.
+func (d *direct) exchange(c *Client, k *call, pc *plainConn, url, id string, body []byte) (*http.Response, error) {
 	pc.used++
 	d.lay(pc, url, id, body, k.streamed)
 	// The last byte is handed to the kernel now, which is when net/http's WroteRequest fires
@@ -76,14 +96,12 @@ func (d *direct) send(c *Client, k *call, url, id string, body []byte, r *Respon
 	stop := cutOnDone(k.rctx, pc)
 	if err != nil {
 		stop()
-		d.pool.discard(pc)
-		return nil, fmt.Errorf("POST %q: %w", url, err)
+		return nil, noAnswerError{err}
 	}
 	resp, err := readResponse(pc.br, nil, nil)
 	if err != nil {
 		stop()
-		d.pool.discard(pc)
-		return nil, fmt.Errorf("POST %q: %w", url, err)
+		return nil, err
 	}
 	return d.pool.body(resp, pc, stop, !resp.Close), nil
 }

@@ -55,6 +55,9 @@ type call struct {
 	// httptrace's WroteRequest, which net/http calls on its writing goroutine, hence atomic);
 	// 0 until then.
 	written atomic.Int64
+	// conns counts the connections the request was given (httptrace's GotConn): 2 when it was
+	// resent (resend.go).
+	conns atomic.Int32
 }
 
 // Do sends one streaming request and reads its stream to the end. clock returns the caller's
@@ -109,7 +112,10 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 		}
 		hresp, err = c.oa.HTTPClient.Do(hreq)
 	}
-	defer func() { r.WrittenNS = k.written.Load() }() // r is the named result: set on every return
+	defer func() { // r is the named result: set on every return
+		r.WrittenNS = k.written.Load()
+		r.Resent = r.Resent || k.conns.Load() > 1
+	}()
 	if err != nil {
 		if errors.As(err, new(unwrittenError)) {
 			k.written.Store(0)
@@ -176,11 +182,16 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	// The send's own lateness is taken where the last byte leaves, not where the request is
 	// handed over: connecting, a TLS handshake and the write itself are as late to the server.
 	clock := k.clock
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
-			k.written.Store(clock())
-		}
-	}}
+	trace := &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				k.written.Store(clock())
+			}
+		},
+		// A second connection for one request is a resend under resend.go's rule (either
+		// transport gets one only then).
+		GotConn: func(httptrace.GotConnInfo) { k.conns.Add(1) },
+	}
 	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(k.rctx, trace), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		k.cancel(nil)
@@ -201,6 +212,7 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	if req.ID != "" {
 		hreq.Header["X-Request-Id"] = []string{req.ID}
 	}
+	markReplayable(hreq.Header)
 	return hreq, nil
 }
 

@@ -46,18 +46,13 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	if trace != nil && trace.GotConn != nil {
-		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn, Reused: pc.used > 0})
-	}
-	reused := pc.used > 0
 	resp, err := t.exchange(ctx, pc, req, trace)
-	if err != nil && ctx.Err() == nil && resendable(err, reused) {
-		resp, pc, err = t.resend(ctx, pc, req, trace)
+	// used counts this exchange too: more than 1 is a connection that had carried another.
+	if err != nil && resendable(err, pc.used > 1) && ctx.Err() == nil {
+		return t.resend(ctx, pc, req, trace, err)
 	}
 	if err != nil {
-		if pc != nil {
-			t.pool.discard(pc)
-		}
+		t.pool.discard(pc)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
@@ -66,35 +61,46 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// resend sends req once more, on a connection dialed for it, after the server closed the
-// reused pc before answering (resend.go's rule); pc's slot carries the new connection. The
-// connection it returns is nil when the dial failed (the slot is freed then).
-func (t *plainTransport) resend(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, *plainConn, error) {
-	first := pc
-	if req.GetBody == nil && req.Body != nil && req.Body != http.NoBody {
-		return nil, first, fmt.Errorf("the server closed a reused connection before answering, and the body cannot be sent again")
-	}
-	if req.GetBody != nil {
+// resend sends req once more on a new connection in pc's slot, after the server closed pc, a
+// reused connection, before answering a byte (resend.go's rule); the body is rewound with
+// GetBody, and a request whose body cannot be is not resent.
+func (t *plainTransport) resend(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace, failed error) (*http.Response, error) {
+	first := fmt.Errorf("the server closed a kept-alive connection before answering: %w", failed)
+	if req.Body != nil && req.Body != http.NoBody {
+		if req.GetBody == nil {
+			t.pool.discard(pc)
+			return nil, first
+		}
 		body, err := req.GetBody()
 		if err != nil {
-			return nil, first, fmt.Errorf("the server closed a reused connection before answering; reading the body again: %w", err)
+			t.pool.discard(pc)
+			return nil, fmt.Errorf("%w; rewinding the body to send it again: %w", first, err)
 		}
-		req.Body = body
+		r := *req
+		r.Body = body
+		req = &r
 	}
-	pc, err := t.pool.redial(ctx, first) // a failed dial has freed the slot
+	npc, err := t.pool.redial(ctx, pc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the server closed a reused connection before answering; dialing again: %w", err)
+		return nil, fmt.Errorf("%w; dialing again: %w", first, err)
 	}
-	if trace != nil && trace.GotConn != nil {
-		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn})
+	resp, err := t.exchange(ctx, npc, req, trace)
+	if err != nil {
+		t.pool.discard(npc)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+		}
+		return nil, err
 	}
-	resp, err := t.exchange(ctx, pc, req, trace)
-	return resp, pc, err
+	return resp, nil
 }
 
 // exchange writes req and reads the response headers on pc; a canceled context cuts both
 // short, and the body after them, by setting a deadline in the past.
 func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
+	if trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: pc.conn, Reused: pc.used > 0})
+	}
 	pc.used++
 	stop := cutOnDone(ctx, pc)
 	err := writeRequest(pc.bw, req)
@@ -105,17 +111,12 @@ func (t *plainTransport) exchange(ctx context.Context, pc *plainConn, req *http.
 	}
 	if err == nil {
 		if err = pc.bw.Flush(); err != nil {
-			err = unwrittenError{err}
+			err = noAnswerError{unwrittenError{err}}
 		}
-	}
-	if err == nil {
-		// The first byte of the answer, apart: an exchange that ends before it is one the
-		// server may never have begun (resend.go).
-		_, err = pc.br.Peek(1)
 	}
 	if err != nil {
 		stop()
-		return nil, noAnswerError{err}
+		return nil, err
 	}
 	resp, err := readResponse(pc.br, req, trace)
 	if err != nil {
@@ -145,10 +146,10 @@ func (p *connPool) body(resp *http.Response, pc *plainConn, stop func() bool, re
 
 // readResponse reads the final response to req, past any informational (1xx) ones.
 func readResponse(br *bufio.Reader, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
+	if _, err := br.Peek(1); err != nil {
+		return nil, noAnswerError{err} // not a byte of the response: resend.go's rule may apply
+	}
 	if trace != nil && trace.GotFirstResponseByte != nil {
-		if _, err := br.Peek(1); err != nil {
-			return nil, err
-		}
 		trace.GotFirstResponseByte()
 	}
 	for {

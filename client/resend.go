@@ -31,7 +31,7 @@ import (
 //   - before any byte of the response arrived (a server that began answering has the request).
 //
 // It is then sent once more, on a connection dialed for it (so it cannot meet the same race
-// again), and counted (the pool's resent). net/http's
+// again), and counted: the pool's Resent and the request's Response.Resent. net/http's
 // transport (https, proxies) follows the same rule when a request is marked replayable
 // (markReplayable); it decides for itself on HTTP/2, whose GOAWAY and REFUSED_STREAM say
 // which streams the server never processed.

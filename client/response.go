@@ -76,6 +76,10 @@ type Response struct {
 	ErrorClass string
 	// ErrorMessage is the server's message (or the transport error), at most ~500 bytes.
 	ErrorMessage string
+	// Resent is whether the request was sent a second time, on a new connection, because the
+	// server had closed the reused one before answering a byte (resend.go's rule: the first
+	// send provably reached no live exchange).
+	Resent bool
 }
 
 // OK reports whether the request succeeded.

@@ -56,6 +56,10 @@ func send(ctx context.Context, c *http.Client, method, url string, body []byte, 
 	// key with no value is not written on the wire (net/http's Transport documentation).
 	req.Header["X-Idempotency-Key"] = nil
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.5")
+	// net/http's transport may send a probe or a reset again when the server closed the reused
+	// connection before a byte of answer (no value: not sent on the wire); replay's own
+	// transport applies that rule to every request (client/resend.go).
+	req.Header["X-Idempotency-Key"] = nil
 	resp, err := c.Do(req)
 	if err != nil {
 		return reply{err: err}
