@@ -208,7 +208,6 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	if c.auth != "" {
 		hreq.Header["Authorization"] = []string{c.auth}
 	}
-	markReplayable(hreq.Header)
 	if req.ID != "" {
 		hreq.Header["X-Request-Id"] = []string{req.ID}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/internal/testenv"
 )
 
@@ -37,6 +38,37 @@ func TestPlainTransportResendsOnlyUnansweredRequests(t *testing.T) {
 				t.Fatalf("no request was resent, though each reused connection was closed under it")
 			}
 			t.Logf("%d requests, %d connections, %d resent", n, srv.Conns.Load(), resent)
+		})
+	}
+}
+
+// TestRunRequestsSurviveAServerThatCloses: the run's own send path (Client.Do, streamed
+// answers), against a server that closes every connection after one answer without saying so:
+// every request is ok, the server answers each exactly once, and the requests written into a
+// connection about to close are marked Resent.
+func TestRunRequestsSurviveAServerThatCloses(t *testing.T) {
+	const n = 20
+	for _, linger := range []time.Duration{0, 5 * time.Millisecond} {
+		t.Run(fmt.Sprintf("linger=%v", linger), func(t *testing.T) {
+			srv := testenv.NewClosingHandlerServer(t, linger, vllmChat(4, 0, nil))
+			c := newClient(t, srv.URL, APIChat, nil)
+			resent := 0
+			for i := range n {
+				r := c.Do(t.Context(), Request{Messages: []chat.Message{{Role: "user", Content: "hi"}}, MaxTokens: 4}, newClock())
+				if !r.OK() {
+					t.Fatalf("request %d: %s: %s", i, r.ErrorClass, r.ErrorMessage)
+				}
+				if r.Resent {
+					resent++
+				}
+			}
+			if got := srv.Served.Load(); got != n {
+				t.Fatalf("the server answered %d requests, want %d (each once)", got, n)
+			}
+			if linger > 0 && resent == 0 {
+				t.Fatalf("no request was resent, though each reused connection was closed under it")
+			}
+			t.Logf("%d requests ok, %d resent, on %d connections", n, resent, srv.Conns.Load())
 		})
 	}
 }

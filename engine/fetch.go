@@ -51,10 +51,6 @@ func send(ctx context.Context, c *http.Client, method, url string, body []byte, 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	// A probe or reset is sent again by net/http when the server closed a reused connection
-	// before a byte of the answer (llama-server closes one after every streamed answer); the
-	// key with no value is not written on the wire (net/http's Transport documentation).
-	req.Header["X-Idempotency-Key"] = nil
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.5")
 	// net/http's transport may send a probe or a reset again when the server closed the reused
 	// connection before a byte of answer (no value: not sent on the wire); replay's own
