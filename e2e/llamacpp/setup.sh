@@ -11,10 +11,13 @@
 #      GGUF with Mistral-7B's real 32k tokenizer, an end-of-sequence token the model can reach
 #      (--eos reachable: an unforced answer ends early, so forcing is measured) and the chat
 #      template replay renders for that tokenizer (chattemplate), which llama-server renders chat
-#      with; the root's llama-quantize turns it into Q8_0.
+#      with; the root's llama-quantize turns it into Q8_0. Beside it mkmodel's default model
+#      (its </s> unreachable, every answer runs to max_tokens; the weights e2e/ollama serves),
+#      for a schedule sent to Ollama too, which cannot force a length.
 # Measured on 2 cores: cold 30 s (debootstrap 28 s, the model 1.4 s), warm 0.01 s (file tests).
-# It prints shell assignments on its last two lines: LLAMA_ROOT=... (the root) and
-# MODEL_GGUF=... (the model's path inside the root, as llama-server -m takes it).
+# It prints shell assignments on its last three lines: LLAMA_ROOT=... (the root), FIXED_GGUF=...
+# (the default model) and MODEL_GGUF=... (the e2e model), the models as paths inside the root,
+# as llama-server -m takes them.
 # Usage: e2e/llamacpp/setup.sh [--preset small|large]
 set -euo pipefail
 
@@ -74,24 +77,32 @@ if [[ ! -x $llroot/usr/bin/llama-server ]]; then
   log "made the root in $(($(date +%s) - start)) s: $(chroot "$llroot" llama-server --version 2>&1 | grep -m1 version)"
 fi
 
-# 3. The model, written once per preset, inside the root.
-name=replay-$preset-eos-chat
-gguf=/models/$name-q8.gguf
-if [[ ! -s $llroot$gguf ]]; then
+# 3. The models, written once per preset, inside the root: NAME-f16.gguf by mkmodel (with the
+# flags given), NAME-q8.gguf from it by the root's llama-quantize.
+model() { # model NAME [mkmodel flags...]
+  local name=$1 tmp
+  shift
+  [[ -s $llroot/models/$name-q8.gguf ]] && return
   mkdir -p "$llroot/models"
   tmp=$llroot/models/$name.tmp
   rm -rf "$tmp"
   mkdir -p "$tmp"
-  log "writing $llroot$gguf"
+  log "writing $llroot/models/$name-q8.gguf"
   (cd "$here" && go run ./chattemplate "$root/samples/tokenizer/mistral") >"$tmp/chat_template.jinja"
   (cd "$root/e2e/ollama" && go run ./mkmodel --tokenizer "$root/samples/tokenizer/mistral/tokenizer.json" \
-    --preset "$preset" --eos reachable --chat-template "$tmp/chat_template.jinja" --out "$tmp/f16.gguf")
+    --preset "$preset" "${@//@TEMPLATE@/$tmp/chat_template.jinja}" --out "$tmp/f16.gguf")
   chroot "$llroot" llama-quantize "/models/$name.tmp/f16.gguf" "/models/$name.tmp/q8.gguf" q8_0 \
     >"$tmp/quantize.log" 2>&1 || { tail -n 20 "$tmp/quantize.log" >&2; exit 1; }
   mv "$tmp/f16.gguf" "$llroot/models/$name-f16.gguf"
-  mv "$tmp/q8.gguf" "$llroot$gguf"
+  mv "$tmp/q8.gguf" "$llroot/models/$name-q8.gguf"
   rm -rf "$tmp"
-fi
+}
+# The e2e model: </s> reachable, replay's chat template.
+model "replay-$preset-eos-chat" --eos reachable --chat-template @TEMPLATE@
+# mkmodel's default (the very weights e2e/ollama serves, every answer to max_tokens), for the
+# slices that send one schedule to Ollama and llama-server: Ollama cannot force a length.
+model "replay-$preset"
 
 echo "LLAMA_ROOT=$llroot"
-echo "MODEL_GGUF=$gguf"
+echo "FIXED_GGUF=/models/replay-$preset-q8.gguf"
+echo "MODEL_GGUF=/models/replay-$preset-eos-chat-q8.gguf"
