@@ -17,7 +17,7 @@ lengths_run() { # lengths_run OUT API [flags...]
   "$replay" run --endpoint "$LLAMA_URL/v1" --model "$MODEL" --api "$api" --tokenizer "$TOKENIZER" \
     --trace "$d/chat.jsonl" --limit 8 --max-prompt-tokens 1024 --speed 4 --on-error skip \
     --timeout 3m --max-lateness 0 --checks none --out "$d/$out" "$@" >"$d/$out.log" 2>&1 ||
-    { cat "$d/$out.log" >&2; fail "replay run $out exited $?"; }
+    { rc=$?; cat "$d/$out.log" >&2; fail "replay run $out exited $rc"; }
 }
 lf() { jq -r "$2" "$d/$1/summary.json"; } # lf RUN JQ: a field of RUN's summary
 

@@ -44,7 +44,7 @@ jq -s -c '.[:16] | map(del(.session_id, .turn)) | to_entries[]
 "$replay" run --trace "$d/trace.jsonl" --endpoint "a=http://127.0.0.1:$oport/v1" --endpoint "b=$PAIRED_URL/v1" \
   --model a=replay-small --model "b=$lmodel" --api completions --tokenizer "$TOKENIZER" \
   --max-prompt-tokens 256 --speed 1 --timeout 3m --max-lateness 0 --checks none --out "$d/run" \
-  >"$d/run.log" 2>&1 || { cat "$d/run.log" >&2; fail "paired run exited $?"; }
+  >"$d/run.log" 2>&1 || { rc=$?; cat "$d/run.log" >&2; fail "paired run exited $rc"; }
 kill "$opid" && wait "$opid" 2>/dev/null || true
 
 pf() { jq -r "$2" "$d/run/$1/summary.json"; }
