@@ -45,7 +45,10 @@ jq -s -c '.[:16] | map(del(.session_id, .turn)) | to_entries[]
   --model a=replay-small --model "b=$lmodel" --api completions --tokenizer "$TOKENIZER" \
   --max-prompt-tokens 256 --speed 1 --timeout 3m --max-lateness 0 --checks none --out "$d/run" \
   >"$d/run.log" 2>&1 || { rc=$?; cat "$d/run.log" >&2; fail "paired run exited $rc"; }
-kill "$opid" && wait "$opid" 2>/dev/null || true
+# Both stopped by PID now, so the later slices have the cores (e2e.sh's exit kills them again,
+# harmlessly, if a check below fails first).
+kill "$opid" "$PAIRED_PID" 2>/dev/null || true
+wait "$opid" "$PAIRED_PID" 2>/dev/null || true
 
 pf() { jq -r "$2" "$d/run/$1/summary.json"; }
 for s in a b; do
