@@ -3,10 +3,16 @@
 // engine (Ollama / llama.cpp) can serve it on a CPU with real prefill, decode, batching and
 // prefix caching. No weights are downloaded: every weight is drawn from a seeded generator.
 //
-// The end-of-sequence token is made unreachable by construction, so every generation runs to
-// max_tokens: residual dimension 0 carries a large constant that no layer writes to, and the
-// output row of </s> reads only that dimension with a large negative weight, so its logit is
-// always far below every other token's.
+// By default the end-of-sequence token is made unreachable by construction, so every generation
+// runs to max_tokens: residual dimension 0 carries a large constant that no layer writes to, and
+// the output row of </s> reads only that dimension with a large negative weight, so its logit is
+// always far below every other token's. With --eos reachable the same row reads that dimension
+// with a positive weight, which puts the </s> logit near the top of the others' range: a greedy
+// answer then ends early at some step, so an engine that forces lengths is seen forcing, and one
+// that does not is seen stopping (e2e/llamacpp measures both).
+//
+// --chat-template writes tokenizer.chat_template, so a server that renders chat from the GGUF's
+// template (llama.cpp's llama-server, Jinja on by default) builds the prompt replay counts.
 //
 // The file is written with Ollama's own GGUF writer (fs/ggml.WriteGGUF); matrices are F16 and
 // norms F32, and `ollama create --quantize q8_0` turns it into the ~60 MB Q8_0 model.
@@ -22,6 +28,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 
@@ -55,6 +62,12 @@ const (
 	// eosWeight is the output weight of </s> on dimension 0; with the carrier it puts the
 	// </s> logit hundreds below the others.
 	eosWeight = -100
+	// eosReachableWeight is that weight for --eos reachable, measured against llama-server
+	// (temperature 0, the small preset at Q8_0, 12 prompts capped at 128 tokens): 0.6 ended
+	// none early, 0.75 ended nearly all within 2 tokens, 0.68 ended 10 of 12 after 4-28. The
+	// </s> logit is a near-constant against the others' varying maximum, hence the narrow band.
+	// e2e/llamacpp/slices/10-lengths.sh prints how many of its answers end early.
+	eosReachableWeight = 0.68
 )
 
 func main() {
@@ -63,6 +76,9 @@ func main() {
 	name := flag.String("preset", "small", "model shape: small (d512 x 8 layers) or large (d1024 x 12 layers)")
 	seed := flag.Uint64("seed", 1, "weight seed: the same seed writes the same file")
 	ctxLen := flag.Uint("context", 32768, "context length written into the model")
+	eos := flag.String("eos", "unreachable", "end-of-sequence token: unreachable (every answer runs to max_tokens) or reachable (answers end early unless forced)")
+	eosW := flag.Float64("eos-weight", 0, "with --eos reachable: the </s> output weight on the carrier dimension instead of the tuned one (for tuning)")
+	tmpl := flag.String("chat-template", "", "write tokenizer.chat_template: \"tokenizer\" for the chat_template of the tokenizer_config.json beside --tokenizer, or a Jinja file")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n\n"+
 			"Example:\n  go run ./mkmodel --tokenizer ../../samples/tokenizer/mistral/tokenizer.json --out /tmp/m.gguf\n\nFlags:\n")
@@ -78,13 +94,43 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
 		os.Exit(2)
 	}
-	if err := run(*tokPath, *out, p, *seed, uint32(*ctxLen)); err != nil {
+	o := options{eosWeight: eosWeight}
+	switch *eos {
+	case "unreachable":
+		if *eosW != 0 {
+			fmt.Fprintln(os.Stderr, "mkmodel: --eos-weight needs --eos reachable")
+			os.Exit(2)
+		}
+	case "reachable":
+		o.eosWeight = eosReachableWeight
+		if *eosW != 0 {
+			o.eosWeight = float32(*eosW)
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "mkmodel: --eos %q: unreachable or reachable\n", *eos)
+		os.Exit(2)
+	}
+	if *tmpl != "" {
+		t, err := readChatTemplate(*tmpl, *tokPath)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+			os.Exit(1)
+		}
+		o.chatTemplate = t
+	}
+	if err := run(*tokPath, *out, p, *seed, uint32(*ctxLen), o); err != nil {
 		fmt.Fprintln(os.Stderr, "mkmodel:", err)
 		os.Exit(1)
 	}
 }
 
-func run(tokPath, out string, p preset, seed uint64, ctxLen uint32) error {
+// options are the model's optional behaviours; the zero chatTemplate writes none.
+type options struct {
+	eosWeight    float32
+	chatTemplate string
+}
+
+func run(tokPath, out string, p preset, seed uint64, ctxLen uint32, o options) error {
 	voc, err := readVocab(tokPath)
 	if err != nil {
 		return err
@@ -120,6 +166,9 @@ func run(tokPath, out string, p preset, seed uint64, ctxLen uint32) error {
 	}
 	if voc.unk >= 0 {
 		kv["tokenizer.ggml.unknown_token_id"] = uint32(voc.unk)
+	}
+	if o.chatTemplate != "" {
+		kv["tokenizer.chat_template"] = o.chatTemplate
 	}
 
 	n := len(voc.tokens)
@@ -180,7 +229,7 @@ func run(tokPath, out string, p preset, seed uint64, ctxLen uint32) error {
 			w[t*d] = 0 // no token reads the carrier ...
 		}
 		clear(w[eos*d : (eos+1)*d])
-		w[eos*d] = eosWeight // ... except </s>, which reads only it, negatively.
+		w[eos*d] = o.eosWeight // ... except </s>, which reads only it (negatively unless --eos reachable).
 	})
 
 	f, err := os.Create(out)
@@ -329,4 +378,35 @@ func readVocab(path string) (*vocab, error) {
 		}
 	}
 	return v, nil
+}
+
+// readChatTemplate is the Jinja chat template from src: "tokenizer" reads the chat_template of
+// the tokenizer_config.json beside tokPath (an error if it has none), anything else is a file.
+func readChatTemplate(src, tokPath string) (string, error) {
+	if src != "tokenizer" {
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			return "", fmt.Errorf("--chat-template: %w", err)
+		}
+		if len(raw) == 0 {
+			return "", fmt.Errorf("--chat-template %s: empty file", src)
+		}
+		return string(raw), nil
+	}
+	cfg := filepath.Join(filepath.Dir(tokPath), "tokenizer_config.json")
+	raw, err := os.ReadFile(cfg)
+	if err != nil {
+		return "", fmt.Errorf("--chat-template tokenizer: %w", err)
+	}
+	var c struct {
+		ChatTemplate json.RawMessage `json:"chat_template"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return "", fmt.Errorf("%s: %w", cfg, err)
+	}
+	var t string
+	if len(c.ChatTemplate) == 0 || json.Unmarshal(c.ChatTemplate, &t) != nil || t == "" {
+		return "", fmt.Errorf("%s: no chat_template string (a list of named templates, or none): pass the template as a file", cfg)
+	}
+	return t, nil
 }
