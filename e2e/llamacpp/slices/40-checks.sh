@@ -13,8 +13,8 @@ for api in completions chat; do
     --max-lateness 0 --checks basic --require checks --out "$d/$api" >"$d/$api.log" 2>&1 ||
     { rc=$?; cat "$d/$api.log" >&2; fail "$api: replay run --checks basic --require checks exited $rc"; }
   s=$d/$api/summary.json
-  failed=$(jq -r '[.checks[]?.results[]? | select(.verdict != "pass" and .verdict != "skipped") | .name] | join(", ")' "$s")
-  passed=$(jq -r '[.checks[]?.results[]? | select(.verdict == "pass") | .name] | join(", ")' "$s")
+  failed=$(jq -r '[.run.checks.results[] | select(.skipped == null and (.fail > 0 or .pass == 0)) | .name] | join(", ")' "$s")
+  passed=$(jq -r '[.run.checks.results[] | select(.skipped == null and .fail == 0 and .pass > 0) | "\(.name) \(.pass)/\(.pass)"] | join(", ")' "$s")
   [[ -z $failed && -n $passed ]] || { grep -A12 '^behaviour check' "$d/$api.log" >&2; fail "$api: checks not passed: ${failed:-none ran}"; }
   if grep -q 'EOF' "$d/$api.log"; then grep 'EOF' "$d/$api.log" >&2; fail "$api: an EOF in the run's output"; fi
   [[ $(jq -r '.requests.failed == 0 and .requests.ok == .requests.total and .requests.total > 0' "$s") == true ]] ||
