@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/testenv": {"results"}, // invented result rows for the tests of what reads them
 	"internal/deps":    {},
 	"tokcheck":         {"analysis"}, // the server's tokenize route against replay's counts, after the run
-	"internal/gchold":  {}, // the collector held back while a schedule runs
+	"internal/gchold":  {},           // the collector held back while a schedule runs
 	"prefixcache":      {},
 	"scheduler":        {},
 	"sim":              {"internal/jsoncur"},
