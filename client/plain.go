@@ -52,13 +52,19 @@ func (t *plainTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.resend(ctx, pc, req, trace, err)
 	}
 	if err != nil {
-		t.pool.discard(pc)
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
-		}
-		return nil, err
+		return nil, t.failed(ctx, pc, err)
 	}
 	return resp, nil
+}
+
+// failed closes pc, whose exchange failed with err, and says whether the caller's context
+// ended it.
+func (t *plainTransport) failed(ctx context.Context, pc *plainConn, err error) error {
+	t.pool.discard(pc)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%w)", ctx.Err(), err)
+	}
+	return err
 }
 
 // resend sends req once more on a new connection in pc's slot, after the server closed pc, a
@@ -86,11 +92,7 @@ func (t *plainTransport) resend(ctx context.Context, pc *plainConn, req *http.Re
 	}
 	resp, err := t.exchange(ctx, npc, req, trace)
 	if err != nil {
-		t.pool.discard(npc)
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
-		}
-		return nil, err
+		return nil, t.failed(ctx, npc, err)
 	}
 	return resp, nil
 }
