@@ -106,6 +106,10 @@ func (s Server) post(ctx context.Context, route string, body, out any) error {
 		return fmt.Errorf("tokcheck: %s: %w", url, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	// net/http's transport may send it again when the server closed the reused connection
+	// before a byte of answer (llama-server closes one after every streamed answer, as the
+	// run's last were); with no value the key is not sent (client/resend.go has the rule).
+	req.Header["X-Idempotency-Key"] = nil
 	hc := s.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
