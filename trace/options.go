@@ -15,7 +15,9 @@ import "encoding/json"
 // The normalized trace stores Options as JSON in its `options` column (trace/SCHEMA.md;
 // EncodeOptions, DecodeOptions), the Mooncake export as an "options" object.
 type Options struct {
-	// API is "chat" or "completions": which endpoint the request was sent to.
+	// API is the endpoint the request was logged against, which a replay sends it to: one of
+	// the API constants (chat, completions, responses, messages, embeddings); "" when the
+	// trace does not say (the run's --api decides).
 	API string `json:"api,omitempty"`
 	// Stream is the body's stream flag; IncludeUsage its stream_options.include_usage.
 	Stream       *bool `json:"stream,omitempty"`
@@ -32,15 +34,37 @@ type Options struct {
 	Logprobs         *bool    `json:"logprobs,omitempty"`
 	TopLogprobs      *int     `json:"top_logprobs,omitempty"`
 	// MaxTokensField is the field that carried the output cap: "max_tokens" or
-	// "max_completion_tokens" ("" when the body had neither).
+	// "max_completion_tokens" (chat, completions, messages), "max_output_tokens" (responses);
+	// "" when the body had none. MaxTokens is its logged value (0 when absent): a request
+	// whose client cancelled it is sent with it, since the cancellation, not the cap, ended it.
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	MaxTokens      int    `json:"max_tokens,omitempty"`
 	// Tools, ToolChoice and ResponseFormat are the body's JSON, compact, descriptions replaced
 	// unless the trace keeps text (tool_choice holds only names and is kept); ParallelToolCalls
-	// its flag.
+	// its flag. Each is in its API's own shape: Tools are chat's {"type":"function",
+	// "function":{...}}, the Responses API's flat {"type":"function","name":...} or
+	// Anthropic's {"name","description","input_schema"}; for the Responses API
+	// ResponseFormat is the body's whole "text" object (its "format" is the structured output).
 	Tools             json.RawMessage `json:"tools,omitempty"`
 	ToolChoice        json.RawMessage `json:"tool_choice,omitempty"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls,omitempty"`
 	ResponseFormat    json.RawMessage `json:"response_format,omitempty"`
+
+	// Fields are the body's other members as logged, a compact JSON object in the logged key
+	// order (schema text replaced as in Tools unless the trace keeps text): options a replay
+	// sends back as they were without knowing them (top_k, min_p, logit_bias, the Responses
+	// API's reasoning, truncation and store, Anthropic's thinking and metadata, embeddings'
+	// encoding_format and dimensions, an engine's own extensions). Content (messages, prompt,
+	// input, instructions, system), the model, streaming and what the reader types above are
+	// never in it; nor is previous_response_id, whose chain the replay sends as full input.
+	Fields json.RawMessage `json:"fields,omitempty"`
+
+	// Inputs are an embeddings request's inputs' token counts, in order (PromptTokens is
+	// their sum); InputList says the body's input was an array (a single string otherwise),
+	// InputIDs that its inputs were token ids.
+	Inputs    []int `json:"inputs,omitempty"`
+	InputList bool  `json:"input_list,omitempty"`
+	InputIDs  bool  `json:"input_ids,omitempty"`
 
 	// Outcome as logged: the HTTP status (0 unknown), the first choice's finish_reason, and
 	// whether the client gave up (a 499 or "cancelled": true), CancelAfterMS after the send.
@@ -55,6 +79,25 @@ type Options struct {
 	Body json.RawMessage `json:"body,omitempty"`
 }
 
+// The APIs a request may be logged against and sent to (Options.API).
+const (
+	APIChat        = "chat"
+	APICompletions = "completions"
+	APIResponses   = "responses"
+	APIMessages    = "messages"
+	APIEmbeddings  = "embeddings"
+)
+
+// APIs lists them, in the order summaries show them.
+var APIs = []string{APIChat, APICompletions, APIResponses, APIMessages, APIEmbeddings}
+
+// ChatFamily reports whether api's prompts are conversations the engine renders through the
+// model's chat template (chat, responses, messages), as against plain text (completions,
+// embeddings, whose prompts get the tokenizer's specials).
+func ChatFamily(api string) bool {
+	return api == APIChat || api == APIResponses || api == APIMessages
+}
+
 // Streamed reports whether the request streamed its answer (the default when unknown).
 func (o *Options) Streamed() bool { return o == nil || o.Stream == nil || *o.Stream }
 
@@ -64,7 +107,27 @@ func (o *Options) Structured() bool {
 	if o == nil {
 		return false
 	}
-	return len(o.Tools) > 0 || (len(o.ResponseFormat) > 0 && string(o.ResponseFormat) != `{"type":"text"}`)
+	if len(o.Tools) > 0 {
+		return true
+	}
+	if o.API == APIResponses {
+		return responsesStructured(o.ResponseFormat)
+	}
+	return len(o.ResponseFormat) > 0 && string(o.ResponseFormat) != `{"type":"text"}`
+}
+
+// responsesStructured reports whether a Responses API "text" object asks for a format other
+// than plain text.
+func responsesStructured(text json.RawMessage) bool {
+	var t struct {
+		Format *struct {
+			Type string `json:"type"`
+		} `json:"format"`
+	}
+	if len(text) == 0 || json.Unmarshal(text, &t) != nil || t.Format == nil {
+		return false
+	}
+	return t.Format.Type != "" && t.Format.Type != "text"
 }
 
 // RanToLength reports whether the logged request stopped at its output cap: the only requests
