@@ -58,6 +58,7 @@ type Metrics struct {
 	// not failed. pops aggregates each population (populations.go).
 	cancelled int64
 	pops      map[string]*popMetrics
+	apis      map[string]*popMetrics // by the API each request went to
 
 	// sloMet counts requests meeting each SLO limit, in sloKeys order; sloAll those meeting all.
 	sloMet [4]int64
@@ -104,6 +105,7 @@ func NewMetrics(o Options) *Metrics {
 		errors:      map[string]int64{},
 		errorSample: map[string]string{},
 		pops:        map[string]*popMetrics{},
+		apis:        map[string]*popMetrics{},
 		ttft:        newLatency(),
 		ttftSched:   newLatency(),
 		itl:         newLatency(),
@@ -193,25 +195,25 @@ func (m *Metrics) Add(r *results.Row) {
 	}
 	m.haveSpan = true
 	m.series.addSend(r.ScheduledNS, r.SentNS, done)
-	p := m.pop(r)
-	if p != nil {
+	groups := m.groups(r)
+	for _, p := range groups {
 		p.requests++
 	}
 	switch {
 	case r.CancelledAsLogged:
 		// Cut where its client cut it: neither an answer to measure nor a failure.
 		m.cancelled++
-		if p != nil {
+		for _, p := range groups {
 			p.cancelled++
 		}
 	case !r.OK():
 		m.addFailed(r, done)
-		if p != nil {
+		for _, p := range groups {
 			p.failed++
 		}
 	default:
 		out := m.addOK(r, done)
-		if p != nil {
+		for _, p := range groups {
 			p.addOK(r, out)
 		}
 	}

@@ -196,6 +196,9 @@ type Summary struct {
 	// nostream, crossed with tools, json or plain) side by side; omitted for rows that name
 	// none (files of older runs).
 	Populations map[string]Population `json:"populations,omitempty"`
+	// APIs are the same figures for each API the requests went to (chat, completions,
+	// responses, messages, embeddings), side by side; omitted for older runs' rows.
+	APIs map[string]Population `json:"apis,omitempty"`
 }
 
 // Sessions counts the run's multi-turn traffic: requests that carry a session, the sessions
@@ -296,6 +299,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 			Unforced:             m.unforcedUsage,
 		},
 		Populations: m.populations(dur),
+		APIs:        m.apiPopulations(dur),
 		Errors:      map[string]int64{},
 		Cache: Cache{
 			CachedTokens: m.cachedTokens,

@@ -20,6 +20,7 @@ type Options struct {
 type reportPage struct {
 	S           *analysis.Summary
 	Populations []populationRow
+	APIs        []populationRow
 	Dists       []analysis.DistRow
 	SLORows     []sloRow
 	Figures     []Figure
@@ -39,6 +40,19 @@ func populationRows(pops map[string]analysis.Population) []populationRow {
 	var rows []populationRow
 	for _, name := range analysis.PopulationNames(pops) {
 		rows = append(rows, populationRow{name, pops[name]})
+	}
+	return rows
+}
+
+// apiRows are the APIs table's lines, in analysis.APINames order; none for a run that sent
+// to one API only (the populations table says it all then).
+func apiRows(apis map[string]analysis.Population) []populationRow {
+	if len(apis) < 2 {
+		return nil
+	}
+	var rows []populationRow
+	for _, name := range analysis.APINames(apis) {
+		rows = append(rows, populationRow{name, apis[name]})
 	}
 	return rows
 }
@@ -65,7 +79,7 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 	if figs, err = appendQueueingFigures(m, figs); err != nil {
 		return err
 	}
-	page := reportPage{S: s, Dists: s.DistRows(), Figures: figs, Populations: populationRows(s.Populations), Checks: checksHTML(s)}
+	page := reportPage{S: s, Dists: s.DistRows(), Figures: figs, Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s)}
 	if page.FontCSS, err = PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
@@ -152,6 +166,12 @@ th{background:#f4f6f8;font-weight:bold}
 {{range .Populations}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
 {{end}}</table>
 <p class="note">Requests by how they were sent: streamed or not (nostream), and offered tools, asked for JSON (response_format) or plain. Latencies in ms over the successful requests; non-streamed requests are measured end to end only, so they have no TTFT and are in no TTFT, ITL or TPOT figure above. Output tokens/s is over the run's measured span, so the populations add up to the run's.</p>
+{{end}}{{if .APIs}}<h2 id="apis">APIs</h2>
+<table>
+<tr><th>api</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>prompt tokens</th><th>output tokens/s</th></tr>
+{{range .APIs}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
+{{end}}</table>
+<p class="note">Requests by the API each was sent to, as it was logged against: chat completions, completions, the Responses API, Anthropic's Messages API, embeddings. TTFT for an API some of whose answers streamed; embeddings have no output and are measured end to end.</p>
 {{end}}<p class="note">TTFT and e2e are measured from the moment a request was handed to the HTTP client (a connect on the way counts); "from scheduled" from the moment the trace said it should leave, so waiting behind a concurrency cap or a late timer counts (no coordinated omission). ITL: gaps between streamed chunks. TPOT: (last token - first token) / (output tokens - 1) per request, output tokens from server usage, else the chunks seen. Lateness: when the request's last byte was written, as the server would see it, - scheduled - queue wait.</p>
 
 {{with .S.Goodput}}<h2>Goodput at SLO</h2>

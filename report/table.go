@@ -66,6 +66,7 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	}
 	b.WriteString("\n")
 	b.WriteString(populationTable(s.Populations))
+	b.WriteString(apiTable(s.APIs))
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
 		for _, k := range analysis.SLONames() {
@@ -162,13 +163,26 @@ func sentLine(r analysis.RunInfo) string {
 // populationTable sets the populations side by side: TTFT for streamed ones only, since a
 // non-streamed answer is measured end to end.
 func populationTable(pops map[string]analysis.Population) string {
+	return groupTable("population", analysis.PopulationNames(pops), pops)
+}
+
+// apiTable sets the APIs the requests went to side by side, when there were several.
+func apiTable(apis map[string]analysis.Population) string {
+	if len(apis) < 2 {
+		return ""
+	}
+	return groupTable("api", analysis.APINames(apis), apis)
+}
+
+// groupTable is one line per group of names, headed by what the groups are.
+func groupTable(what string, names []string, pops map[string]analysis.Population) string {
 	if len(pops) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s %8s %8s %8s %9s %10s %10s %10s %10s %12s\n", "population", "requests", "ok", "failed",
+	fmt.Fprintf(&b, "%-16s %8s %8s %8s %9s %10s %10s %10s %10s %12s\n", what, "requests", "ok", "failed",
 		"cancelled", "ttft p50", "ttft p95", "e2e p50", "e2e p95", "output tok/s")
-	for _, name := range analysis.PopulationNames(pops) {
+	for _, name := range names {
 		p := pops[name]
 		t50, t95 := "-", "-"
 		if p.TTFT != nil {

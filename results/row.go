@@ -72,6 +72,9 @@ type Row struct {
 	// Population is how the request was sent: PopulationStream or PopulationNoStream, a slash,
 	// then KindTools, KindJSON or KindPlain (e.g. "stream/plain"); empty in older files.
 	Population string `parquet:"population,optional"`
+	// API is the API the request was sent to (trace's API names: chat, completions,
+	// responses, messages, embeddings); empty in older files.
+	API string `parquet:"api,optional"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the
@@ -82,6 +85,10 @@ func (r *Row) SendNS() int64 {
 	}
 	return r.SentNS
 }
+
+// APIs are the names Row.API takes, in the order summaries show them: trace.APIs (results
+// must not import trace, which links Parquet; runner's tests hold the two lists equal).
+var APIs = []string{"chat", "completions", "responses", "messages", "embeddings"}
 
 // Population parts: whether the answer was streamed, and what constrained it.
 const (

@@ -53,7 +53,7 @@ func probeChecks(ctx context.Context, cfg Config, tg *target) (*analysis.Checks,
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: behaviour checks (--checks %s: %s), before the warmup\n", level, strings.Join(names, ", "))
-	res, err := checks.RunLevel(ctx, checks.Config{BaseURL: tg.eng.base, API: cfg.Client.API, Model: tg.model, APIKey: cfg.Client.APIKey,
+	res, err := checks.RunLevel(ctx, checks.Config{BaseURL: tg.eng.base, API: probeAPI(cfg.Client.API), Model: tg.model, APIKey: cfg.Client.APIKey,
 		HTTPClient: &http.Client{Transport: transportOf(tg.client)}, Timeout: checks.TimeoutWithin(cfg.Client.Timeout, cfg.Client.StallTimeout)}, level)
 	if err != nil {
 		return nil, err

@@ -141,7 +141,7 @@ func (s *engineState) metricsURL(flag string) (string, error) {
 // the warmup (engine's Choice.Force), keeping what it found for the summary. It returns the
 // ExtraBody to send, nil for the user's unchanged.
 func (s *engineState) force(ctx context.Context, cfg Config, model string) (map[string]any, error) {
-	f, err := s.choice.Force(ctx, s.http, s.base, engine.ForceSettings{API: cfg.Client.API, Model: model, Extra: cfg.Client.ExtraBody,
+	f, err := s.choice.Force(ctx, s.http, s.base, engine.ForceSettings{API: probeAPI(cfg.Client.API), Model: model, Extra: cfg.Client.ExtraBody,
 		Verbatim: cfg.Body == BodyVerbatim, Withheld: client.ForcingKeys}, s.stderr)
 	if err != nil {
 		return nil, err

@@ -130,7 +130,7 @@ func (l *leg) open(x *execution) error {
 		outs = append(outs, snap)
 	}
 	l.sk = newSink(append(outs, x.prog)...)
-	l.s = &sender{client: l.tg.client, chat: p.synth.API == synth.APIChat, sendIDs: cfg.SendIDs,
+	l.s = &sender{client: l.tg.client, sendIDs: cfg.SendIDs, api: cfg.Client.API,
 		keepPrompts: cfg.KeepPrompts, label: l.tg.label, sink: l.sk, retries: cfg.Retries,
 		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, cfg.Stderr)}
 	return nil

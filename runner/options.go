@@ -78,7 +78,7 @@ func clientOptions(o *trace.Options) *client.Options {
 		PresencePenalty: o.PresencePenalty, FrequencyPenalty: o.FrequencyPenalty,
 		Logprobs: o.Logprobs, TopLogprobs: o.TopLogprobs, MaxTokensField: o.MaxTokensField,
 		Tools: o.Tools, ToolChoice: o.ToolChoice, ResponseFormat: o.ResponseFormat,
-		ParallelToolCalls: o.ParallelToolCalls,
+		ParallelToolCalls: o.ParallelToolCalls, Fields: o.Fields,
 	}
 }
 
@@ -99,17 +99,35 @@ func sentPopulation(o *trace.Options, logged bool) string {
 	return results.Population(o.Streamed(), kind)
 }
 
-// warnAPI says on stderr how many logged requests went to the other API than the run's
-// --api: their options are sent as logged, but a chat request's tools and messages mean
-// little to completions (and the reverse), so the run's --api should match the log's.
-func warnAPI(w io.Writer, recs []trace.Record, api string) {
-	n, other := 0, ""
-	for i := range recs {
-		if o := recs[i].Options; o != nil && o.API != "" && o.API != api {
-			n, other = n+1, o.API
-		}
+// probeAPI is the API the behaviour checks and the forcing probe use for a run whose default
+// API is api: they speak chat or completions, so the chat family (responses, messages) is
+// probed as chat, embeddings as completions (its prompts are plain text too).
+func probeAPI(api string) string {
+	if trace.ChatFamily(api) {
+		return client.APIChat
 	}
-	if n > 0 {
-		fmt.Fprintf(w, "replay: %d requests were logged against the %s API but are sent to --api %s (give --api %s to replay them as logged)\n", n, other, api, other)
+	return client.APICompletions
+}
+
+// overrideAPI sends every record to api (--api-override): a record logged against another API
+// gets a copy of its options naming api, and stderr says how many were moved, from which.
+func overrideAPI(w io.Writer, recs []trace.Record, api string) {
+	moved := map[string]int{}
+	for i := range recs {
+		o := recs[i].Options
+		if o == nil {
+			continue
+		}
+		if o.API != "" && o.API != api {
+			moved[o.API]++
+		}
+		c := *o
+		c.API = api
+		recs[i].Options = &c
+	}
+	for _, from := range trace.APIs {
+		if n := moved[from]; n > 0 {
+			fmt.Fprintf(w, "replay: --api-override: %d requests logged against the %s API are sent to the %s API\n", n, from, api)
+		}
 	}
 }

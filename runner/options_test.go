@@ -210,7 +210,7 @@ func wantFields(o *trace.Options, output int) map[string]json.RawMessage {
 	if o != nil && o.MaxTokensField == "max_completion_tokens" {
 		capField = o.MaxTokensField
 	}
-	if c := o.CapPerChoice(max(1, output)); c > 0 { // synth asks for at least 1; a cancellation, for no cap
+	if c := o.CapPerChoice(max(1, output)); c > 0 { // synth asks for at least 1; a cancellation, for its logged cap
 		put(capField, c)
 	}
 	put("stream", o.Streamed())
@@ -348,14 +348,29 @@ func TestOptionsNone(t *testing.T) {
 // against a server that streams slowly; the rows say so and are not errors, and a run of only
 // such requests is ok.
 func TestCancelledAsLogged(t *testing.T) {
+	for _, api := range []string{trace.APICompletions, trace.APIChat} {
+		t.Run(api, func(t *testing.T) { testCancelledAsLogged(t, api) })
+	}
+}
+
+// testCancelledAsLogged replays 12 logged cancellations of one API against a server that
+// streams a token every 10 ms, far longer than any of them: each must end at its logged
+// time, sent with its logged cap (1024 or 4096 tokens, or none where the log had none: the
+// server's default would otherwise end a completions answer at 16 tokens, before its
+// cancellation).
+func testCancelledAsLogged(t *testing.T, api string) {
 	path := filepath.Join(t.TempDir(), "cancel.parquet")
 	w, err := trace.CreateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := []float64{20, 45, 80, 130}
+	caps := []int{1024, 4096, 0}
 	for i := range 12 {
-		o := &trace.Options{API: "completions", Status: 499, Cancelled: true, CancelAfterMS: after[i%len(after)]}
+		o := &trace.Options{API: api, Status: 499, Cancelled: true, CancelAfterMS: after[i%len(after)]}
+		if c := caps[i%len(caps)]; c > 0 {
+			o.MaxTokensField, o.MaxTokens = "max_tokens", c
+		}
 		if err := w.Write(trace.Record{Timestamp: time.Duration(i) * 10 * time.Millisecond, PromptTokens: 50, OutputTokens: 100, Options: o, Line: int64(i + 1)}); err != nil {
 			t.Fatal(err)
 		}
@@ -363,14 +378,10 @@ func TestCancelledAsLogged(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.Load(testenv.SampleTokenizer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &optionServer{tok: tok, gap: 10 * time.Millisecond, bodies: map[string][]byte{}}
+	srv, tokPath := newOptionServer(t, "qwen3", 10*time.Millisecond)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "m"}, Tokenizer: testenv.SampleTokenizer(),
+	cfg := Config{Trace: path, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "m"}, Tokenizer: tokPath,
 		MetricsURL: "none", MaxLateness: -1, Stderr: io.Discard, Stdout: io.Discard}
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -386,18 +397,31 @@ func TestCancelledAsLogged(t *testing.T) {
 	// late once; the median cannot be moved by one such.
 	var late []float64
 	for _, r := range rows {
-		want := time.Duration(after[id(t, r)%len(after)] * float64(time.Millisecond))
+		i := id(t, r)
+		want := time.Duration(after[i%len(after)] * float64(time.Millisecond))
 		took := time.Duration(r.DoneNS - r.SentNS)
-		if !r.CancelledAsLogged || r.ErrorClass != "" || took < want || took > want+20*time.Millisecond {
-			t.Errorf("request %s: cancelled %v (class %q) after %v, logged %v", r.RequestID, r.CancelledAsLogged, r.ErrorClass, took, want)
+		if !r.CancelledAsLogged || r.ErrorClass != "" || took < want || took > want+20*time.Millisecond || r.API != api {
+			t.Errorf("request %s: cancelled %v (class %q, api %q) after %v, logged %v", r.RequestID, r.CancelledAsLogged, r.ErrorClass, r.API, took, want)
 		}
 		late = append(late, float64(took-want)/1e6)
+		srv.mu.Lock()
+		body := srv.bodies[r.RequestID]
+		srv.mu.Unlock()
+		var sent struct {
+			MaxTokens *int `json:"max_tokens"`
+		}
+		if err := json.Unmarshal(body, &sent); err != nil {
+			t.Fatalf("request %s: body %s: %v", r.RequestID, body, err)
+		}
+		if c := caps[i%len(caps)]; (c == 0) != (sent.MaxTokens == nil) || (c > 0 && *sent.MaxTokens != c) {
+			t.Errorf("request %s: logged max_tokens %d (0: absent), sent %s", r.RequestID, c, body)
+		}
 	}
 	sort.Float64s(late)
 	if m := late[len(late)/2]; len(late) != 12 || m > 5 {
 		t.Errorf("cancellations late by %v ms (sorted), want 12 with the median within 5 ms", late)
 	}
-	t.Logf("cancellations late by %.2f ms (median), %.2f ms (latest)", late[len(late)/2], late[len(late)-1])
+	t.Logf("%s: cancellations late by %.2f ms (median), %.2f ms (latest), %.2f ms (earliest)", api, late[len(late)/2], late[len(late)-1], late[0])
 	if sum.Requests.CancelledAsLogged != 12 || sum.Requests.Failed != 0 || sum.Verdict != analysis.VerdictOK {
 		t.Fatalf("requests %+v verdict %q", sum.Requests, sum.Verdict)
 	}

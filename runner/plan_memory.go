@@ -35,12 +35,12 @@ type streamSource struct {
 
 // planMemory estimates the bytes recs' built prompts hold at once when built before the run.
 func planMemory(recs []trace.Record, api synth.API) int64 {
-	per := int64(bytesPerPromptToken)
-	if api == synth.APIChat {
-		per *= 2
-	}
 	var n int64
 	for i := range recs {
+		per := int64(bytesPerPromptToken)
+		if a := recs[i].Options; (a != nil && trace.ChatFamily(a.API)) || (a == nil || a.API == "") && trace.ChatFamily(string(api)) {
+			per *= 2 // the rendered text and the messages
+		}
 		n += int64(recs[i].PromptTokens)*per + 256 // and the request's own fields
 	}
 	return n

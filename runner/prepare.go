@@ -63,8 +63,8 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 		return nil, err
 	}
 	p.verbatim = cfg.Body == BodyVerbatim
-	if p.logged && !p.verbatim {
-		warnAPI(cfg.Stderr, recs, cfg.Client.API)
+	if cfg.APIOverride {
+		overrideAPI(cfg.Stderr, recs, cfg.Client.API)
 	}
 	p.synth = cfg.Synth
 	p.synth.API = synth.API(cfg.Client.API)
@@ -199,10 +199,8 @@ func newBuilder(tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record,
 	if err != nil {
 		return nil, nil, err
 	}
-	if scfg.API == synth.APIChat {
-		if recs, err = fitChat(b, recs, skip, stderr); err != nil {
-			return nil, nil, err
-		}
+	if recs, err = fitChat(b, recs, skip, stderr); err != nil {
+		return nil, nil, err
 	}
 	return b, recs, nil
 }
@@ -223,13 +221,27 @@ func eachRecord(recs []trace.Record) func() (trace.Record, error) {
 func buildAll(ctx context.Context, b *synth.Builder, scfg synth.Config, recs []trace.Record, sendIDs bool) ([]synth.Request, error) {
 	out := make([]synth.Request, 0, len(recs))
 	err := b.Stream(ctx, runtime.GOMAXPROCS(0), eachRecord(recs), func(r synth.Request) error {
-		if scfg.API == synth.APIChat || !sendIDs {
-			r.PromptIDs = nil // not sent: don't hold every prompt twice during the run
-		}
+		dropUnsentIDs(&r, sendIDs)
 		out = append(out, r)
 		return nil
 	})
 	return out, err
+}
+
+// dropUnsentIDs forgets the ids of a built prompt that is sent as text, so the run does not
+// hold every prompt twice: chat-family prompts always are, completions unless --send-ids,
+// embeddings inputs unless they were logged as token ids.
+func dropUnsentIDs(r *synth.Request, sendIDs bool) {
+	keep := r.API == synth.APICompletions && sendIDs
+	if r.API == synth.APIEmbeddings {
+		keep = r.Record.Options != nil && r.Record.Options.InputIDs
+		if !keep {
+			r.InputIDs = nil
+		}
+	}
+	if !keep {
+		r.PromptIDs = nil
+	}
 }
 
 // fitChat handles records too short for the chat API: a chat template adds a fixed number of
@@ -249,7 +261,7 @@ func fitChat(b *synth.Builder, recs []trace.Record, skip bool, stderr io.Writer)
 			continue
 		}
 		if !skip {
-			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions, or leave such requests out with --on-error skip",
+			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but its API's framing alone (the chat template with its tools, or the tokenizer's specials) adds %d: replay it with --api completions --api-override, or leave such requests out with --on-error skip",
 				r.Source, r.Line, r.PromptTokens, ov)
 		}
 		most = max(most, ov)

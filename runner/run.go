@@ -28,7 +28,8 @@ type Config struct {
 
 	// Client is how to talk to the endpoint: Client.BaseURL is the server's base URL ("" starts
 	// the built-in simulator in-process), Client.Model is sent in every request ("" means
-	// "replay-sim" against the simulator), Client.API is "completions" (default) or "chat".
+	// "replay-sim" against the simulator), Client.API is the API of records that name none
+	// (trace.APIs; "completions" by default): a request log's records go to their own.
 	// A paired run's endpoints override BaseURL, Model and APIKey (Endpoints); the rest is
 	// passed to client.New as given, ExtraBody joined by the engine's forcing fields.
 	Client client.Config
@@ -39,6 +40,9 @@ type Config struct {
 	// (0, the default, is open loop: no retries), after the server's Retry-After or an
 	// exponential backoff. Every attempt has its row.
 	Retries int
+	// APIOverride sends every record to Client.API, whatever API it was logged against (its
+	// logged options of another API's shape are then sent as they are: the user asked).
+	APIOverride bool
 	// SendIDs sends completions prompts as token ids (vLLM accepts them) instead of text.
 	SendIDs bool
 	// Options is OptionsLogged (each request with its own logged options: sampling, stop,

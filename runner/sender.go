@@ -10,6 +10,7 @@ import (
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/trace"
 )
 
 // sender turns one scheduled item into one result row, as vegeta's Attacker.hit does: it sends
@@ -17,8 +18,8 @@ import (
 // decides when; the mapping from what happened to the row is rowFor, a pure function.
 type sender struct {
 	client      *client.Client
-	chat        bool // the chat API: send messages, not a prompt
-	sendIDs     bool // completions prompts as token ids
+	sendIDs     bool   // completions prompts as token ids
+	api         string // the API of requests that name none (Config.Client.API)
 	keepPrompts bool
 	label       string
 	sink        *sink
@@ -108,10 +109,13 @@ func (s *sender) request(r *synth.Request) client.Request {
 	if s.verbatim && o != nil && len(o.Body) > 0 {
 		return client.Request{Body: o.Body, API: o.API}
 	}
-	creq := client.Request{Prompt: r.Prompt, MaxTokens: r.MaxTokens}
+	creq := client.Request{Prompt: r.Prompt, MaxTokens: r.MaxTokens, API: string(r.API)}
 	switch {
-	case s.chat:
+	case trace.ChatFamily(string(r.API)):
 		creq.Messages = r.Messages
+	case r.API == synth.APIEmbeddings:
+		creq.Inputs, creq.InputIDs, creq.PromptIDs = r.Inputs, r.InputIDs, r.PromptIDs
+		creq.InputList = o != nil && o.InputList
 	case s.sendIDs:
 		creq.PromptIDs = r.PromptIDs
 	}
@@ -123,6 +127,9 @@ func (s *sender) request(r *synth.Request) client.Request {
 		creq.Unforced = !o.Forced()
 		creq.MaxTokens = o.CapPerChoice(r.MaxTokens)
 	}
+	if r.API == synth.APIEmbeddings {
+		creq.Unforced = true // no output to force: ignore_eos or min_tokens mean nothing here
+	}
 	return creq
 }
 
@@ -132,11 +139,18 @@ func (s *sender) request(r *synth.Request) client.Request {
 func (s *sender) sentAs(row *results.Row, r *synth.Request) {
 	o := r.Record.Options
 	row.Population = sentPopulation(o, s.logged)
+	row.API = s.api
+	switch {
+	case r.API != "":
+		row.API = string(r.API)
+	case o != nil && o.API != "":
+		row.API = o.API // a verbatim body goes to its logged API
+	}
 	switch {
 	case s.verbatim:
 		row.TargetOutputTokens = int32(r.Record.OutputTokens)
 	case s.logged:
-		row.Unforced = !o.Forced()
+		row.Unforced = !o.Forced() || r.API == synth.APIEmbeddings
 		row.TargetOutputTokens = int32(o.CapPerChoice(r.MaxTokens) * o.Choices())
 	}
 }

@@ -52,11 +52,14 @@ func tokenizeCheck(cfg Config, p *plan, tg *target, notSent int, w io.Writer) *a
 		fmt.Fprintf(w, "replay: tokenize cross-check not run: %s\n", why)
 		return nil
 	}
-	chatAPI := cfg.Client.API == client.APIChat
 	idx := tokcheck.Sample(len(p.reqs), tokcheck.MaxSample)
 	prompts := make([]tokcheck.Prompt, 0, len(idx))
 	for _, i := range idx {
 		r := &p.reqs[i]
+		if r.Inputs != nil {
+			continue // an embeddings batch: several texts, which one /tokenize call does not count
+		}
+		chatAPI := trace.ChatFamily(string(r.API))
 		pr := tokcheck.Prompt{ID: requestID(r, false), Chat: chatAPI, Text: r.Prompt, Want: int64(r.TargetPromptTokens)}
 		if chatAPI {
 			m, err := json.Marshal(r.Messages)

@@ -2,9 +2,11 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/llm-replay/replay/checks"
+	"github.com/llm-replay/replay/trace"
 )
 
 // SettingError is a Config setting the run refuses, named as Config's field so that a
@@ -26,6 +28,9 @@ func (c Config) Validate() error {
 	case "", ProgressAuto, ProgressPlain, ProgressJSON:
 	default:
 		return &SettingError{"Progress", fmt.Sprintf("%q: want auto, plain or json", c.Progress)}
+	}
+	if c.Client.API != "" && !slices.Contains(trace.APIs, c.Client.API) {
+		return &SettingError{"API", fmt.Sprintf("%q: want one of %s", c.Client.API, strings.Join(trace.APIs, ", "))}
 	}
 	if c.Retries < 0 {
 		return &SettingError{"Retries", fmt.Sprintf("%d: want 0 or more", c.Retries)}

@@ -47,12 +47,11 @@ func New(tok tokenizer.Tokenizer, cfg Config) (*Builder, error) {
 	if tok == nil {
 		return nil, errors.New("synth: no tokenizer")
 	}
-	switch cfg.API {
-	case "":
+	if cfg.API == "" {
 		cfg.API = APICompletions
-	case APICompletions, APIChat:
-	default:
-		return nil, fmt.Errorf("synth: unknown API %q (want %q or %q)", cfg.API, APICompletions, APIChat)
+	}
+	if !validAPI(cfg.API) {
+		return nil, fmt.Errorf("synth: unknown API %q (want chat, completions, responses, messages or embeddings)", cfg.API)
 	}
 	if cfg.BlockSize < 0 || cfg.MaxPromptTokens < 0 {
 		return nil, fmt.Errorf("synth: block size %d and max prompt tokens %d must not be negative", cfg.BlockSize, cfg.MaxPromptTokens)
@@ -70,7 +69,7 @@ func New(tok tokenizer.Tokenizer, cfg Config) (*Builder, error) {
 		toolCost: map[string]int{},
 		sessions: map[string]*session{},
 	}
-	if cfg.API == APIChat {
+	if chatFamily(cfg.API) {
 		if b.tpl, err = chat.NewRenderer(cfg.Chat); err != nil {
 			return nil, err
 		}
@@ -121,9 +120,11 @@ func (b *Builder) Build(rec trace.Record) (Request, error) {
 // job is a planned request: its words are chosen; verification turns them into checked ids.
 type job struct {
 	req   Request
-	segs  [][]int32 // completions: one; chat: one per message
+	segs  [][]int32 // completions: one; chat: one per message; an embeddings batch: one per input
 	roles []string
-	tools json.RawMessage // chat: the tools the template renders, nil for none
+	// inputs are an embeddings batch's inputs' token counts (nil otherwise).
+	inputs []int
+	tools  json.RawMessage // chat: the tools the template renders, nil for none
 }
 
 func where(rec trace.Record, index int) string {
@@ -142,6 +143,12 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 	if target <= 0 {
 		return nil, fmt.Errorf("%s: prompt_tokens %d: a prompt needs at least one token", at, target)
 	}
+	if err := b.checkAPI(rec, at); err != nil {
+		return nil, err
+	}
+	if batch := inputBatch(rec, b.apiOf(rec)); batch != nil {
+		return b.planInputs(rec, index, batch, at)
+	}
 	capped := b.cfg.MaxPromptTokens > 0 && target > b.cfg.MaxPromptTokens
 	if capped {
 		target = b.cfg.MaxPromptTokens
@@ -149,8 +156,9 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 	j := &job{req: Request{
 		Index:              index,
 		Record:             rec,
+		API:                b.apiOf(rec),
 		TargetPromptTokens: target,
-		MaxTokens:          max(1, rec.OutputTokens),
+		MaxTokens:          outputCap(rec, b.apiOf(rec)),
 		Capped:             capped,
 	}, tools: b.recordTools(rec)}
 	cont, restarted, err := b.continueSession(j, rec, target)
@@ -164,7 +172,7 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		}
 		n := target - fixed
 		if n < 1 {
-			return nil, fmt.Errorf("%s: prompt_tokens %d leaves no room for content: the %s adds %d tokens by itself", at, target, b.overheadName(), fixed)
+			return nil, fmt.Errorf("%s: prompt_tokens %d leaves no room for content: the %s adds %d tokens by itself", at, target, b.overheadName(rec), fixed)
 		}
 		words, used, err := b.content(rec, index, n, at)
 		if err != nil {
@@ -175,6 +183,12 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		j.req.BlockHashes = used
 	}
 	b.rememberSession(j, rec)
+	b.count(capped, cont, restarted)
+	return j, nil
+}
+
+// count moves on to the next record and counts what its plan had to do.
+func (b *Builder) count(capped, cont, restarted bool) {
 	b.next++
 	b.mu.Lock()
 	b.stats.Requests++
@@ -188,23 +202,26 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		b.stats.SessionRestarts++
 	}
 	b.mu.Unlock()
-	return j, nil
 }
 
-func (b *Builder) overheadName() string {
-	if b.cfg.API == APIChat {
+func (b *Builder) overheadName(rec trace.Record) string {
+	if b.templated(rec) {
 		return "chat template"
 	}
 	return "tokenizer's post-processor"
 }
 
-// fixedOverhead is the count of tokens the server adds to the content of msgs messages.
-func (b *Builder) fixedOverhead(msgs int) (int, error) {
-	if b.cfg.API == APIChat {
+// fixedOverhead is the count of tokens the server adds to the content of msgs messages of
+// rec's API: the chat template's, or the tokenizer's specials around one text.
+func (b *Builder) fixedOverhead(rec trace.Record, msgs int) (int, error) {
+	if b.templated(rec) {
 		return b.chatOverhead(msgs)
 	}
-	return len(b.v.prefix) + len(b.v.suffix), nil
+	return b.textOverhead(), nil
 }
+
+// textOverhead is the tokenizer's specials around a completions or embeddings text.
+func (b *Builder) textOverhead() int { return len(b.v.prefix) + len(b.v.suffix) }
 
 // chatOverhead renders a probe conversation of msgs short messages and counts what the template
 // adds; the template's text does not depend on the content's words, so this is exact for any
@@ -305,7 +322,10 @@ func (b *Builder) content(rec trace.Record, index, n int, at string) ([]int32, [
 // the ids must be the planned ones and their count the target. It is safe to run concurrently
 // for different jobs.
 func (b *Builder) verify(j *job) (Request, error) {
-	if b.cfg.API == APIChat {
+	switch {
+	case j.inputs != nil:
+		return b.verifyInputs(j)
+	case chatFamily(j.req.API):
 		return b.verifyChat(j)
 	}
 	return b.verifyCompletions(j)
@@ -313,7 +333,22 @@ func (b *Builder) verify(j *job) (Request, error) {
 
 func (b *Builder) verifyCompletions(j *job) (Request, error) {
 	r := j.req
-	words := j.segs[0]
+	text, ids, repaired, err := b.exactText(j.segs[0], r.TargetPromptTokens, r.Index, where(r.Record, r.Index))
+	if err != nil {
+		return r, err
+	}
+	r.Prompt, r.PromptIDs = text, ids
+	if repaired {
+		b.mu.Lock()
+		b.stats.Repaired++
+		b.mu.Unlock()
+	}
+	return r, nil
+}
+
+// exactText renders words as one text the server encodes with its specials, repaired until
+// the encoding is exactly the planned ids and target tokens long.
+func (b *Builder) exactText(words []int32, target, index int, at string) (string, []int, bool, error) {
 	repaired := false
 	for attempt := 0; ; attempt++ {
 		ids, text := b.v.render(words)
@@ -322,24 +357,17 @@ func (b *Builder) verifyCompletions(j *job) (Request, error) {
 		got := b.tok.Encode(text, true)
 		d := firstDiff(got, want)
 		if d < 0 {
-			if len(got) != r.TargetPromptTokens {
-				return r, fmt.Errorf("%s: internal: prompt has %d tokens, want %d", where(r.Record, r.Index), len(got), r.TargetPromptTokens)
+			if len(got) != target {
+				return "", nil, repaired, fmt.Errorf("%s: internal: prompt has %d tokens, want %d", at, len(got), target)
 			}
-			r.Prompt, r.PromptIDs = text, got
-			break
+			return text, got, repaired, nil
 		}
 		if attempt == maxRepairs {
-			return r, fmt.Errorf("%s: the prompt does not survive re-encoding at token %d after %d repairs", where(r.Record, r.Index), d, maxRepairs)
+			return "", nil, repaired, fmt.Errorf("%s: the prompt does not survive re-encoding at token %d after %d repairs", at, d, maxRepairs)
 		}
-		words = b.repair(words, d-len(b.v.prefix), r.Index, attempt)
+		words = b.repair(words, d-len(b.v.prefix), index, attempt)
 		repaired = true
 	}
-	if repaired {
-		b.mu.Lock()
-		b.stats.Repaired++
-		b.mu.Unlock()
-	}
-	return r, nil
 }
 
 // repair replaces the words at and before position i (a round-trip mismatch) with others.

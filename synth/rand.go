@@ -12,6 +12,7 @@ const (
 	domainTail   uint64 = 0x7461696c00000003 // per-request tail, keyed by request index
 	domainAnswer uint64 = 0x616e737700000004 // synthetic assistant answer, keyed by request index
 	domainRepair uint64 = 0x7265706169000005 // replacement words when a round trip needs repair
+	domainInput  uint64 = 0x696e707574000006 // an embeddings batch's input, keyed by request and input
 )
 
 // splitmix64 is Steele et al.'s finalizer: a bijective, well-mixed 64-bit hash.

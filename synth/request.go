@@ -5,13 +5,17 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// API says which endpoint the prompts are for, because the two count differently: completions
-// prompts get the tokenizer's post-processor specials (a BOS), chat prompts the chat template.
+// API says which endpoint a prompt is for, because they count differently: completions and
+// embeddings prompts get the tokenizer's post-processor specials (a BOS), chat, responses and
+// messages prompts the chat template. Its values are trace's API names.
 type API string
 
 const (
-	APICompletions API = "completions"
-	APIChat        API = "chat"
+	APICompletions API = trace.APICompletions
+	APIChat        API = trace.APIChat
+	APIResponses   API = trace.APIResponses
+	APIMessages    API = trace.APIMessages
+	APIEmbeddings  API = trace.APIEmbeddings
 )
 
 // Config holds the choices that shape every prompt.
@@ -23,7 +27,8 @@ type Config struct {
 	// MaxPromptTokens caps a record's prompt tokens (and its hash list to the blocks that fit)
 	// when > 0; capped records are counted in Stats.
 	MaxPromptTokens int
-	// API is APICompletions (the default) or APIChat.
+	// API is the API of records that name none (Options.API empty): APICompletions (the
+	// default) or any other; a record that names its API is built for that one.
 	API API
 	// Chat is the chat template the chat API's prompts are rendered with (chat.LoadTemplate
 	// reads the model's); its zero value means chat.DefaultTemplate.
@@ -39,13 +44,22 @@ type Request struct {
 	// Index is the 0-based position of the record among those built.
 	Index  int
 	Record trace.Record
+	// API is the API the prompt was built for and is sent to: the record's own, else
+	// Config.API.
+	API API
 	// Prompt is the text the server tokenizes: the completions prompt, or for chat the rendered
 	// template (Messages is what is sent).
 	Prompt string
 	// PromptIDs are the ids the server sees: Prompt encoded with the specials it adds.
 	PromptIDs []int
-	// Messages is set for APIChat: the conversation so far, ending with the user's turn.
+	// Messages is set for the chat family (chat, responses, messages): the conversation so
+	// far, ending with the user's turn.
 	Messages []chat.Message
+	// Inputs and InputIDs are an embeddings request's batch (its Options.InputList), each
+	// input exact to its logged length; TargetPromptTokens is their sum. A single input is
+	// Prompt and PromptIDs, as for completions.
+	Inputs   []string
+	InputIDs [][]int
 	// TargetPromptTokens is the prompt token count the server should report (the record's,
 	// after MaxPromptTokens); len(PromptIDs) equals it unless a chat overhead override is set.
 	TargetPromptTokens int

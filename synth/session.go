@@ -14,6 +14,8 @@ type session struct {
 	lastIndex  int
 	lastOutput int
 	hashes     []uint64
+	// templated: the turns went through the chat template.
+	templated bool
 }
 
 // continueSession plans j as the next turn of rec's session when there is one: the previous
@@ -36,7 +38,10 @@ func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, r
 	}
 	pool := len(b.v.word)
 	answer := appendWords(nil, b.cfg.Seed, domainAnswer, s.lastIndex, s.lastOutput, pool)
-	if b.cfg.API == APIChat {
+	if s.templated != b.templated(rec) {
+		return false, true, nil // the conversation went on in another kind of API
+	}
+	if s.templated {
 		fixed, err := b.chatOverhead(len(s.segs) + 2)
 		if err != nil {
 			return false, false, err
@@ -56,7 +61,7 @@ func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, r
 		j.roles = append(slices.Clone(s.roles), "assistant", "user")
 	} else {
 		prev := s.segs[0]
-		fixed, _ := b.fixedOverhead(1)
+		fixed := b.textOverhead()
 		n := target - fixed - len(prev) - len(answer)
 		if n < 1 {
 			return false, true, nil
@@ -83,5 +88,6 @@ func (b *Builder) rememberSession(j *job, rec trace.Record) {
 		lastIndex:  j.req.Index,
 		lastOutput: j.req.MaxTokens,
 		hashes:     j.req.BlockHashes,
+		templated:  chatFamily(j.req.API),
 	}
 }

@@ -19,7 +19,7 @@ const maxToolSets = 4096
 // recordTools is the tools JSON the record's request will be sent with: its logged tools for
 // the chat API when Config.Tools is set, nil otherwise.
 func (b *Builder) recordTools(rec trace.Record) json.RawMessage {
-	if b.cfg.API != APIChat || !b.cfg.Tools || rec.Options == nil || len(rec.Options.Tools) == 0 {
+	if !b.templated(rec) || !b.cfg.Tools || rec.Options == nil || len(rec.Options.Tools) == 0 {
 		return nil
 	}
 	return rec.Options.Tools
@@ -63,7 +63,10 @@ func (b *Builder) render(msgs []chat.Message, tools json.RawMessage) (string, er
 // tokenizer's specials for completions. A record with no more prompt tokens than this cannot
 // be replayed.
 func (b *Builder) RecordOverhead(rec trace.Record) (int, error) {
-	fixed, err := b.fixedOverhead(1)
+	if err := b.checkAPI(rec, where(rec, b.next)); err != nil {
+		return 0, err
+	}
+	fixed, err := b.fixedOverhead(rec, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -15,13 +15,14 @@ func (o *Options) Forced() bool { return o == nil || (o.RanToLength() && !o.Stru
 // CapPerChoice is the output cap each of a request's n choices is sent with: the logged
 // output tokens (maxTokens) are usage's, which count every choice, so they are shared among
 // them (rounded up, at least 1). A request its client gave up on at a logged time is sent
-// with no cap (0): its logged output is only what came before the cancellation (often nothing
-// at all), and a cap of that would let the server finish before the cancellation the replay
-// must repeat; the server's own limit applies instead, and the cancellation ends it as it
-// ended the original.
+// with its logged cap (MaxTokens; 0, none, when the log had none): its logged output is only
+// what came before the cancellation (often nothing at all), and a cap of that would let the
+// server finish before the cancellation the replay must repeat, while no cap where the log
+// had one would leave it to the server's default (16 tokens for completions, OpenAI's and
+// vLLM's), which ends many answers before their logged cancellation.
 func (o *Options) CapPerChoice(maxTokens int) int {
 	if o.CancelAfter() > 0 {
-		return 0
+		return o.MaxTokens
 	}
 	if o == nil || o.N <= 1 {
 		return maxTokens

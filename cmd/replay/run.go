@@ -92,7 +92,8 @@ func (f *runFlags) addTarget(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.targets.endpoints, "endpoint", nil, endpointUsage)
 	fs.StringArrayVar(&f.targets.models, "model", nil, modelUsage)
 	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer.json or Hugging Face folder (required with --endpoint)")
-	fs.StringVar(&cfg.Client.API, "api", client.APICompletions, "chat or completions")
+	fs.StringVar(&cfg.Client.API, "api", client.APICompletions, "the API of requests whose trace names none: chat, completions, responses, messages or embeddings (a request log's requests go to the API each was logged against)")
+	fs.BoolVar(&cfg.APIOverride, "api-override", false, "send every request to --api, whatever API it was logged against")
 }
 
 // addSchedule: how fast, how much of the trace and where the run's files go.

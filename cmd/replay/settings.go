@@ -15,6 +15,7 @@ var settingFlags = map[string]string{
 	"Progress": "--progress",
 	"Checks":   "--checks",
 	"Engine":   "--engine",
+	"API":      "--api",
 }
 
 // flagError is an error whose text names a flag where the library named a setting; it
