@@ -18,7 +18,7 @@ import (
 // judgement after it is the same.
 type direct struct {
 	pool  *connPool
-	addr  string           // host:port
+	addr  string         // host:port
 	heads [nKinds][]byte // by API: "POST <path> HTTP/1.1\r\nHost: ...\r\n..." up to the varying headers
 }
 

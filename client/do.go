@@ -305,7 +305,7 @@ func (k *call) cut(fallback string, err error, msg string, r *Response) (class, 
 // stream reads the body of a 2xx answer to its end and judges it.
 func stream(k *call, hresp *http.Response, r *Response) {
 	bp := readBufs.Get().(*[]byte)
-	var st streamState
+	st := streamState{api: k.api, tu: noTokens}
 	buf, readErr := st.read(k, hresp.Body, *bp, r)
 	if len(buf) == len(*bp) {
 		readBufs.Put(bp)
@@ -314,6 +314,7 @@ func stream(k *call, hresp *http.Response, r *Response) {
 		r.DoneNS = k.clock()
 	}
 	r.ErrorClass, r.ErrorMessage = st.judge(k, readErr, hresp.Header, r)
+	r.FinishReason = st.finish
 }
 
 // read reads SSE lines from body into buf (grown for long lines and returned), timestamping
