@@ -66,6 +66,12 @@ func judgeAnswer(k *call, b []byte, readErr error, h http.Header, r *Response) (
 	case len(b) > maxLine:
 		return ErrBadStream, fmt.Sprintf("the answer is longer than %d MiB", maxLine>>20)
 	}
+	switch k.api {
+	case kindResponses, kindMessages:
+		return judgeTypedAnswer(k, b, h, r)
+	case kindEmbeddings:
+		return judgeEmbeddings(k, b, h, r)
+	}
 	f, ok := parseFrame(b)
 	var shape answerShape
 	if ok {
@@ -93,6 +99,10 @@ func judgeChoices(k *call, choices []answerChoice, gotUsage bool, r *Response) (
 		content = content || choices[i].content()
 		if string(bytes.TrimSpace(choices[i].FinishReason)) == `"length"` {
 			atLength++
+		}
+		var word string
+		if json.Unmarshal(choices[i].FinishReason, &word) == nil && word != "" && r.FinishReason != "length" {
+			r.FinishReason = reasonWord([]byte(word))
 		}
 	}
 	switch {

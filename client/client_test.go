@@ -472,7 +472,7 @@ func TestGarbageStreams(t *testing.T) {
 func TestNewRejects(t *testing.T) {
 	for _, cfg := range []Config{
 		{BaseURL: "127.0.0.1:8000", API: APIChat, Model: "m"},
-		{BaseURL: "http://h/v1", API: "responses", Model: "m"},
+		{BaseURL: "http://h/v1", API: "rerank", Model: "m"},
 		{BaseURL: "http://h/v1", API: APIChat},
 		{BaseURL: "http://h/v1", API: APIChat, Model: "m", Timeout: -1},
 		{BaseURL: "http://h/v1", API: APIChat, Model: "m", StallTimeout: -1},

@@ -14,23 +14,20 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// API names accepted in Config.API.
-const (
-	APIChat        = "chat"
-	APICompletions = "completions"
-)
-
 // Config describes the endpoint and how to talk to it.
 type Config struct {
-	// BaseURL is the API root, e.g. http://127.0.0.1:8000/v1; "/chat/completions" or
-	// "/completions" is appended.
+	// BaseURL is the API root, e.g. http://127.0.0.1:8000/v1; the API's path
+	// ("/chat/completions", "/completions", "/responses", "/messages", "/embeddings") is
+	// appended.
 	BaseURL string
-	// API is "chat" or "completions".
+	// API is the API requests go to unless they name their own (Request.API): one of the API
+	// constants.
 	API string
 	// Model is sent as "model" in every request.
 	Model string
-	// APIKey is sent as a Bearer token when non-empty. Read it with APIKeyFromEnv or
-	// APIKeyFromFile; it is never logged and never appears in errors.
+	// APIKey is sent as a Bearer token when non-empty, and on messages requests also as
+	// x-api-key (Anthropic's header). Read it with APIKeyFromEnv or APIKeyFromFile; it is
+	// never logged and never appears in errors.
 	APIKey string
 	// Timeout bounds one whole request, from send to the end of its stream; 0 means none
 	// (the caller's context still applies).
@@ -62,12 +59,11 @@ type Config struct {
 	Insecure bool
 }
 
-// Client sends streaming requests for one endpoint, API and model. It is safe for concurrent
-// use by thousands of goroutines.
+// Client sends requests for one endpoint and model, to the API of each request (Config.API by
+// default). It is safe for concurrent use by thousands of goroutines.
 type Client struct {
-	api     string
+	api     apiKind
 	model   string
-	url     string
 	auth    string // "Bearer <key>", or "" when there is no key
 	key     string // the key itself, redacted from error messages
 	timeout time.Duration
@@ -79,11 +75,11 @@ type Client struct {
 	// extra is ExtraBody as sent; unforced the same without its ForcingKeys, for requests
 	// marked Unforced.
 	extra, unforced extraBody
-	// urls are the endpoint's two API paths, for requests that name their own API.
-	urls map[string]string
-	// maxOverride is the max_tokens ExtraBody sends instead of the request's (see
+	// urls are the endpoint's API paths, by kind.
+	urls [nKinds]string
+	// maxOverride is, by kind, the output cap ExtraBody sends instead of the request's (see
 	// sentMaxTokens): -1 when ExtraBody leaves it alone, -2 when its value is not an integer.
-	maxOverride int
+	maxOverride [nKinds]int
 	// direct, when set, sends requests itself on the plain transport's connections
 	// (direct.go), as long as oa.HTTPClient is still own, the HTTP client New made (a test or
 	// caller that puts another in its place is sent through it).
@@ -97,16 +93,19 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("client: base URL %q: want http(s)://host[:port]/path", cfg.BaseURL)
 	}
+	api, ok := apiKindOf(cfg.API)
+	if !ok {
+		return nil, unknownAPI("API", cfg.API)
+	}
 	c := &Client{
-		api:     cfg.API,
+		api:     api,
 		model:   cfg.Model,
 		timeout: cfg.Timeout,
 		stall:   cfg.StallTimeout,
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	c.urls = map[string]string{APIChat: base + "/chat/completions", APICompletions: base + "/completions"}
-	if c.url = c.urls[cfg.API]; c.url == "" {
-		return nil, fmt.Errorf("client: API %q: want %q or %q", cfg.API, APIChat, APICompletions)
+	for i, p := range apiPaths {
+		c.urls[i] = base + p
 	}
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("client: model is empty")
@@ -142,7 +141,7 @@ func New(cfg Config) (*Client, error) {
 	c.own = &http.Client{Transport: tr}
 	c.oa.HTTPClient = c.own
 	if pt, ok := tr.(*plainTransport); ok {
-		c.direct = newDirect(pt, cfg, u, c.urls, c.auth)
+		c.direct = newDirect(pt, cfg, u, &c.urls, c.auth)
 	}
 	return c, nil
 }
@@ -151,15 +150,30 @@ func New(cfg Config) (*Client, error) {
 // HTTP client), for callers that want go-openai's own calls against the same endpoint.
 func (c *Client) OpenAIConfig() openai.ClientConfig { return c.oa }
 
-// overrideMax is the output cap ExtraBody sends: max_completion_tokens when present (servers
-// that read both take it over max_tokens), else max_tokens; -1 when neither is there, -2
-// when the value is not a non-negative integer (then the cap is unknown).
-func overrideMax(extra map[string]json.RawMessage) int {
-	v, ok := extra["max_completion_tokens"]
-	if !ok {
-		if v, ok = extra["max_tokens"]; !ok {
-			return -1
+// overrideMax is the output cap ExtraBody sends on api: on chat and completions
+// max_completion_tokens when present (servers that read both take it over max_tokens), else
+// max_tokens; the Responses API's max_output_tokens; the Messages API's max_tokens; -1 when
+// none is there (and always on embeddings, which have no output), -2 when the value is not a
+// non-negative integer (then the cap is unknown).
+func overrideMax(extra map[string]json.RawMessage, api apiKind) int {
+	var keys []string
+	switch api {
+	case kindChat, kindCompletions:
+		keys = []string{"max_completion_tokens", "max_tokens"}
+	case kindResponses:
+		keys = []string{"max_output_tokens"}
+	case kindMessages:
+		keys = []string{"max_tokens"}
+	}
+	var v json.RawMessage
+	ok := false
+	for _, k := range keys {
+		if v, ok = extra[k]; ok {
+			break
 		}
+	}
+	if !ok {
+		return -1
 	}
 	n, err := strconv.ParseInt(string(v), 10, 32)
 	if err != nil || n < 0 {
@@ -168,17 +182,21 @@ func overrideMax(extra map[string]json.RawMessage) int {
 	return int(n)
 }
 
-// sentMaxTokens is the max_tokens the server is sent for a request whose MaxTokens is asked:
-// the ExtraBody override when there is one; 0 when none is sent and -1 when it is unknown, and
-// then no judgement depends on it.
-func (c *Client) sentMaxTokens(asked int) int {
-	switch c.maxOverride {
+// sentMaxTokens is the output cap the server is sent on api for a request whose MaxTokens is
+// asked: the ExtraBody override when there is one; 0 when none is sent (always on
+// embeddings) and -1 when it is unknown, and then no judgement depends on it.
+func (c *Client) sentMaxTokens(api apiKind, asked int) int {
+	if api == kindEmbeddings {
+		return 0
+	}
+	switch o := c.maxOverride[api]; o {
 	case -1:
 		return asked
 	case -2:
 		return -1
+	default:
+		return o
 	}
-	return c.maxOverride
 }
 
 // newTransport pools connections for thousands of concurrent streams. Plain http stays on

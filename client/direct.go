@@ -9,7 +9,8 @@ import (
 
 // direct is the send path for a plain-http endpoint reached without a proxy, a connection
 // cap or a stall timeout: the request is written from bytes laid out once per API (request
-// line, Host, type, the key) plus its id, length and body, on a pooled connection of the
+// line, Host, type, the key, the Messages API's anthropic-version and x-api-key) plus its id,
+// length and body, on a pooled connection of the
 // plain transport, with nothing allocated or locked between the send's start and its last
 // byte leaving but the pool's pop. The per-request contexts (timeout, the drain's and the
 // caller's causes) are made after the write, where their cost no longer delays it; a dial is
@@ -17,12 +18,12 @@ import (
 // judgement after it is the same.
 type direct struct {
 	pool  *connPool
-	addr  string            // host:port
-	heads map[string][]byte // by URL: "POST <path> HTTP/1.1\r\nHost: ...\r\n..." up to the varying headers
+	addr  string         // host:port
+	heads [nKinds][]byte // by API: "POST <path> HTTP/1.1\r\nHost: ...\r\n..." up to the varying headers
 }
 
 // newDirect is the direct path for base, nil when base cannot take it.
-func newDirect(t *plainTransport, cfg Config, base *url.URL, urls map[string]string, auth string) *direct {
+func newDirect(t *plainTransport, cfg Config, base *url.URL, urls *[nKinds]string, auth string) *direct {
 	if cfg.MaxConns > 0 || cfg.StallTimeout > 0 || base.Scheme != "http" {
 		return nil
 	}
@@ -30,8 +31,8 @@ func newDirect(t *plainTransport, cfg Config, base *url.URL, urls map[string]str
 	if p, err := http.ProxyFromEnvironment(probe); err != nil || p != nil {
 		return nil
 	}
-	d := &direct{pool: t.pool, addr: canonicalAddr(probe), heads: map[string][]byte{}}
-	for _, raw := range urls {
+	d := &direct{pool: t.pool, addr: canonicalAddr(probe)}
+	for i, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil || !validHeaderValue(u.Host) {
 			return nil
@@ -40,7 +41,13 @@ func newDirect(t *plainTransport, cfg Config, base *url.URL, urls map[string]str
 		if auth != "" {
 			h += "Authorization: " + auth + "\r\n"
 		}
-		d.heads[raw] = []byte(h)
+		if apiKind(i) == kindMessages {
+			h += "Anthropic-Version: " + anthropicVersion + "\r\n"
+			if cfg.APIKey != "" {
+				h += "X-Api-Key: " + cfg.APIKey + "\r\n"
+			}
+		}
+		d.heads[i] = []byte(h)
 	}
 	return d
 }
@@ -79,7 +86,7 @@ func (d *direct) send(c *Client, k *call, url, id string, body []byte, r *Respon
 // discards pc. k's contexts exist on return, whatever the outcome.
 func (d *direct) exchange(c *Client, k *call, pc *plainConn, url, id string, body []byte) (*http.Response, error) {
 	pc.used++
-	d.lay(pc, url, id, body, k.streamed)
+	d.lay(pc, k.api, id, body, k.streamed)
 	// The last byte is handed to the kernel now, which is when net/http's WroteRequest fires
 	// too. On loopback the write call goes on to run the server's receive path and wake it,
 	// and returns 10 µs later at the median but 80-180 µs later at p90-p99 on this 2-vCPU
@@ -108,9 +115,9 @@ func (d *direct) exchange(c *Client, k *call, pc *plainConn, url, id string, bod
 
 // lay writes the request into pc's buffer, for one flush (a body larger than the buffer goes
 // out in parts as it is written, the last at the flush).
-func (d *direct) lay(pc *plainConn, url, id string, body []byte, streamed bool) {
+func (d *direct) lay(pc *plainConn, api apiKind, id string, body []byte, streamed bool) {
 	bw := pc.bw
-	bw.Write(d.heads[url])
+	bw.Write(d.heads[api])
 	if streamed {
 		bw.WriteString("Accept: text/event-stream\r\n")
 	} else {

@@ -44,11 +44,14 @@ type call struct {
 	cancel context.CancelCauseFunc
 	clock  func() int64
 	stall  *stallWatch // nil without Config.StallTimeout
-	// maxTokens is the max_tokens the server was sent (ExtraBody may override the request's),
-	// 0 when none and -1 when unknown; wantUsage is whether usage must be in the answer
-	// (include_usage was sent, or a non-streamed answer, which always has it, unless
+	// api is the API the request goes to; maxTokens is the output cap the server was sent
+	// (ExtraBody may override the request's), 0 when none and -1 when unknown; inputs is how
+	// many embeddings the answer must hold (-1 when unknown); wantUsage is whether usage must
+	// be in the answer (include_usage was sent, or an answer that always has it, unless
 	// Config.OmitUsage); streamed whether the answer is an SSE stream.
+	api       apiKind
 	maxTokens int
+	inputs    int
 	wantUsage bool
 	streamed  bool
 	// written is when the request's last byte was handed to the kernel (direct.go, or
@@ -80,6 +83,7 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
 	k := call{ctx: ctx, clock: clock}
 	body, url, err := c.bodyOf(&k, req)
+	r.API = k.api.String()
 	d := c.direct
 	if own, ok := c.oa.HTTPClient.(*http.Client); !ok || own != c.own {
 		d = nil
@@ -145,16 +149,14 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 // error is this machine's.
 func (c *Client) bodyOf(k *call, req Request) (body []byte, url string, err error) {
 	if e := req.Encoded; e != nil {
-		body, k.maxTokens, k.wantUsage, k.streamed = e.body, e.maxTokens, e.wantUsage, e.streamed
+		if req.API != "" && req.API != e.api.String() {
+			return nil, "", fmt.Errorf("client: request API %q, but its body was encoded for %q", req.API, e.api)
+		}
+		body, k.api, k.maxTokens, k.inputs, k.wantUsage, k.streamed = e.body, e.api, e.maxTokens, e.inputs, e.wantUsage, e.streamed
 	} else if body, err = c.prepare(k, req); err != nil {
 		return nil, "", err
 	}
-	url = c.url
-	if req.API != "" {
-		if url = c.urls[req.API]; url == "" {
-			return nil, "", fmt.Errorf("client: request API %q: want %q or %q", req.API, APIChat, APICompletions)
-		}
-	}
+	url = c.urls[k.api]
 	if !validHeaderValue(req.ID) {
 		return nil, "", fmt.Errorf("client: request id %q is not a valid header value", req.ID)
 	}
@@ -208,6 +210,12 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	if c.auth != "" {
 		hreq.Header["Authorization"] = []string{c.auth}
 	}
+	if k.api == kindMessages {
+		hreq.Header["Anthropic-Version"] = []string{anthropicVersion}
+		if c.key != "" {
+			hreq.Header["X-Api-Key"] = []string{c.key}
+		}
+	}
 	if req.ID != "" {
 		hreq.Header["X-Request-Id"] = []string{req.ID}
 	}
@@ -215,23 +223,37 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	return hreq, nil
 }
 
-// prepare builds req's body and sets what k judges the answer by: the output cap sent,
-// whether usage must come and whether the answer streams. A verbatim body says the last two
-// itself and its cap is not judged (the lengths are the engine's own).
+// prepare builds req's body and sets what k judges the answer by: the API it goes to, the
+// output cap sent, the embeddings it must hold, whether usage must come and whether the
+// answer streams. A verbatim body says the last two itself and its cap is not judged (the
+// lengths are the engine's own). The Responses, Messages and embeddings APIs report usage
+// in every answer, streamed or not (there is no include_usage to ask), so it is wanted there
+// unless Config.OmitUsage, as in a non-streamed chat answer.
 func (c *Client) prepare(k *call, req Request) ([]byte, error) {
+	k.api = c.api
+	if req.API != "" {
+		var ok bool
+		if k.api, ok = apiKindOf(req.API); !ok {
+			return nil, unknownAPI("request API", req.API)
+		}
+	}
 	if req.Body != nil {
 		v, err := verbatimBody(req.Body, c.model)
 		if err != nil {
 			return nil, err
 		}
-		k.maxTokens, k.streamed = -1, v.streamed
-		k.wantUsage = v.includeUsage || (!v.streamed && c.usage != nil)
+		k.maxTokens, k.streamed, k.inputs = -1, v.streamed, v.inputs
+		k.wantUsage = v.includeUsage || ((!v.streamed || k.api.typed()) && c.usage != nil)
 		return v.body, nil
 	}
-	k.maxTokens = c.sentMaxTokens(req.MaxTokens)
-	k.streamed = req.Options.streamed()
+	k.maxTokens = c.sentMaxTokens(k.api, req.MaxTokens)
+	k.streamed = req.Options.streamed() && k.api != kindEmbeddings
 	k.wantUsage = c.usage != nil
-	return c.body(req)
+	k.inputs = -1
+	if k.api == kindEmbeddings {
+		k.inputs = embeddingCount(req)
+	}
+	return c.body(req, k.api)
 }
 
 // validHeaderValue reports whether s can be sent as a header value: no control bytes but tab
@@ -283,7 +305,7 @@ func (k *call) cut(fallback string, err error, msg string, r *Response) (class, 
 // stream reads the body of a 2xx answer to its end and judges it.
 func stream(k *call, hresp *http.Response, r *Response) {
 	bp := readBufs.Get().(*[]byte)
-	var st streamState
+	st := streamState{api: k.api, tu: noTokens}
 	buf, readErr := st.read(k, hresp.Body, *bp, r)
 	if len(buf) == len(*bp) {
 		readBufs.Put(bp)
@@ -292,6 +314,7 @@ func stream(k *call, hresp *http.Response, r *Response) {
 		r.DoneNS = k.clock()
 	}
 	r.ErrorClass, r.ErrorMessage = st.judge(k, readErr, hresp.Header, r)
+	r.FinishReason = st.finish
 }
 
 // read reads SSE lines from body into buf (grown for long lines and returned), timestamping

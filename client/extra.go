@@ -23,12 +23,13 @@ type extraBody struct {
 	merge  bool
 }
 
-// emittedKeys are the keys go-openai or Options may put in the bodies we build; an extra key
-// among them needs a merge instead of a splice (a duplicate key would be ambiguous to the
-// server), and the extra value wins.
+// emittedKeys are the keys go-openai, Options or an API's encoder may put in the bodies we
+// build; an extra key among them needs a merge instead of a splice (a duplicate key would be
+// ambiguous to the server), and the extra value wins. (A key of the request's own
+// Options.Fields is checked per body: addExtra.)
 var emittedKeys = func() map[string]bool {
 	m := map[string]bool{"model": true, "messages": true, "prompt": true, "max_tokens": true,
-		"stream": true, "stream_options": true}
+		"stream": true, "stream_options": true, "input": true, "system": true}
 	for _, k := range optionKeys {
 		m[k] = true
 	}
@@ -37,7 +38,9 @@ var emittedKeys = func() map[string]bool {
 
 // setExtra prepares ExtraBody for every request, and without ForcingKeys for unforced ones.
 func (c *Client) setExtra(extra map[string]any) error {
-	c.maxOverride = -1
+	for i := range c.maxOverride {
+		c.maxOverride[i] = -1
+	}
 	if len(extra) == 0 {
 		return nil
 	}
@@ -48,7 +51,9 @@ func (c *Client) setExtra(extra map[string]any) error {
 	if c.unforced, err = newExtraBody(extra, ForcingKeys); err != nil {
 		return err
 	}
-	c.maxOverride = overrideMax(c.extra.raw)
+	for i := range c.maxOverride {
+		c.maxOverride[i] = overrideMax(c.extra.raw, apiKind(i))
+	}
 	return nil
 }
 
@@ -87,12 +92,13 @@ func newExtraBody(extra map[string]any, leave []string) (extraBody, error) {
 	return e, nil
 }
 
-// add merges e into a body object.
-func (e *extraBody) add(b []byte) ([]byte, error) {
+// add merges e into a body object; fieldKeys are the keys the body took from the request's
+// Options.Fields, which an extra key replaces as it does an emitted one.
+func (e *extraBody) add(b []byte, fieldKeys []string) ([]byte, error) {
 	if len(e.raw) == 0 {
 		return b, nil
 	}
-	if !e.merge {
+	if !e.merge && !e.collides(fieldKeys) {
 		if len(b) < 2 || b[len(b)-1] != '}' {
 			return nil, fmt.Errorf("client: encoding request: body is not an object")
 		}
@@ -109,4 +115,14 @@ func (e *extraBody) add(b []byte) ([]byte, error) {
 		m[k] = v
 	}
 	return marshal(m)
+}
+
+// collides reports whether an extra key is among keys.
+func (e *extraBody) collides(keys []string) bool {
+	for _, k := range keys {
+		if _, ok := e.raw[k]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -12,9 +12,11 @@ type frame struct {
 	// delta.reasoning_content, delta.reasoning or text.
 	content bool
 	// finished: some choice has a non-empty string finish_reason; length: some choice's
-	// finish_reason is "length" (the answer hit max_tokens, or a server limit: see ErrShort).
+	// finish_reason is "length" (the answer hit max_tokens, or a server limit: see ErrShort);
+	// reason: "length" when one is, else the last choice's finish_reason (reasonWord).
 	finished bool
 	length   bool
+	reason   string
 	// hasUsage: "usage" is an object. Counts are -1 when absent or not an int32.
 	hasUsage   bool
 	prompt     int64
@@ -50,7 +52,7 @@ func parseFrame(b []byte) (f frame, ok bool) {
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(&c)) {
 		case "choices":
-			f.content, f.finished, f.length = choices(&c)
+			f.content, f.finished, f.length, f.reason = choices(&c)
 		case "usage":
 			f.hasUsage, f.prompt, f.completion, f.cached = usage(&c)
 		case "error":
@@ -79,25 +81,28 @@ func parseFrame(b []byte) (f frame, ok bool) {
 }
 
 // choices reads the "choices" value: an array of choice objects.
-func choices(c *jsoncur.Cursor) (content, finished, length bool) {
+func choices(c *jsoncur.Cursor) (content, finished, length bool, reason string) {
 	if c.Peek() != '[' {
 		c.Skip()
-		return false, false, false
+		return false, false, false, ""
 	}
 	for more := c.Array(); more; more = c.NextElem() {
-		ct, fin, ln := choice(c)
+		ct, fin, ln, rs := choice(c)
 		content = content || ct
 		finished = finished || fin
 		length = length || ln
+		if rs != "" && reason != "length" {
+			reason = rs
+		}
 	}
-	return content, finished, length
+	return content, finished, length, reason
 }
 
 // choice reads one element of "choices"; anything but an object carries nothing.
-func choice(c *jsoncur.Cursor) (content, finished, length bool) {
+func choice(c *jsoncur.Cursor) (content, finished, length bool, reason string) {
 	if c.Peek() != '{' {
 		c.Skip()
-		return false, false, false
+		return false, false, false, ""
 	}
 	var text, delta bool
 	for more := c.Object(); more; more = c.NextMember() {
@@ -107,23 +112,46 @@ func choice(c *jsoncur.Cursor) (content, finished, length bool) {
 		case "delta":
 			delta = deltaContent(c)
 		case "finish_reason":
-			finished, length = finishReason(c)
+			finished, length, reason = finishReason(c)
 		default:
 			c.Skip()
 		}
 	}
-	return text || delta, finished, length
+	return text || delta, finished, length, reason
 }
 
 // finishReason reads a choice's finish_reason: finished when it is a non-empty string, length
-// when that string is "length". The comparison is on the raw bytes unless the string has
-// escapes (rare), which decode into the cursor's scratch: no allocation either way.
-func finishReason(c *jsoncur.Cursor) (finished, length bool) {
+// when that string is "length", reason the word (reasonWord). The comparison is on the raw
+// bytes unless the string has escapes (rare), which decode into the cursor's scratch: no
+// allocation for the usual words.
+func finishReason(c *jsoncur.Cursor) (finished, length bool, reason string) {
 	raw, escaped, isStr := stringOrSkip(c)
 	if !isStr || len(raw) == 0 {
-		return false, false
+		return false, false, ""
 	}
-	return true, string(c.Unquote(raw, escaped)) == "length"
+	text := c.Unquote(raw, escaped)
+	return true, string(text) == "length", reasonWord(text)
+}
+
+// maxReason bounds a finish reason kept from a server's bytes.
+const maxReason = 64
+
+// reasonWord is a finish reason as Response.FinishReason keeps it: the usual words as
+// constants (no allocation), anything else copied, made valid UTF-8 and bounded.
+func reasonWord(b []byte) string {
+	switch string(b) {
+	case "stop":
+		return "stop"
+	case "length":
+		return "length"
+	case "tool_calls":
+		return "tool_calls"
+	case "content_filter":
+		return "content_filter"
+	case "function_call":
+		return "function_call"
+	}
+	return truncateTo(string(b), maxReason)
 }
 
 // deltaContent reads a chat choice's "delta" and reports whether it carries content: text,

@@ -76,6 +76,9 @@ func oracleFrame(b []byte) (frame, bool) {
 			}
 			if nonEmpty(m["finish_reason"]) {
 				f.finished = true
+				if f.reason != "length" {
+					f.reason = reasonWord([]byte(m["finish_reason"].(string)))
+				}
 			}
 			if m["finish_reason"] == "length" {
 				f.length = true

@@ -10,13 +10,20 @@ import (
 	"github.com/llm-replay/replay/chat"
 )
 
-// Request is what to send. Chat uses Messages (or, when there are none, Prompt as a single
-// user message); completions uses PromptIDs when non-nil (token ids, so the server sees
-// exactly the tokens the caller built), else Prompt.
+// Request is what to send. Chat, responses and messages use Messages (or, when there are
+// none, Prompt as a single user message); completions uses PromptIDs when non-nil (token
+// ids, so the server sees exactly the tokens the caller built), else Prompt; embeddings use
+// Inputs or InputIDs (else Prompt or PromptIDs as the one input).
 type Request struct {
 	Prompt    string
 	PromptIDs []int
 	Messages  []chat.Message
+	// Inputs (text) or InputIDs (token ids) are an embeddings request's batch, in order; a
+	// batch of one is sent as a bare string (or one id array) unless InputList says the log
+	// had an array. The answer must hold one embedding per input.
+	Inputs    []string
+	InputIDs  [][]int
+	InputList bool
 	// MaxTokens is sent as max_tokens (or the field Options names); 0 leaves it to the
 	// server. When it is above 0 the answer must hold content, and a finish_reason "length"
 	// short of it is ErrShort.
@@ -33,18 +40,22 @@ type Request struct {
 	// (--body verbatim); the other fields above but ID are then unused, and whether the
 	// answer streams and carries usage is the body's own say.
 	Body []byte
-	// API, when set, is the endpoint this request goes to ("chat" or "completions"), for
-	// verbatim bodies of either kind; "" is the client's.
+	// API, when set, is the API this request goes to (one of the API constants): its path,
+	// its body's encoder (or, for a verbatim body, how it is read) and how its answer is
+	// read and judged; "" is Config.API.
 	API string
 	// Encoded, when set, is this request's body as Encode built it ahead of the send; the
 	// body fields above are then not encoded again (ID and API still apply).
 	Encoded *Encoded
 }
 
-// Encoded is a request body built ahead of its send, with what its answer is judged by.
+// Encoded is a request body built ahead of its send, with the API it goes to and what its
+// answer is judged by.
 type Encoded struct {
 	body      []byte
+	api       apiKind
 	maxTokens int
+	inputs    int
 	wantUsage bool
 	streamed  bool
 }
@@ -59,8 +70,11 @@ func (c *Client) Encode(req Request) (*Encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Encoded{body: body, maxTokens: k.maxTokens, wantUsage: k.wantUsage, streamed: k.streamed}, nil
+	return &Encoded{body: body, api: k.api, maxTokens: k.maxTokens, inputs: k.inputs, wantUsage: k.wantUsage, streamed: k.streamed}, nil
 }
+
+// API is the API the encoded body goes to.
+func (e *Encoded) API() string { return e.api.String() }
 
 // Size is the encoded body's length in bytes.
 func (e *Encoded) Size() int { return len(e.body) }
@@ -75,33 +89,58 @@ type chatRequest struct {
 	Messages []chat.Message `json:"messages"`
 }
 
-// body builds the JSON body with go-openai's request types (go-openai's own stream calls
-// are not used to send: they reject token-id prompts and some model names on completions),
-// then the request's raw option fields and ExtraBody.
-func (c *Client) body(r Request) ([]byte, error) {
+// body builds r's JSON body for api: chat and completions with go-openai's request types
+// (go-openai's own stream calls are not used to send: they reject token-id prompts and some
+// model names on completions) and the request's raw option fields, the other APIs with their
+// own encoders (api_*.go); then the logged body's other members (Options.Fields) and
+// ExtraBody.
+func (c *Client) body(r Request, api apiKind) ([]byte, error) {
+	var (
+		b   []byte
+		err error
+	)
+	switch api {
+	case kindChat, kindCompletions:
+		b, err = c.openaiBody(r, api)
+	case kindResponses:
+		b, err = c.responsesBody(r)
+	case kindMessages:
+		b, err = c.messagesBody(r)
+	default:
+		b, err = c.embeddingsBody(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, keys, err := r.Options.addFields(b, api)
+	if err != nil {
+		return nil, err
+	}
+	return c.addExtra(b, r.Unforced || api == kindEmbeddings, keys)
+}
+
+// openaiBody is r's chat or completions body, before Fields and ExtraBody.
+func (c *Client) openaiBody(r Request, api apiKind) ([]byte, error) {
 	streamed := r.Options.streamed()
 	var usage *openai.StreamOptions
 	if streamed {
 		usage = c.usage // stream_options is only valid with stream
 	}
 	var v any
-	if c.api == APIChat {
+	if api == kindChat {
 		v = c.chatBody(r, streamed, usage)
 	} else {
 		v = c.completionsBody(r, streamed, usage)
 	}
-	raw, err := r.Options.rawFields(c.api == APIChat, r.MaxTokens)
+	raw, err := r.Options.rawFields(api == kindChat, r.MaxTokens)
 	if err != nil {
 		return nil, err
 	}
-	b, err := marshalSized(v, c.bodySize(r)+len(raw))
+	b, err := marshalSized(v, c.bodySize(r, api)+len(raw))
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding request: %w", err)
 	}
-	if b, err = spliceFields(b, raw); err != nil {
-		return nil, err
-	}
-	return c.addExtra(b, r.Unforced)
+	return spliceFields(b, raw)
 }
 
 // chatBody is the chat request for r.
@@ -143,14 +182,14 @@ func (c *Client) completionsBody(r Request, streamed bool, usage *openai.StreamO
 
 // bodySize estimates the body's bytes, so its buffer is sized once: the prompt dominates the
 // body and regrowing it cost ~15% of a request's CPU. Token ids take up to 7 bytes each.
-func (c *Client) bodySize(r Request) int {
-	size := 256 + len(c.extra.suffix)
+func (c *Client) bodySize(r Request, api apiKind) int {
+	size := 256 + len(c.extra.suffix) + len(r.fields())
 	switch {
-	case c.api == APIChat && len(r.Messages) > 0:
+	case api != kindCompletions && api != kindEmbeddings && len(r.Messages) > 0:
 		for _, m := range r.Messages {
 			size += 32 + len(m.Content)
 		}
-	case c.api == APICompletions && r.PromptIDs != nil:
+	case api == kindCompletions && r.PromptIDs != nil:
 		size += 7 * len(r.PromptIDs)
 	default:
 		size += len(r.Prompt)
@@ -158,12 +197,21 @@ func (c *Client) bodySize(r Request) int {
 	return size
 }
 
-// addExtra merges Config.ExtraBody into a body object: without its ForcingKeys when unforced.
-func (c *Client) addExtra(b []byte, unforced bool) ([]byte, error) {
-	if unforced {
-		return c.unforced.add(b)
+// fields is the request's Options.Fields, for sizing its body.
+func (r *Request) fields() json.RawMessage {
+	if r.Options == nil {
+		return nil
 	}
-	return c.extra.add(b)
+	return r.Options.Fields
+}
+
+// addExtra merges Config.ExtraBody into a body object: without its ForcingKeys when unforced;
+// fieldKeys are the keys the body took from Options.Fields.
+func (c *Client) addExtra(b []byte, unforced bool, fieldKeys []string) ([]byte, error) {
+	if unforced {
+		return c.unforced.add(b, fieldKeys)
+	}
+	return c.extra.add(b, fieldKeys)
 }
 
 // marshal encodes v without HTML escaping (prompts are full of < and &; escaping them would

@@ -80,6 +80,17 @@ type Response struct {
 	// server had closed the reused one before answering a byte (resend.go's rule: the first
 	// send provably reached no live exchange).
 	Resent bool
+	// API is the API the request went to (its own Request.API, or Config.API): one of the
+	// API constants; "" only when the request named none that exists.
+	API string
+	// FinishReason is why the answer ended, in chat's words whatever the API: "stop" (chat's
+	// stop, the Messages API's end_turn and stop_sequence, a completed response), "length"
+	// (the output cap: chat's length, max_tokens, a response incomplete at
+	// max_output_tokens), "tool_calls" (tool_use, a response with a function call), or the
+	// server's own word for anything else (content_filter, refusal...). With n > 1 it is
+	// "length" when any choice hit the cap, else the last choice's. "" when none came (an
+	// error, a cut, an embeddings answer).
+	FinishReason string
 }
 
 // OK reports whether the request succeeded.

@@ -4,12 +4,14 @@ import "bytes"
 
 // streamState is what the lines read so far established.
 type streamState struct {
-	done      bool // data: [DONE] seen
-	finished  bool // a finish_reason seen
-	length    bool // a finish_reason "length" seen
-	usage     bool // a usage object with a non-zero count seen (the one kept in Response)
-	dataLines int  // data lines before [DONE], parsed or not
-	errFrame  bool // a stream error frame seen (the first one is kept)
+	api       apiKind // how the stream is read: chat's chunks, or typed events (stream_typed.go)
+	done      bool    // data: [DONE] seen
+	finished  bool    // a finish_reason seen
+	length    bool    // a finish_reason "length" seen
+	finish    string  // Response.FinishReason so far
+	usage     bool    // a usage object with a non-zero count seen (the one kept in Response)
+	dataLines int     // data lines before [DONE], parsed or not
+	errFrame  bool    // a stream error frame seen (the first one is kept)
 	errClass  string
 	errMsg    string
 	// bad counts data frames that are not JSON objects; badAt is the first one's number
@@ -18,6 +20,12 @@ type streamState struct {
 	badAt    int
 	badQuote string
 	junk     []byte // the start of any non-SSE text, to explain a 200 that was not a stream
+	// Typed streams only: errEvent is whether the current event's "event:" line named
+	// error; tu the usage merged over the events so far; sawTool whether a function call's
+	// arguments streamed.
+	errEvent bool
+	tu       tokens
+	sawTool  bool
 }
 
 // line handles one SSE line (without its '\n') read at time now.
@@ -28,11 +36,12 @@ func (st *streamState) line(l []byte, now int64, r *Response) {
 	if n := len(l); n > 0 && l[n-1] == '\r' {
 		l = l[:n-1]
 	}
+	if st.api.typed() {
+		st.typedLine(l, now, r)
+		return
+	}
 	if len(l) < 5 || string(l[:5]) != "data:" {
-		if len(l) > 0 && l[0] != ':' && !sseField(l) && len(st.junk) < maxJunk {
-			st.junk = append(st.junk, l[:min(len(l), maxJunk)]...)
-			st.junk = append(st.junk, '\n')
-		}
+		st.junkLine(l)
 		return
 	}
 	p := bytes.TrimSpace(l[5:])
@@ -53,17 +62,34 @@ func (st *streamState) line(l []byte, now int64, r *Response) {
 	}
 }
 
+// junkLine keeps the start of a line that is neither data nor an SSE field or comment, to
+// explain an answer that is not SSE.
+func (st *streamState) junkLine(l []byte) {
+	if len(l) > 0 && l[0] != ':' && !sseField(l) && len(st.junk) < maxJunk {
+		st.junk = append(st.junk, l[:min(len(l), maxJunk)]...)
+		st.junk = append(st.junk, '\n')
+	}
+}
+
+// chunk records a content chunk that arrived at now.
+func chunk(now int64, r *Response) {
+	if len(r.ChunkNS) == 0 {
+		r.FirstTokenNS = now
+	}
+	r.ChunkNS = append(r.ChunkNS, now)
+	r.LastTokenNS = now
+}
+
 // frame records what a parsed data frame carries.
 func (st *streamState) frame(f *frame, now int64, r *Response) {
 	if f.content {
-		if len(r.ChunkNS) == 0 {
-			r.FirstTokenNS = now
-		}
-		r.ChunkNS = append(r.ChunkNS, now)
-		r.LastTokenNS = now
+		chunk(now, r)
 	}
 	st.finished = st.finished || f.finished
 	st.length = st.length || f.length
+	if f.reason != "" && st.finish != "length" {
+		st.finish = f.reason
+	}
 	// Keep the last non-zero usage: some servers (Ollama on completions) send a zero usage
 	// on every chunk and the real one last.
 	if f.hasUsage && (f.prompt > 0 || f.completion > 0) {

@@ -13,6 +13,9 @@ type verbatim struct {
 	// streamed is the body's "stream" (false when absent, as the API defaults it);
 	// includeUsage its stream_options.include_usage.
 	streamed, includeUsage bool
+	// inputs is how many inputs its "input" holds, as an embeddings request reads it (-1
+	// when there is none, or it is not a string or an array).
+	inputs int
 }
 
 // verbatimBody is logged with its top-level "model" value replaced by model (inserted first
@@ -20,7 +23,7 @@ type verbatim struct {
 // model under test. It also reads the body's stream flags, which decide how the answer is
 // read and judged. A body that is not one JSON object is an error.
 func verbatimBody(logged []byte, model string) (verbatim, error) {
-	var v verbatim
+	v := verbatim{inputs: -1}
 	name, err := marshal(model)
 	if err != nil {
 		return v, fmt.Errorf("client: encoding the model name: %w", err)
@@ -41,6 +44,8 @@ func verbatimBody(logged []byte, model string) (verbatim, error) {
 			v.streamed = boolOrSkip(&c)
 		case "stream_options":
 			v.includeUsage = includeUsage(&c)
+		case "input":
+			v.inputs = inputCount(&c)
 		default:
 			c.Skip()
 		}
@@ -105,4 +110,30 @@ func includeUsage(c *jsoncur.Cursor) bool {
 		}
 	}
 	return on
+}
+
+// inputCount reads an embeddings request's "input": a string is one input, an array of
+// numbers one (token ids), any other array one per element.
+func inputCount(c *jsoncur.Cursor) int {
+	switch c.Peek() {
+	case '"':
+		c.Skip()
+		return 1
+	case '[':
+	default:
+		c.Skip()
+		return -1
+	}
+	n, ids := 0, false
+	for more := c.Array(); more; more = c.NextElem() {
+		if p := c.Peek(); n == 0 && (p == '-' || (p >= '0' && p <= '9')) {
+			ids = true
+		}
+		c.Skip()
+		n++
+	}
+	if ids {
+		return 1
+	}
+	return n
 }

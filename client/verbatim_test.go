@@ -49,7 +49,7 @@ func TestVerbatimBodyInvalid(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	c := newClient(t, srv.URL, APIChat, nil)
-	for _, req := range []Request{{Body: []byte(`[1]`)}, {Body: []byte(`{"model":"x"} {}`)}, {Body: []byte(`{"model":"x"}`), API: "embeddings"}} {
+	for _, req := range []Request{{Body: []byte(`[1]`)}, {Body: []byte(`{"model":"x"} {}`)}, {Body: []byte(`{"model":"x"}`), API: "rerank"}} {
 		if r := c.Do(context.Background(), req, newClock()); r.ErrorClass != ErrClient {
 			t.Errorf("%s: class %q (%s)", req.Body, r.ErrorClass, r.ErrorMessage)
 		}
