@@ -12,7 +12,6 @@ import (
 	"github.com/llm-replay/replay/live"
 	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/snapshot"
-	"github.com/llm-replay/replay/synth"
 )
 
 // leg is one endpoint of a run: the run's configuration with the endpoint's URL, model and key

@@ -84,7 +84,7 @@ func TestSentAs(t *testing.T) {
 
 // Under --body verbatim the request is the logged body for the logged API, nothing else.
 func TestSenderRequestVerbatim(t *testing.T) {
-	s := &sender{logged: true, verbatim: true, chat: true}
+	s := &sender{logged: true, verbatim: true}
 	body := json.RawMessage(`{"model":"x","prompt":"p"}`)
 	r := &synth.Request{Record: trace.Record{Options: &trace.Options{API: "completions", Body: body}}, Prompt: "synth", MaxTokens: 5}
 	req := s.request(r)

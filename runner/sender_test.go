@@ -61,21 +61,25 @@ func TestRowFor(t *testing.T) {
 	}
 }
 
-// TestSenderRequest builds the body each API sends: chat sends the messages, completions the
-// prompt, as token ids only when asked.
+// TestSenderRequest builds the body each request's API sends: the chat family (chat,
+// responses, messages) the messages, completions the prompt, as token ids only when asked,
+// embeddings its inputs.
 func TestSenderRequest(t *testing.T) {
-	r := &synth.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5,
-		Messages: []chat.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}
+	msgs := []chat.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}
 	for _, tc := range []struct {
 		name string
+		api  synth.API
 		s    sender
 		want client.Request
 	}{
-		{"completions", sender{}, client.Request{Prompt: "p", MaxTokens: 5}},
-		{"completions ids", sender{sendIDs: true}, client.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5}},
-		{"chat", sender{chat: true, sendIDs: true}, client.Request{Prompt: "p", MaxTokens: 5,
-			Messages: []chat.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}}},
+		{"completions", synth.APICompletions, sender{}, client.Request{Prompt: "p", MaxTokens: 5, API: "completions"}},
+		{"completions ids", synth.APICompletions, sender{sendIDs: true}, client.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5, API: "completions"}},
+		{"chat", synth.APIChat, sender{sendIDs: true}, client.Request{Prompt: "p", MaxTokens: 5, API: "chat", Messages: msgs}},
+		{"responses", synth.APIResponses, sender{}, client.Request{Prompt: "p", MaxTokens: 5, API: "responses", Messages: msgs}},
+		{"messages", synth.APIMessages, sender{}, client.Request{Prompt: "p", MaxTokens: 5, API: "messages", Messages: msgs}},
+		{"embeddings", synth.APIEmbeddings, sender{}, client.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5, API: "embeddings", Unforced: true}},
 	} {
+		r := &synth.Request{API: tc.api, Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5, Messages: msgs}
 		if got := tc.s.request(r); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}

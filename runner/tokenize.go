@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
-	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/tokcheck"
+	"github.com/llm-replay/replay/trace"
 )
 
 // The values of Config.TokenizeCheck.
