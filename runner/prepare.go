@@ -199,7 +199,7 @@ func newBuilder(tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record,
 	if err != nil {
 		return nil, nil, err
 	}
-	if recs, err = fitChat(b, recs, skip, stderr); err != nil {
+	if recs, err = fitChat(b, scfg, recs, skip, stderr); err != nil {
 		return nil, nil, err
 	}
 	return b, recs, nil
@@ -228,6 +228,14 @@ func buildAll(ctx context.Context, b *synth.Builder, scfg synth.Config, recs []t
 	return out, err
 }
 
+// recordAPI is the API r is sent to: its logged one, else def (the run's --api).
+func recordAPI(r trace.Record, def string) string {
+	if r.Options != nil && r.Options.API != "" {
+		return r.Options.API
+	}
+	return def
+}
+
 // dropUnsentIDs forgets the ids of a built prompt that is sent as text, so the run does not
 // hold every prompt twice: chat-family prompts always are, completions unless --send-ids,
 // embeddings inputs unless they were logged as token ids.
@@ -248,10 +256,14 @@ func dropUnsentIDs(r *synth.Request, sendIDs bool) {
 // tokens, so a record with fewer prompt tokens than that cannot be replayed as chat. With skip
 // they are left out and counted; otherwise the first one is an error that says what to do.
 // A record whose request carries tools pays what the template renders for them too.
-func fitChat(b *synth.Builder, recs []trace.Record, skip bool, stderr io.Writer) ([]trace.Record, error) {
+func fitChat(b *synth.Builder, scfg synth.Config, recs []trace.Record, skip bool, stderr io.Writer) ([]trace.Record, error) {
 	kept := recs[:0:0]
 	most := 0
 	for _, r := range recs {
+		if !trace.ChatFamily(recordAPI(r, string(scfg.API))) {
+			kept = append(kept, r) // completions and embeddings: the builder judges their lengths
+			continue
+		}
 		ov, err := b.RecordOverhead(r)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", r.Source, r.Line, err)
@@ -261,7 +273,7 @@ func fitChat(b *synth.Builder, recs []trace.Record, skip bool, stderr io.Writer)
 			continue
 		}
 		if !skip {
-			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but its API's framing alone (the chat template with its tools, or the tokenizer's specials) adds %d: replay it with --api completions --api-override, or leave such requests out with --on-error skip",
+			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions --api-override, or leave such requests out with --on-error skip",
 				r.Source, r.Line, r.PromptTokens, ov)
 		}
 		most = max(most, ov)
