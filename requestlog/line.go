@@ -164,7 +164,7 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 		e.usageCompletion = 0
 	}
 	if e.usageCompletion < 0 && !e.hasResponse && !e.opts.Cancelled {
-		return e, bad(l.m.name("response"), "neither usage.completion_tokens nor choices[0] text: the output length is unknown")
+		return e, bad(l.m.name("response"), "neither %s: the output length is unknown", outputFields[e.api])
 	}
 	if err := l.ids(&e); err != nil {
 		return e, err
@@ -175,6 +175,14 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 		}
 	}
 	return e, nil
+}
+
+// outputFields name where each API's answer says its output length.
+var outputFields = map[string]string{
+	trace.APIChat:        "usage.completion_tokens nor choices[0] text",
+	trace.APICompletions: "usage.completion_tokens nor choices[0] text",
+	trace.APIResponses:   "usage.output_tokens nor output",
+	trace.APIMessages:    "usage.output_tokens nor content",
 }
 
 // line is a decoded log line and the mapping that says where its fields are.
