@@ -37,6 +37,9 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
+	// Reasoning is an assistant turn's thinking sent back with it (Anthropic's thinking
+	// blocks, a Responses reasoning item), which engines hand templates as reasoning_content.
+	Reasoning string `json:"reasoning_content,omitempty"`
 }
 
 // ToolCall is one function call of an assistant turn, as OpenAI's API shapes it.

@@ -38,6 +38,10 @@ func buildData(msgs []Message, tools json.RawMessage) (templateData, error) {
 		if m.Name != "" {
 			tm["name"] = m.Name
 		}
+		if m.Reasoning != "" { // llama.cpp and vLLM both name it so for templates (Qwen3 reads it)
+			tm["reasoning_content"] = m.Reasoning
+			d.size += len(m.Reasoning)
+		}
 		d.messages[i] = tm
 	}
 	if t := bytes.TrimSpace(tools); len(t) > 0 && string(t) != "null" {

@@ -7,19 +7,29 @@ import (
 	"strings"
 )
 
-// UnknownFieldsText lists the unknown request fields for people, most frequent first:
+// CarriedFieldsText lists the carried request fields for people, most frequent first:
 // "metadata 12, logit_bias 3"; "" when there were none.
-func (c Counts) UnknownFieldsText() string {
-	names := make([]string, 0, len(c.UnknownFields))
-	for k := range c.UnknownFields {
+func (c Counts) CarriedFieldsText() string { return fieldsText(c.CarriedFields) }
+
+// DroppedFieldsText lists the dropped request fields for people, as CarriedFieldsText.
+func (c Counts) DroppedFieldsText() string { return fieldsText(c.DroppedFields) }
+
+// UnknownFieldsText lists UnknownFields, as CarriedFieldsText.
+//
+// Deprecated: use CarriedFieldsText and DroppedFieldsText.
+func (c Counts) UnknownFieldsText() string { return fieldsText(c.UnknownFields) }
+
+func fieldsText(counts map[string]int64) string {
+	names := make([]string, 0, len(counts))
+	for k := range counts {
 		names = append(names, k)
 	}
 	slices.SortFunc(names, func(a, b string) int {
-		return cmp.Or(cmp.Compare(c.UnknownFields[b], c.UnknownFields[a]), strings.Compare(a, b))
+		return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b))
 	})
 	parts := make([]string, len(names))
 	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s %d", k, c.UnknownFields[k])
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -20,10 +20,32 @@ type entry struct {
 	time  time.Time
 	model string
 
+	// api is the API the request was sent to (trace.APIChat, ...); chat says it is a
+	// conversation rendered through the chat template (chat, responses, messages), whose
+	// messages are in the chat API's shape whatever the API's own.
+	api       string
 	chat      bool
 	messages  []chat.Message
 	prompt    string
 	promptIDs []int // a completions prompt logged as token ids
+	// inputs are an embeddings request's: texts, or token id lists (inputIDs).
+	inputs    []string
+	inputIDs  [][]int
+	inputList bool // the input was an array
+	// addSpecial is whether plain text is encoded with the tokenizer's specials (vLLM's
+	// add_special_tokens, true unless the body says otherwise).
+	addSpecial bool
+	// respID is the logged response's id and prevID the body's previous_response_id
+	// (Responses API); output is the logged response as the assistant turn a chained request
+	// continues from (nil when it had none).
+	respID, prevID string
+	output         *chat.Message
+	// instructions says e.messages[0] is the Responses body's instructions, which a chained
+	// request does not inherit (https://platform.openai.com/docs/api-reference/responses/create).
+	instructions bool
+	// useRefs are the tool calls of Anthropic tool_use blocks, whose input objects the
+	// reader writes back in their logged key order from the body's text (see rawOptions).
+	useRefs []useRef
 
 	// Usage as the server reported it (-1 when absent).
 	usagePrompt, usageCompletion int
@@ -36,12 +58,14 @@ type entry struct {
 	session, user string
 
 	// opts are the body's options and the logged outcome; its JSON options (tools,
-	// tool_choice, response_format) are filled by the reader from the body's text, which
-	// needRaw says the body has. unknown lists the body's fields the reader does not know.
+	// tool_choice, response_format or text, Fields) are filled by the reader from the body's
+	// text, which needRaw says it needs. fields names the members carried in opts.Fields and
+	// those dropped.
 	opts    *trace.Options
 	needRaw bool
-	unknown []string
-	// tools are the body's tools as logged, for the chat template (nil when none).
+	fields  bodyOptions
+	// tools are the body's tools in the chat API's shape, their text as logged, for the chat
+	// template (nil when none).
 	tools json.RawMessage
 }
 
@@ -118,9 +142,10 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 	if err != nil {
 		return e, err
 	}
-	if e.opts, e.unknown, err = parseOptions(req, l.m.name("request"), e.chat); err != nil {
+	if e.opts, e.fields, err = parseOptions(req, l.m.name("request"), e.api); err != nil {
 		return e, err
 	}
+	e.needRaw = len(e.fields.carried) > 0 || len(e.useRefs) > 0
 	for _, k := range rawOptionFields {
 		e.needRaw = e.needRaw || req[k] != nil
 	}
@@ -134,9 +159,12 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 		return e, err
 	}
 	// A request the client gave up on may have no usage and no text: its output is what was
-	// generated before, 0 when the log does not say.
+	// generated before, 0 when the log does not say. An embeddings request generates none.
+	if e.api == trace.APIEmbeddings {
+		e.usageCompletion = 0
+	}
 	if e.usageCompletion < 0 && !e.hasResponse && !e.opts.Cancelled {
-		return e, bad(l.m.name("response"), "neither usage.completion_tokens nor choices[0] text: the output length is unknown")
+		return e, bad(l.m.name("response"), "neither %s: the output length is unknown", outputFields[e.api])
 	}
 	if err := l.ids(&e); err != nil {
 		return e, err
@@ -147,6 +175,14 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 		}
 	}
 	return e, nil
+}
+
+// outputFields name where each API's answer says its output length.
+var outputFields = map[string]string{
+	trace.APIChat:        "usage.completion_tokens nor choices[0] text",
+	trace.APICompletions: "usage.completion_tokens nor choices[0] text",
+	trace.APIResponses:   "usage.output_tokens nor output",
+	trace.APIMessages:    "usage.output_tokens nor content",
 }
 
 // line is a decoded log line and the mapping that says where its fields are.
@@ -196,6 +232,9 @@ func (l line) request(e *entry) (map[string]any, error) {
 	req, ok := object(rv)
 	if !ok {
 		return nil, bad(rname, "not a JSON object (or a string holding one)")
+	}
+	if e.api, err = l.api(req); err != nil {
+		return nil, err
 	}
 	return req, parseRequest(req, rname, e)
 }
@@ -255,20 +294,31 @@ func (l line) ids(e *entry) error {
 	return nil
 }
 
-// parseRequest reads a chat (messages) or completions (prompt) body.
+// parseRequest reads the body of a request to e.api: its conversation as chat messages
+// (chat, responses, messages), its prompt (completions) or its inputs (embeddings).
 func parseRequest(req map[string]any, name string, e *entry) error {
 	if s, ok := req["model"].(string); ok {
 		e.model = s
 	}
-	msgs, hasMsgs := req["messages"]
-	prompt, hasPrompt := req["prompt"]
-	switch {
-	case hasMsgs && msgs != nil:
-		return parseMessages(msgs, name, e)
-	case hasPrompt && prompt != nil:
-		return parsePrompt(prompt, name, e)
+	e.chat = trace.ChatFamily(e.api)
+	e.addSpecial = true
+	content := map[string]string{trace.APIChat: "messages", trace.APICompletions: "prompt",
+		trace.APIResponses: "input", trace.APIMessages: "messages", trace.APIEmbeddings: "input"}[e.api]
+	v := req[content]
+	if v == nil {
+		return &fieldError{field: name + "." + content, err: fmt.Errorf("missing: a %s request has one", e.api)}
 	}
-	return bad(name, "neither messages (chat) nor prompt (completions)")
+	switch e.api {
+	case trace.APIChat:
+		return parseMessages(v, name, e)
+	case trace.APICompletions:
+		return parsePrompt(v, name, e)
+	case trace.APIResponses:
+		return parseResponsesRequest(req, name, e)
+	case trace.APIMessages:
+		return parseAnthropicRequest(req, name, e)
+	}
+	return parseEmbeddingsRequest(req, name, e)
 }
 
 // parseMessages reads a chat request's messages.
@@ -280,7 +330,6 @@ func parseMessages(msgs any, name string, e *entry) error {
 	if len(list) == 0 {
 		return bad(name+".messages", "empty")
 	}
-	e.chat = true
 	e.messages = make([]chat.Message, len(list))
 	for i, mv := range list {
 		f := fmt.Sprintf("%s.messages[%d]", name, i)
@@ -361,23 +410,23 @@ func contentText(v any) (string, error) {
 	return "", errors.New("not a string or a list of text parts")
 }
 
-// parseResponse reads usage and the first choice's text.
+// parseResponse reads usage and the generated text of the response to e.api's request.
 func parseResponse(resp map[string]any, name string, e *entry) error {
+	switch e.api {
+	case trace.APIResponses:
+		return parseResponsesOutput(resp, name, e)
+	case trace.APIMessages:
+		return parseAnthropicResponse(resp, name, e)
+	case trace.APIEmbeddings:
+		return parseEmbeddingsResponse(resp, name, e)
+	}
 	if u, ok := resp["usage"].(map[string]any); ok {
-		for key, dst := range map[string]*int{"prompt_tokens": &e.usagePrompt, "completion_tokens": &e.usageCompletion} {
-			v, present := u[key]
-			if !present || v == nil {
-				continue
-			}
-			n, ok := v.(json.Number)
-			if !ok {
-				return bad(name+".usage."+key, "not a number")
-			}
-			x, err := strconv.ParseInt(n.String(), 10, 64)
-			if err != nil || x < 0 || x > math.MaxInt32 {
-				return bad(name+".usage."+key, "not a plausible token count: %s", n)
-			}
-			*dst = int(x)
+		var err error
+		if e.usagePrompt, err = usageCount(u, "prompt_tokens", name); err != nil {
+			return err
+		}
+		if e.usageCompletion, err = usageCount(u, "completion_tokens", name); err != nil {
+			return err
 		}
 	}
 	ch, _ := resp["choices"].([]any)
@@ -396,6 +445,24 @@ func parseResponse(resp map[string]any, name string, e *entry) error {
 		}
 	}
 	return nil
+}
+
+// usageCount reads usage member key, a token count; -1 when absent or null. name is the
+// response's field, for errors.
+func usageCount(u map[string]any, key, name string) (int, error) {
+	v := u[key]
+	if v == nil {
+		return -1, nil
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return -1, bad(name+".usage."+key, "not a number")
+	}
+	x, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil || x < 0 || x > math.MaxInt32 {
+		return -1, bad(name+".usage."+key, "not a plausible token count: %s", n)
+	}
+	return int(x), nil
 }
 
 // choiceText is one choice's generated text: a chat message's content (a call with no content

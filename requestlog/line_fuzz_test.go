@@ -3,6 +3,8 @@ package requestlog
 import (
 	"testing"
 	"time"
+
+	"github.com/llm-replay/replay/trace"
 )
 
 // FuzzParseLine: no line makes the parser panic, and an accepted line has a request and a way
@@ -30,7 +32,7 @@ func FuzzParseLine(f *testing.F) {
 			if e.usageCompletion < 0 && !e.hasResponse && !e.opts.Cancelled {
 				t.Fatal("no output length, yet accepted")
 			}
-			if e.opts == nil || (e.opts.API == "chat") != e.chat {
+			if e.opts == nil || trace.ChatFamily(e.opts.API) != e.chat {
 				t.Fatalf("options %+v for a chat request %v", e.opts, e.chat)
 			}
 		}

@@ -8,21 +8,22 @@ import (
 )
 
 // Fields are the names --map accepts on its left side for request logs: where in a log line
-// the timestamp, the request body, the response (or its usage), the model, a session id and a
-// user id sit, and the outcome: the HTTP status, a cancelled flag, the duration in
+// the timestamp, the request body, the response (or its usage), the model, a session id, a
+// user id and the request's URL path (which API it was sent to) sit, and the outcome: the HTTP status, a cancelled flag, the duration in
 // milliseconds and the end time (which say when a cancelled request was given up). Values are
 // dotted paths from the line's root; a value on the way that is a JSON string holding an
 // object (a body logged as text) is parsed and walked into.
-var Fields = []string{"timestamp", "request", "response", "model", "session_id", "user", "status", "cancelled", "duration_ms", "end_timestamp"}
+var Fields = []string{"timestamp", "request", "response", "model", "session_id", "user", "path", "status", "cancelled", "duration_ms", "end_timestamp"}
 
 // defaultMap is the OpenAI-compatible gateway shape: {"timestamp", "request", "response"},
-// with the model inside the request body, no session or user field, and the outcome fields
-// at the top level when a line has them.
+// with the model inside the request body, no session or user field, and the path and the
+// outcome fields at the top level when a line has them.
 var defaultMap = map[string]string{
 	"timestamp":     "timestamp",
 	"request":       "request",
 	"response":      "response",
 	"model":         "request.model",
+	"path":          "path",
 	"status":        "status",
 	"cancelled":     "cancelled",
 	"duration_ms":   "duration_ms",

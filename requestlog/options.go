@@ -8,43 +8,100 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// bodyFields are the request body fields the reader knows: what it counts (model, messages,
-// prompt, max_tokens, user) and the options it carries into trace.Options. Any other field is
-// reported by name (Counts.UnknownFields): a replay does not send it, and the user should know.
-var bodyFields = map[string]bool{
-	"model": true, "messages": true, "prompt": true, "user": true,
-	"max_tokens": true, "max_completion_tokens": true, "stream": true, "stream_options": true,
-	"temperature": true, "top_p": true, "n": true, "seed": true, "stop": true,
-	"presence_penalty": true, "frequency_penalty": true, "logprobs": true, "top_logprobs": true,
-	"tools": true, "tool_choice": true, "parallel_tool_calls": true, "response_format": true,
+// Which body members go where, per API. Content (what is counted) and the model and
+// streaming members are read for themselves and never carried in Options.Fields; nor is
+// previous_response_id, whose chain the reader resolves into the conversation. typedFields
+// are the options trace.Options types. Every other member is carried as logged in
+// Options.Fields (Counts.CarriedFields).
+var (
+	contentFields = map[string]map[string]bool{
+		trace.APIChat:        {"messages": true},
+		trace.APICompletions: {"prompt": true},
+		trace.APIResponses:   {"input": true, "instructions": true, "previous_response_id": true},
+		trace.APIMessages:    {"messages": true, "system": true},
+		trace.APIEmbeddings:  {"input": true},
+	}
+	commonFields = map[string]bool{"model": true, "stream": true, "stream_options": true}
+	// chatTyped are chat's and completions' typed options (one set: vLLM takes either's in
+	// both, and a completions logprobs is read as its count).
+	chatTyped = map[string]bool{
+		"max_tokens": true, "max_completion_tokens": true,
+		"temperature": true, "top_p": true, "n": true, "seed": true, "stop": true,
+		"presence_penalty": true, "frequency_penalty": true, "logprobs": true, "top_logprobs": true,
+		"tools": true, "tool_choice": true, "parallel_tool_calls": true, "response_format": true,
+	}
+	typedFields = map[string]map[string]bool{
+		trace.APIChat:        chatTyped,
+		trace.APICompletions: chatTyped,
+		trace.APIResponses: {"max_output_tokens": true, "temperature": true, "top_p": true, "top_logprobs": true,
+			"tools": true, "tool_choice": true, "parallel_tool_calls": true, "text": true},
+		trace.APIMessages: {"max_tokens": true, "stop_sequences": true, "temperature": true, "top_p": true,
+			"tools": true, "tool_choice": true},
+		trace.APIEmbeddings: {},
+	}
+)
+
+// carried reports whether body member k of an api request goes to Options.Fields.
+func carried(api, k string) bool {
+	return !commonFields[k] && !contentFields[api][k] && !typedFields[api][k]
 }
 
 // rawOptionFields are the options whose JSON is carried as it was logged (key order
-// included): they are read from the body's text, not its decoded map (see rawMembers).
-var rawOptionFields = []string{"tools", "tool_choice", "response_format"}
+// included): they are read from the body's text, not its decoded map (see rawOptions).
+var rawOptionFields = []string{"tools", "tool_choice", "response_format", "text"}
 
-// parseOptions reads the body's scalar options into a new trace.Options (the JSON ones,
-// tools, tool_choice and response_format, are filled from the body's text later) and lists
-// the body's unknown fields. name is the body's field name, for errors.
-func parseOptions(req map[string]any, name string, isChat bool) (*trace.Options, []string, error) {
-	o := &trace.Options{API: "completions"}
-	if isChat {
-		o.API = "chat"
-	}
-	var unknown []string
+// bodyOptions are what parseOptions found beside the typed options: the members carried in
+// Options.Fields and those a replay still drops, by name.
+type bodyOptions struct {
+	carried, dropped []string
+}
+
+// parseOptions reads the body's typed scalar options of an api request into a new
+// trace.Options (the JSON ones, tools, tool_choice, response_format or text, and the carried
+// fields are filled from the body's text later) and names the members carried and dropped.
+// name is the body's field name, for errors.
+func parseOptions(req map[string]any, name, api string) (*trace.Options, bodyOptions, error) {
+	o := &trace.Options{API: api}
+	var b bodyOptions
 	for k := range req {
-		if !bodyFields[k] {
-			unknown = append(unknown, k)
+		if carried(api, k) {
+			b.carried = append(b.carried, k)
 		}
 	}
 	f := optionReader{req: req, name: name}
 	o.Stream = f.boolean("stream")
 	if o.Stream == nil {
-		// The API's default: a body without "stream" was answered in one piece. Left unset,
+		// The APIs' default: a body without "stream" was answered in one piece. Left unset,
 		// the replay would stream it (trace.Options.Streamed's default for a trace that does
 		// not say), and measure it in the wrong population.
 		o.Stream = new(bool)
 	}
+	switch api {
+	case trace.APIChat, trace.APICompletions:
+		f.chatOptions(o, api == trace.APIChat, &b)
+	case trace.APIResponses:
+		o.Temperature, o.TopP = f.float("temperature"), f.float("top_p")
+		o.ParallelToolCalls = f.boolean("parallel_tool_calls")
+		if n := f.integer("top_logprobs"); n != nil {
+			k := int(*n)
+			o.TopLogprobs = &k
+		}
+		f.maxTokens(o, "max_output_tokens")
+	case trace.APIMessages:
+		o.Temperature, o.TopP = f.float("temperature"), f.float("top_p")
+		o.Stop = f.stop("stop_sequences")
+		f.maxTokens(o, "max_tokens")
+	}
+	if api != trace.APIEmbeddings {
+		b.dropped = append(b.dropped, f.streamOptions(o)...)
+	}
+	return o, b, f.err
+}
+
+// chatOptions reads chat's and completions' typed options. Of max_tokens and
+// max_completion_tokens the latter wins, as in vLLM; the other, when both are there, is
+// dropped.
+func (f *optionReader) chatOptions(o *trace.Options, isChat bool, b *bodyOptions) {
 	o.Temperature, o.TopP = f.float("temperature"), f.float("top_p")
 	o.PresencePenalty, o.FrequencyPenalty = f.float("presence_penalty"), f.float("frequency_penalty")
 	o.Seed = f.integer("seed")
@@ -52,15 +109,29 @@ func parseOptions(req map[string]any, name string, isChat bool) (*trace.Options,
 	if n := f.integer("n"); n != nil {
 		o.N = int(*n)
 	}
-	o.Stop = f.stop()
+	o.Stop = f.stop("stop")
 	f.logprobs(o, isChat)
-	for _, k := range []string{"max_tokens", "max_completion_tokens"} { // the latter wins, as in vLLM
-		if req[k] != nil {
-			o.MaxTokensField = k
+	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
+		if f.req[k] != nil {
+			if o.MaxTokensField != "" {
+				b.dropped = append(b.dropped, o.MaxTokensField)
+			}
+			f.maxTokens(o, k)
 		}
 	}
-	unknown = append(unknown, f.streamOptions(o)...)
-	return o, unknown, f.err
+}
+
+// maxTokens reads the output cap from member k, when the body has it.
+func (f *optionReader) maxTokens(o *trace.Options, k string) {
+	n := f.integer(k)
+	if n == nil {
+		return
+	}
+	if *n < 0 || *n > math.MaxInt32 {
+		f.fail(k, "not a plausible token count: %d", *n)
+		return
+	}
+	o.MaxTokensField, o.MaxTokens = k, int(*n)
 }
 
 // optionReader reads typed option fields of a body, keeping the first error.
@@ -119,9 +190,9 @@ func (f *optionReader) integer(k string) *int64 {
 	return &x
 }
 
-// stop reads stop as a list: a string is a list of one.
-func (f *optionReader) stop() []string {
-	switch v := f.req["stop"].(type) {
+// stop reads member k (stop, Anthropic's stop_sequences) as a list: a string is a list of one.
+func (f *optionReader) stop(k string) []string {
+	switch v := f.req[k].(type) {
 	case nil:
 		return nil
 	case string:
@@ -131,7 +202,7 @@ func (f *optionReader) stop() []string {
 		for _, s := range v {
 			str, ok := s.(string)
 			if !ok {
-				f.fail("stop", "a list holding something other than strings")
+				f.fail(k, "a list holding something other than strings")
 				return nil
 			}
 			out = append(out, str)
@@ -141,7 +212,7 @@ func (f *optionReader) stop() []string {
 		}
 		return out
 	}
-	f.fail("stop", "not a string or a list of strings")
+	f.fail(k, "not a string or a list of strings")
 	return nil
 }
 
@@ -166,8 +237,8 @@ func (f *optionReader) logprobs(o *trace.Options, isChat bool) {
 	}
 }
 
-// streamOptions reads stream_options.include_usage and lists its other members as unknown
-// fields ("stream_options.NAME").
+// streamOptions reads stream_options.include_usage and lists its other members, which a
+// replay does not send, as dropped fields ("stream_options.NAME").
 func (f *optionReader) streamOptions(o *trace.Options) []string {
 	v := f.req["stream_options"]
 	if v == nil {

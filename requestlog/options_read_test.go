@@ -13,7 +13,8 @@ import (
 // a cancelled line without usage (499 with duration_ms, or cancelled with end_timestamp, its
 // partial text counted), the status from the line or the response, stop as a list, a
 // completion's logprobs count, max_completion_tokens over max_tokens, n > 1 counting every
-// choice, tools and tool turns rendered, unknown fields listed.
+// choice, tools and tool turns rendered, other fields carried as logged and counted, and what
+// is still dropped counted.
 func TestReadOptions(t *testing.T) {
 	log := `{"timestamp":0,"status":499,"duration_ms":1500.5,"request":{"prompt":"Once upon a time","stream":true,"stream_options":{"include_usage":true,"extra":1},"logprobs":3},"response":{}}
 {"timestamp":1,"cancelled":true,"end_timestamp":3.25,"request":{"messages":[{"role":"user","content":"Hi"}],"stop":"END","max_tokens":5,"max_completion_tokens":9},"response":{"choices":[{"message":{"content":"Hello there"}}]}}
@@ -31,12 +32,12 @@ func TestReadOptions(t *testing.T) {
 		t.Errorf("line 1: %+v, output %d", o, reqs[0].OutputTokens)
 	}
 	o = reqs[1].Options
-	if o.API != "chat" || !o.Cancelled || o.Status != 0 || o.CancelAfterMS != 2250 || o.Stop[0] != "END" || o.MaxTokensField != "max_completion_tokens" ||
+	if o.API != "chat" || !o.Cancelled || o.Status != 0 || o.CancelAfterMS != 2250 || o.Stop[0] != "END" || o.MaxTokensField != "max_completion_tokens" || o.MaxTokens != 9 ||
 		reqs[1].OutputTokens != m.tok.Count("Hello there") {
 		t.Errorf("line 2: %+v, output %d", o, reqs[1].OutputTokens)
 	}
 	o = reqs[2].Options
-	if o.N != 2 || *o.Seed != 7 || *o.Temperature != 0 || o.Status != 200 || o.FinishReason != "length" ||
+	if o.N != 2 || *o.Seed != 7 || *o.Temperature != 0 || o.Status != 200 || o.FinishReason != "length" || string(o.Fields) != `{"frobnicate":true}` ||
 		reqs[2].OutputTokens != m.tok.Count("one two")+m.tok.Count("three four five") {
 		t.Errorf("line 3: %+v, output %d", o, reqs[2].OutputTokens)
 	}
@@ -44,8 +45,11 @@ func TestReadOptions(t *testing.T) {
 	if string(o.ToolChoice) != `"auto"` || strings.Contains(string(o.Tools), "weather for") || !strings.Contains(string(o.Tools), `"name":"get_weather"`) {
 		t.Errorf("line 4: %+v (tools %s)", o, o.Tools)
 	}
-	if got := counts.UnknownFieldsText(); got != "frobnicate 1, stream_options.extra 1" {
-		t.Errorf("unknown fields %q", got)
+	if got := counts.CarriedFieldsText(); got != "frobnicate 1" {
+		t.Errorf("carried fields %q", got)
+	}
+	if got := counts.DroppedFieldsText(); got != "max_tokens 1, stream_options.extra 1" {
+		t.Errorf("dropped fields %q", got)
 	}
 	// The tool turns and the tools are rendered: the count is more than the messages alone.
 	plain, _, err := readWith(t, m, `{"timestamp":5,"request":{"messages":[{"role":"user","content":"Weather?"},{"role":"assistant","content":""},{"role":"tool","content":"sunny"}]},"response":{"usage":{"completion_tokens":4}}}`+"\n", Options{})

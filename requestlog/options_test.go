@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -148,13 +150,15 @@ func TestOptionsFromLog(t *testing.T) {
 			for i, tr := range g.truths {
 				want := wantOptions(t, tr)
 				kept := g.kept[i].Options
+				wantBodyOptions(t, i+1, want, tr)
 				if d := diffOptions(kept, want, "Body"); len(d) > 0 || !bytes.Equal(kept.Body, tr.Body) {
 					t.Fatalf("line %d, --keep-text: %v (body equal %v)", i+1, d, bytes.Equal(kept.Body, tr.Body))
 				}
 				got := g.plain[i].Options
-				if d := diffOptions(got, want, "Tools", "ResponseFormat", "Body"); len(d) > 0 || got.Body != nil {
+				if d := diffOptions(got, want, "Tools", "ResponseFormat", "Body", "Fields"); len(d) > 0 || got.Body != nil {
 					t.Fatalf("line %d: %v (body %q)", i+1, d, got.Body)
 				}
+				sameFieldNames(t, i+1, got.Fields, want.Fields)
 				sameShape(t, i+1, g.model.tok, got.Tools, want.Tools)
 				sameShape(t, i+1, g.model.tok, got.ResponseFormat, want.ResponseFormat)
 				countOptions(seen, want)
@@ -167,6 +171,64 @@ func TestOptionsFromLog(t *testing.T) {
 			}
 			t.Logf("%d requests, options field by field equal to the generator's; with them: %v", len(g.truths), seen)
 		})
+	}
+}
+
+// wantBodyOptions adds to want, the generator's options, what it does not write there but its
+// body holds: the cap's value (MaxTokens) and the members the generator lists as unknown to
+// readers (metadata, service_tier, logit_bias), which Options.Fields carries as logged, in
+// the body's order, stream_options' members aside (those are dropped).
+func wantBodyOptions(t *testing.T, line int, want *trace.Options, tr genlog.Truth) {
+	t.Helper()
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(tr.Body, &body); err != nil {
+		t.Fatalf("line %d: the truth's body: %v", line, err)
+	}
+	if want.MaxTokensField != "" {
+		if err := json.Unmarshal(body[want.MaxTokensField], &want.MaxTokens); err != nil {
+			t.Fatalf("line %d: %s: %v", line, want.MaxTokensField, err)
+		}
+	}
+	var names []string
+	for _, k := range tr.Unknown {
+		if !strings.HasPrefix(k, "stream_options.") {
+			names = append(names, k)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return bytes.Index(tr.Body, []byte(`"`+a+`":`)) - bytes.Index(tr.Body, []byte(`"`+b+`":`))
+	})
+	if len(names) == 0 {
+		return
+	}
+	var fields bytes.Buffer
+	fields.WriteByte('{')
+	for i, k := range names {
+		if i > 0 {
+			fields.WriteByte(',')
+		}
+		fmt.Fprintf(&fields, "%q:", k)
+		if err := json.Compact(&fields, body[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fields.WriteByte('}')
+	want.Fields = fields.Bytes()
+}
+
+// sameFieldNames: got's members are want's, in the same order (their values may be
+// pseudonyms).
+func sameFieldNames(t *testing.T, line int, got, want json.RawMessage) {
+	t.Helper()
+	g, err1 := orderedMembers(got)
+	w, err2 := orderedMembers(want)
+	if (got == nil) != (want == nil) || (got != nil && (err1 != nil || err2 != nil || len(g) != len(w))) {
+		t.Fatalf("line %d: fields %s, want the members of %s", line, got, want)
+	}
+	for i := range g {
+		if g[i].key != w[i].key {
+			t.Fatalf("line %d: fields %s, want the members of %s", line, got, want)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,8 +79,17 @@ type Counts struct {
 	UsageChecked int64 `json:"usage_checked,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
-	// UnknownFields counts, per name, the request body fields the reader does not carry
-	// (neither counted nor an option of trace.Options): a replay does not send them.
+	// CarriedFields counts, per name, the request body members carried as logged in
+	// trace.Options.Fields (neither content nor a typed option): a replay sends them back.
+	CarriedFields map[string]int64 `json:"carried_request_fields,omitempty"`
+	// DroppedFields counts, per name, what a replay still does not send: members of
+	// stream_options other than include_usage ("stream_options.NAME"), and max_tokens when
+	// max_completion_tokens, which wins, is there too.
+	DroppedFields map[string]int64 `json:"dropped_request_fields,omitempty"`
+	// UnknownFields counts CarriedFields and DroppedFields together: the body members
+	// trace.Options does not type.
+	//
+	// Deprecated: read CarriedFields and DroppedFields; this stays until cmd/replay does.
 	UnknownFields map[string]int64 `json:"unknown_request_fields,omitempty"`
 	// Errors holds the first rejection messages, for the user.
 	Errors []string `json:"-"`
@@ -105,6 +115,7 @@ type Reader struct {
 	// batch reader touches it, line and the line source.
 	sawLine bool
 	sess    *sessions
+	chains  *chains
 	turns   map[string]int // logged session id -> turns seen
 	line    int64
 	origin  time.Time
@@ -199,7 +210,7 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 	br := bufio.NewReaderSize(src, 1<<20)
 	r := &Reader{
 		path: name, opts: opts, m: m, unit: unit,
-		hasher: h, sess: newSessions(), turns: map[string]int{},
+		hasher: h, sess: newSessions(), chains: newChains(), turns: map[string]int{},
 		lines: func() ([]byte, error) {
 			raw, err := br.ReadBytes('\n')
 			if len(raw) > 0 {
@@ -222,9 +233,9 @@ func NewReader(src io.Reader, name string, opts Options) (*Reader, error) {
 func (r *Reader) Counts() Counts {
 	c := r.counts
 	c.Sessions = int64(r.sess.roots + len(r.turns))
-	if c.UnknownFields != nil {
-		c.UnknownFields = maps.Clone(c.UnknownFields)
-	}
+	c.CarriedFields = maps.Clone(c.CarriedFields)
+	c.DroppedFields = maps.Clone(c.DroppedFields)
+	c.UnknownFields = maps.Clone(c.UnknownFields)
 	return c
 }
 
@@ -257,7 +268,9 @@ type prepared struct {
 	hashes []uint64
 	// digests place a chat request without a logged session in its conversation.
 	digests chatDigests
-	err     error
+	// link is the Responses answer a chained request continues.
+	link chainLink
+	err  error
 }
 
 // batch is a run of prepared lines and why reading stopped after them: nil when more may
@@ -383,44 +396,29 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
 		return
 	}
 	if e.needRaw || r.opts.KeepText {
-		if err := rawOptions(p.raw, r.m["request"], r.m.name("request"), &e, r.red, r.opts.KeepText); err != nil {
+		if err := rawOptions(p.raw, r.m["request"], r.m.name("request"), &e, r.red, r.opts.KeepText, h.pseudonym); err != nil {
 			p.err = err
 			return
 		}
 	}
 	p.e = e
+	p.err = r.count(p, h, sc)
+}
+
+// count tokenizes a parsed line's prompt (but a chained Responses request's, which needs
+// the request it continues: finish counts it), its output when usage does not say it, and
+// hashes the prompt's blocks.
+func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
+	e := &p.e
 	tok := r.opts.Tokenizer
 	switch {
+	case e.prevID != "":
 	case e.chat:
-		if r.opts.Chat == nil {
-			p.err = errors.New("a chat request, but no chat template was loaded")
-			return
+		if err := r.renderChat(p, h, sc); err != nil {
+			return err
 		}
-		key := &sc.key
-		key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.tools, e.messages)
-		if c, ok := r.prompts.get(key.buf); ok {
-			p.prompt, p.ids, p.hashes = c.prompt, c.ids, slices.Clone(c.hashes)
-			break
-		}
-		p.prompt, err = r.opts.Chat.RenderTools(e.messages, e.tools)
-		if err != nil {
-			p.err = &fieldError{field: r.m.name("request") + ".messages", err: err}
-			return
-		}
-		p.ids = tok.Encode(p.prompt, false) // the template holds the BOS text
-		// The previous turn: these messages but the last two (its answer and the new
-		// question), or the last one.
-		var prev promptEntry
-		for cut := 2; cut >= 1; cut-- {
-			if n := len(e.messages) - cut; n > 0 {
-				if c, ok := r.prompts.get(key.buf[:key.ends[n-1]]); ok {
-					prev = c
-					break
-				}
-			}
-		}
-		p.hashes = h.hashesAfter(p.ids, r.opts.BlockSize, prev.ids, prev.hashes)
-		r.prompts.put(key.buf, promptEntry{prompt: p.prompt, ids: p.ids, hashes: slices.Clone(p.hashes)})
+	case e.api == trace.APIEmbeddings:
+		r.countInputs(p)
 	case e.promptIDs != nil:
 		p.ids = e.promptIDs
 		if r.opts.KeepText {
@@ -440,19 +438,92 @@ func (r *Reader) prepare(p *prepared, h *blockHasher, sc *workerScratch) {
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
 	}
-	if e.chat && e.session == "" {
+	if e.chat && e.session == "" && e.prevID == "" {
 		p.digests = sc.dig.digest(e.user, e.messages, e.responseText, e.hasResponse)
+	}
+	return nil
+}
+
+// renderChat renders a conversation with the chat template and its tools, tokenizes it and
+// hashes its blocks, reusing the previous turn's when the prompt cache has it.
+func (r *Reader) renderChat(p *prepared, h *blockHasher, sc *workerScratch) error {
+	e := &p.e
+	if r.opts.Chat == nil {
+		return errors.New("a chat request, but no chat template was loaded")
+	}
+	key := &sc.key
+	key.buf, key.ends = messagesKey(key.buf[:0], key.ends[:0], e.tools, e.messages)
+	if c, ok := r.prompts.get(key.buf); ok {
+		p.prompt, p.ids, p.hashes = c.prompt, c.ids, slices.Clone(c.hashes)
+		return nil
+	}
+	var err error
+	if p.prompt, err = r.opts.Chat.RenderTools(e.messages, e.tools); err != nil {
+		return &fieldError{field: r.m.name("request") + "." + contentName(e.api), err: err}
+	}
+	p.ids = r.opts.Tokenizer.Encode(p.prompt, false) // the template holds the BOS text
+	// The previous turn: these messages but the last two (its answer and the new
+	// question), or the last one.
+	var prev promptEntry
+	for cut := 2; cut >= 1; cut-- {
+		if n := len(e.messages) - cut; n > 0 {
+			if c, ok := r.prompts.get(key.buf[:key.ends[n-1]]); ok {
+				prev = c
+				break
+			}
+		}
+	}
+	p.hashes = h.hashesAfter(p.ids, r.opts.BlockSize, prev.ids, prev.hashes)
+	r.prompts.put(key.buf, promptEntry{prompt: p.prompt, ids: p.ids, hashes: slices.Clone(p.hashes)})
+	return nil
+}
+
+// contentName is the body member holding an api request's content, for errors.
+func contentName(api string) string {
+	if api == trace.APIResponses || api == trace.APIEmbeddings {
+		return "input"
+	}
+	return "messages"
+}
+
+// countInputs counts each input of an embeddings request (text with the tokenizer's
+// specials, unless the body turned them off; token ids as they are) into its options; the
+// prompt is the inputs one after the other.
+func (r *Reader) countInputs(p *prepared) {
+	e := &p.e
+	o := e.opts
+	o.InputList, o.InputIDs = e.inputList, e.inputIDs != nil
+	for _, text := range e.inputs {
+		ids := r.opts.Tokenizer.Encode(text, e.addSpecial)
+		o.Inputs = append(o.Inputs, len(ids))
+		p.ids = append(p.ids, ids...)
+	}
+	for _, ids := range e.inputIDs {
+		o.Inputs = append(o.Inputs, len(ids))
+		p.ids = append(p.ids, ids...)
+	}
+	if r.opts.KeepText {
+		p.prompt = strings.Join(e.inputs, "\n")
+		if e.inputIDs != nil {
+			p.prompt = r.opts.Tokenizer.Decode(p.ids, false)
+		}
 	}
 }
 
-// countUnknown adds a record's unknown body fields to the counts.
-func (r *Reader) countUnknown(names []string) {
-	if len(names) > 0 && r.counts.UnknownFields == nil {
-		r.counts.UnknownFields = map[string]int64{}
+// countFields adds a record's carried and dropped body fields to the counts.
+func (r *Reader) countFields(b bodyOptions) {
+	add := func(m *map[string]int64, names []string) {
+		if len(names) > 0 && *m == nil {
+			*m = map[string]int64{}
+		}
+		for _, n := range names {
+			(*m)[n]++
+		}
 	}
-	for _, n := range names {
-		r.counts.UnknownFields[n]++
-	}
+	add(&r.counts.CarriedFields, b.carried)
+	add(&r.counts.DroppedFields, b.dropped)
+	add(&r.counts.UnknownFields, b.carried)
+	add(&r.counts.UnknownFields, b.dropped)
 }
 
 // workerScratch is a worker's reusable buffers.
@@ -476,6 +547,12 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	if r.begun && e.time.Before(r.last) {
 		return Request{}, &fieldError{field: r.m.name("timestamp"), err: fmt.Errorf("out of order: %s is before the previous line's %s (sort the log by time first)", e.time.Format(time.RFC3339Nano), r.last.Format(time.RFC3339Nano))}
 	}
+	if e.prevID != "" {
+		if err := r.renderChained(p); err != nil {
+			return Request{}, err
+		}
+		e = p.e
+	}
 	rec := trace.Record{
 		PromptTokens: len(p.ids),
 		OutputTokens: p.out,
@@ -486,16 +563,21 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		Source:       r.path,
 		Line:         p.line,
 	}
-	r.countUnknown(e.unknown)
+	r.countFields(e.fields)
 	switch {
 	case e.session != "":
 		rec.SessionID = r.hasher.pseudonym(e.session)
 		rec.Turn = r.turns[rec.SessionID]
 		r.turns[rec.SessionID]++
+	case e.prevID != "":
+		rec.SessionID, rec.Turn = p.link.session, p.link.turn+1
 	case e.chat:
 		rec.SessionID, rec.Turn = r.sess.assign(e.messages, p.digests)
 	default:
 		rec.SessionID = r.sess.newRoot().session
+	}
+	if e.api == trace.APIResponses {
+		r.chains.remember(&e, e.messages, rec.SessionID, rec.Turn)
 	}
 	if !r.begun {
 		r.origin, r.begun = e.time, true
@@ -513,4 +595,25 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		req.Prompt, req.Response = p.prompt, e.responseText
 	}
 	return req, nil
+}
+
+// renderChained counts a Responses request that continues an earlier answer
+// (previous_response_id) over its whole conversation, as the engine renders it: in log
+// order, once the answer it continues has been read.
+func (r *Reader) renderChained(p *prepared) error {
+	e := &p.e
+	link, msgs, err := r.chains.continued(e, r.m.name("request"))
+	if err != nil {
+		return err
+	}
+	if r.opts.Chat == nil {
+		return errors.New("a chat request, but no chat template was loaded")
+	}
+	if p.prompt, err = r.opts.Chat.RenderTools(msgs, e.tools); err != nil {
+		return &fieldError{field: r.m.name("request") + ".input", err: err}
+	}
+	p.ids = r.opts.Tokenizer.Encode(p.prompt, false)
+	p.hashes = r.hasher.hashes(p.ids, r.opts.BlockSize)
+	e.messages, p.link = msgs, link
+	return nil
 }

@@ -2,6 +2,8 @@ package requestlog
 
 import (
 	"sync"
+
+	"github.com/llm-replay/replay/trace"
 )
 
 // redactor replaces the text of tool definitions and JSON schemas (descriptions, titles,
@@ -112,4 +114,49 @@ func (r *redactor) strings(n *jnode) {
 // replace makes string node n filler text of its token length.
 func (r *redactor) replace(n *jnode, salt int) {
 	n.text = synthText(r.tok, r.tok.Count(n.text), salt)
+}
+
+// apiTools redacts a tools array in its API's shape (see trace.Options.Tools).
+func (r *redactor) apiTools(api string, raw []byte) ([]byte, error) {
+	switch api {
+	case trace.APIResponses:
+		return r.redact('f', raw, func(n *jnode) { r.list(n, r.flatTool) })
+	case trace.APIMessages:
+		return r.redact('a', raw, func(n *jnode) { r.list(n, r.anthropicTool) })
+	}
+	return r.tools(raw)
+}
+
+// textConfig redacts a Responses body's text object: {"format": {"type", "name", "schema",
+// "description", "strict"}, "verbosity"}.
+func (r *redactor) textConfig(raw []byte) ([]byte, error) {
+	format := func(f *jnode) {
+		r.members(f, map[string]func(*jnode){"type": keep, "name": keep, "strict": keep, "schema": r.schema})
+	}
+	return r.redact('x', raw, func(n *jnode) {
+		r.members(n, map[string]func(*jnode){"format": format, "verbosity": keep})
+	})
+}
+
+// list walks each element of an array with walk; anything else has its strings replaced.
+func (r *redactor) list(n *jnode, walk func(*jnode)) {
+	if n.kind != 'a' {
+		r.strings(n)
+		return
+	}
+	for _, v := range n.vals {
+		walk(v)
+	}
+}
+
+// flatTool walks a Responses tool: {"type", "name", "description", "parameters": schema,
+// "strict"} (other tool types keep their type only).
+func (r *redactor) flatTool(n *jnode) {
+	r.members(n, map[string]func(*jnode){"type": keep, "name": keep, "strict": keep, "parameters": r.schema})
+}
+
+// anthropicTool walks an Anthropic tool: {"name", "description", "input_schema": schema,
+// "type", "cache_control"}.
+func (r *redactor) anthropicTool(n *jnode) {
+	r.members(n, map[string]func(*jnode){"type": keep, "name": keep, "cache_control": keep, "input_schema": r.schema})
 }

@@ -1,0 +1,61 @@
+package requestlog
+
+import (
+	"slices"
+
+	"github.com/llm-replay/replay/chat"
+)
+
+// chainLink is where a Responses conversation stood after a logged answer: its session and
+// turn, and the conversation a request continuing it (previous_response_id) starts from.
+type chainLink struct {
+	session string
+	turn    int
+	// conv is the request's conversation without its instructions, then its answer.
+	conv []chat.Message
+}
+
+// chains maps logged Responses answer ids to their links. It grows by one link per logged
+// Responses answer with an id (each holding its conversation's messages, whose text the
+// entries share).
+type chains struct{ byID map[string]chainLink }
+
+func newChains() *chains { return &chains{byID: map[string]chainLink{}} }
+
+// continued builds a chained request's conversation, as vLLM does
+// (construct_input_messages at vllm-project/vllm@d0ac57910c16de107f5758d0e530b638d8b0f91b:
+// vllm/entrypoints/openai/responses/utils.py; llama.cpp refuses such requests): its own
+// instructions, the previous request's conversation without that request's instructions
+// (the API does not carry them over; vLLM has come to drop every system message there), the
+// previous answer as an assistant turn (its text and function calls; vLLM keeps the text only,
+// and skips reasoning, as the reader does), then its input. It returns the link continued.
+func (c *chains) continued(e *entry, name string) (chainLink, []chat.Message, error) {
+	link, ok := c.byID[e.prevID]
+	if !ok {
+		return chainLink{}, nil, bad(name+".previous_response_id", "%q: no earlier line's logged response has this id", e.prevID)
+	}
+	input := e.messages
+	msgs := make([]chat.Message, 0, len(link.conv)+len(input))
+	if e.instructions {
+		msgs, input = append(msgs, input[0]), input[1:]
+	}
+	msgs = append(append(msgs, link.conv...), input...)
+	return link, msgs, nil
+}
+
+// remember records a Responses answer's link: the request's conversation msgs (with its
+// instructions when e says it has them) and its logged answer. An id logged twice names the
+// later answer, the one a request after both continues.
+func (c *chains) remember(e *entry, msgs []chat.Message, session string, turn int) {
+	if e.respID == "" {
+		return
+	}
+	if e.instructions && len(msgs) > 0 {
+		msgs = msgs[1:]
+	}
+	conv := slices.Clip(msgs)
+	if e.output != nil {
+		conv = append(conv, *e.output)
+	}
+	c.byID[e.respID] = chainLink{session: session, turn: turn, conv: conv}
+}
