@@ -114,8 +114,7 @@ func (s *sender) request(r *synth.Request) client.Request {
 	case trace.ChatFamily(string(r.API)):
 		creq.Messages = r.Messages
 	case r.API == synth.APIEmbeddings:
-		creq.Inputs, creq.InputIDs, creq.PromptIDs = r.Inputs, r.InputIDs, r.PromptIDs
-		creq.InputList = o != nil && o.InputList
+		embeddingsInput(&creq, r)
 	case s.sendIDs:
 		creq.PromptIDs = r.PromptIDs
 	}
@@ -131,6 +130,22 @@ func (s *sender) request(r *synth.Request) client.Request {
 		creq.Unforced = true // no output to force: ignore_eos or min_tokens mean nothing here
 	}
 	return creq
+}
+
+// embeddingsInput sets an embeddings request's input as it was logged: one text or a batch,
+// as text or as token ids.
+func embeddingsInput(creq *client.Request, r *synth.Request) {
+	o := r.Record.Options
+	ids := o != nil && o.InputIDs
+	creq.InputList = o != nil && o.InputList
+	switch {
+	case r.Inputs != nil && ids:
+		creq.InputIDs = r.InputIDs
+	case r.Inputs != nil:
+		creq.Inputs = r.Inputs
+	case ids:
+		creq.PromptIDs = r.PromptIDs
+	}
 }
 
 // sentAs fills what the row says of how r was sent: its population, whether it went without

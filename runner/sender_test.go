@@ -77,7 +77,7 @@ func TestSenderRequest(t *testing.T) {
 		{"chat", synth.APIChat, sender{sendIDs: true}, client.Request{Prompt: "p", MaxTokens: 5, API: "chat", Messages: msgs}},
 		{"responses", synth.APIResponses, sender{}, client.Request{Prompt: "p", MaxTokens: 5, API: "responses", Messages: msgs}},
 		{"messages", synth.APIMessages, sender{}, client.Request{Prompt: "p", MaxTokens: 5, API: "messages", Messages: msgs}},
-		{"embeddings", synth.APIEmbeddings, sender{}, client.Request{Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5, API: "embeddings", Unforced: true}},
+		{"embeddings", synth.APIEmbeddings, sender{}, client.Request{Prompt: "p", MaxTokens: 5, API: "embeddings", Unforced: true}},
 	} {
 		r := &synth.Request{API: tc.api, Prompt: "p", PromptIDs: []int{1, 2}, MaxTokens: 5, Messages: msgs}
 		if got := tc.s.request(r); !reflect.DeepEqual(got, tc.want) {

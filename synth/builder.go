@@ -33,6 +33,8 @@ type Builder struct {
 
 	// toolCost caches toolsOverhead by tool set (the tools JSON as sent).
 	toolCost map[string]int
+	// chatTools caches recordTools' conversions by API and tools.
+	chatTools map[string]json.RawMessage
 
 	sessions map[string]*session
 	next     int
@@ -61,13 +63,14 @@ func New(tok tokenizer.Tokenizer, cfg Config) (*Builder, error) {
 		return nil, err
 	}
 	b := &Builder{
-		tok:      tok,
-		cfg:      cfg,
-		v:        v,
-		blocks:   newBlockSet(cfg.Seed, len(v.word)),
-		overhead: map[int]int{},
-		toolCost: map[string]int{},
-		sessions: map[string]*session{},
+		tok:       tok,
+		cfg:       cfg,
+		v:         v,
+		blocks:    newBlockSet(cfg.Seed, len(v.word)),
+		overhead:  map[int]int{},
+		toolCost:  map[string]int{},
+		chatTools: map[string]json.RawMessage{},
+		sessions:  map[string]*session{},
 	}
 	if chatFamily(cfg.API) {
 		if b.tpl, err = chat.NewRenderer(cfg.Chat); err != nil {
@@ -160,7 +163,11 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		TargetPromptTokens: target,
 		MaxTokens:          outputCap(rec, b.apiOf(rec)),
 		Capped:             capped,
-	}, tools: b.recordTools(rec)}
+	}}
+	var err error
+	if j.tools, err = b.recordTools(rec); err != nil {
+		return nil, fmt.Errorf("%s: field \"tools\": %w", at, err)
+	}
 	cont, restarted, err := b.continueSession(j, rec, target)
 	if err != nil {
 		return nil, err

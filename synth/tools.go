@@ -16,13 +16,30 @@ import (
 // every request has its own set is measured each time rather than held.
 const maxToolSets = 4096
 
-// recordTools is the tools JSON the record's request will be sent with: its logged tools for
-// the chat API when Config.Tools is set, nil otherwise.
-func (b *Builder) recordTools(rec trace.Record) json.RawMessage {
+// recordTools is the tools JSON the record's request will be sent with, in the chat shape
+// the template renders: its logged tools for the chat family when Config.Tools is set (the
+// Responses API's and Anthropic's converted as the engines convert them, chat.ToolsAsChat),
+// nil otherwise. A conversion that fails is the plan's error.
+func (b *Builder) recordTools(rec trace.Record) (json.RawMessage, error) {
 	if !b.templated(rec) || !b.cfg.Tools || rec.Options == nil || len(rec.Options.Tools) == 0 {
-		return nil
+		return nil, nil
 	}
-	return rec.Options.Tools
+	api := string(b.apiOf(rec))
+	if api == trace.APIChat {
+		return rec.Options.Tools, nil
+	}
+	k := api + "\x00" + string(rec.Options.Tools)
+	if t, ok := b.chatTools[k]; ok {
+		return t, nil
+	}
+	t, err := chat.ToolsAsChat(api, rec.Options.Tools)
+	if err != nil {
+		return nil, err
+	}
+	if len(b.chatTools) < maxToolSets {
+		b.chatTools[k] = t
+	}
+	return t, nil
 }
 
 // toolsOverhead is the tokens the template adds for tools on top of a one-message
@@ -70,6 +87,10 @@ func (b *Builder) RecordOverhead(rec trace.Record) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	t, err := b.toolsOverhead(b.recordTools(rec))
+	tools, err := b.recordTools(rec)
+	if err != nil {
+		return 0, err
+	}
+	t, err := b.toolsOverhead(tools)
 	return fixed + t, err
 }
