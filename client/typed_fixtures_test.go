@@ -126,3 +126,21 @@ func embeddingsList(n int) string {
 	}
 	return `{"object":"list","data":[` + strings.Join(data, ",") + `],"model":"text-embedding-ada-002","usage":{"prompt_tokens":8,"total_tokens":8}}`
 }
+
+// Whole streams as the engines write them: llama.cpp's /v1/responses (event lines, no
+// sequence numbers, usage without details, no [DONE]:
+// ggml-org/llama.cpp@00efb3e184262872916bf136b3df63c1822a19bd tools/server/server-task.cpp,
+// to_json_oaicompat_resp and to_json_oaicompat_resp_stream) and vLLM's /v1/messages (usage
+// with input_tokens in message_delta, a [DONE] after message_stop:
+// vllm-project/vllm@82df3f491008e46124f7afb5008c789dc7432515 vllm/entrypoints/anthropic/serving.py).
+const (
+	llamaResponsesStream = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\"}}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"delta\":\"Hi\"}\n\n" +
+		"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1,\"status\":\"completed\",\"model\":\"m\",\"output\":[],\"usage\":{\"input_tokens\":9,\"output_tokens\":1,\"total_tokens\":10}}}\n\n"
+	vllmMessagesStream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"chatcmpl-1\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":7,\"output_tokens\":0}}}\n\n" +
+		"event: content_block_start\ndata: {\"index\":0,\"type\":\"content_block_start\",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"index\":0,\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"index\":0,\"type\":\"content_block_stop\"}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\ndata: [DONE]\n\n"
+)
