@@ -172,3 +172,33 @@ func TestTypedStreamsOnAClosingServer(t *testing.T) {
 		}
 	}
 }
+
+// A content event costs no allocation on a typed stream, as a chunk costs none on chat's
+// (ChunkNS is reserved ahead): the fast path stays as fast; nor does chat's finish chunk.
+func TestStreamLinesDoNotAllocate(t *testing.T) {
+	for _, tc := range []struct {
+		api   apiKind
+		lines []string
+	}{
+		{kindResponses, []string{"event: response.output_text.delta", "data: " + responsesDelta, ""}},
+		{kindMessages, []string{"event: content_block_delta", "data: " + messagesTextDelta, "", "data: " + messagesPing}},
+		{kindChat, []string{`data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`}},
+	} {
+		st := streamState{api: tc.api, tu: noTokens}
+		r := Response{ChunkNS: make([]int64, 0, 4096)}
+		lines := make([][]byte, len(tc.lines))
+		for i, l := range tc.lines {
+			lines[i] = []byte(l)
+		}
+		if n := testing.AllocsPerRun(200, func() {
+			for _, l := range lines {
+				st.line(l, 1, &r)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations per event", tc.api, n)
+		}
+		if len(r.ChunkNS) == 0 {
+			t.Errorf("%s: no chunk counted", tc.api)
+		}
+	}
+}
