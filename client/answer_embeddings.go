@@ -21,9 +21,7 @@ type embeddings struct {
 	hasUsage bool
 	prompt   int64
 	cached   int64
-	isError  bool
-	errMsg   []byte
-	errCode  int64
+	isError  bool // an "error" value or "object": "error": an error answer
 }
 
 // judgeEmbeddings judges a whole embeddings answer and fills r's usage.
@@ -33,8 +31,11 @@ func judgeEmbeddings(k *call, b []byte, h http.Header, r *Response) (class, mess
 		return ErrBadStream, notJSON(h, b)
 	}
 	if a.isError {
+		// The error shapes are chat's ({"error": ...}, vLLM's top-level "object": "error"):
+		// its frame walker reads them.
+		f, _ := parseFrame(b)
 		var st streamState
-		st.errorFrame(&frame{isError: true, errMsg: a.errMsg, errCode: a.errCode}, b)
+		st.errorFrame(&f, b)
 		return st.errClass, st.errMsg
 	}
 	gotUsage := a.hasUsage && a.prompt > 0
@@ -61,7 +62,7 @@ func parseEmbeddings(b []byte) (a embeddings, ok bool) {
 	if c.Peek() != '{' {
 		return a, false
 	}
-	a.prompt, a.cached, a.errCode = -1, -1, -1
+	a.prompt, a.cached = -1, -1
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(&c)) {
 		case "data":
@@ -69,7 +70,8 @@ func parseEmbeddings(b []byte) (a embeddings, ok bool) {
 		case "usage":
 			a.hasUsage, a.prompt, _, a.cached = usage(&c)
 		case "error":
-			a.isError, a.errMsg, a.errCode = errorValue(&c)
+			present, _, _ := errorValue(&c)
+			a.isError = a.isError || present
 		case "object":
 			raw, esc, isStr := stringOrSkip(&c)
 			a.isError = a.isError || (isStr && string(c.Unquote(raw, esc)) == "error")

@@ -270,6 +270,9 @@ func TestAPIBodyErrors(t *testing.T) {
 		if r.ErrorClass != ErrClient || !strings.Contains(r.ErrorMessage, tc.want) {
 			t.Errorf("%+v: %s %q, want client naming %s", tc.req, r.ErrorClass, r.ErrorMessage, tc.want)
 		}
+		if want := tc.req.API; (want == "rerank") != (r.API == "") || (r.API != "" && r.API != want) {
+			t.Errorf("%+v: Response.API %q", tc.req, r.API)
+		}
 	}
 	if len(rc.reqs) != 0 {
 		t.Fatalf("%d requests sent", len(rc.reqs))

@@ -39,8 +39,9 @@ type Config struct {
 	MaxConns int
 	// ExtraBody holds fields merged into every request body, e.g. {"ignore_eos": true,
 	// "min_tokens": 128}. A key the request already has (max_tokens, model, stream_options,
-	// an option's) is replaced by the extra value; "stream" cannot be overridden. Requests
-	// marked Unforced go without its ForcingKeys; verbatim bodies without any of it.
+	// an option's, a logged member of Options.Fields) is replaced by the extra value;
+	// "stream" cannot be overridden. Requests marked Unforced, and every embeddings request,
+	// go without its ForcingKeys; verbatim bodies without any of it.
 	ExtraBody map[string]any
 	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
 	// (the default) unless the server rejects the option: usage is how served token counts

@@ -83,7 +83,9 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
 	k := call{ctx: ctx, clock: clock}
 	body, url, err := c.bodyOf(&k, req)
-	r.API = k.api.String()
+	if _, known := apiKindOf(req.API); req.API == "" || known {
+		r.API = k.api.String()
+	}
 	d := c.direct
 	if own, ok := c.oa.HTTPClient.(*http.Client); !ok || own != c.own {
 		d = nil

@@ -24,9 +24,10 @@ type Request struct {
 	Inputs    []string
 	InputIDs  [][]int
 	InputList bool
-	// MaxTokens is sent as max_tokens (or the field Options names); 0 leaves it to the
-	// server. When it is above 0 the answer must hold content, and a finish_reason "length"
-	// short of it is ErrShort.
+	// MaxTokens is sent as max_tokens (or the field Options names on chat and completions;
+	// max_output_tokens on the Responses API; never on embeddings); 0 leaves it to the
+	// server. When it is above 0 the answer must hold content, and an answer that ended at
+	// its cap short of it is ErrShort.
 	MaxTokens int
 	// ID, when non-empty, is sent as the X-Request-Id header: servers and gateways log it, so
 	// their logs join the result rows. A value with control bytes fails as ErrClient.

@@ -35,6 +35,9 @@ func (st *streamState) typedLine(l []byte, now int64, r *Response) {
 		st.badFrame(l)
 		return
 	}
+	if !e.typ.of(st.api) {
+		e.typ = evOther // another API's event says nothing here
+	}
 	if e.isError() || st.errEvent {
 		if !st.errFrame {
 			st.typedError(&e, p)

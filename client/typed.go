@@ -47,6 +47,18 @@ const (
 	evMessageStop         // message_stop
 )
 
+// of reports whether the event type is api's: the Responses API's response.* events, the
+// Messages API's message_* and content_block_* ones; error is both's.
+func (t evType) of(api apiKind) bool {
+	switch {
+	case t == evOther || t == evError:
+		return true
+	case t <= evFailed:
+		return api == kindResponses
+	}
+	return api == kindMessages
+}
+
 // evTypeOf maps an event's type to its evType.
 func evTypeOf(b []byte) evType {
 	switch string(b) {
@@ -143,7 +155,8 @@ func parseEvent(b []byte) (e event, ok bool) {
 	e = event{usage: noTokens, err: noError, top: noError}
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(&c)) {
-		case "type":
+		case "type": // the last one counts, as in a map decode
+			e.typ = evOther
 			if raw, esc, ok := stringOrSkip(&c); ok {
 				e.typ = evTypeOf(c.Unquote(raw, esc))
 			}

@@ -31,12 +31,12 @@ func writeSSE(w http.ResponseWriter, body string) {
 // response.output_text.done, response.completed), ids and texts shortened; the usage counts,
 // all 0 in the reference's example, are made real.
 const (
-	responsesCreated = `{"type":"response.created","response":{"id":"resp_123","object":"response","created_at":1741487325,"status":"in_progress","error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-2024-08-06","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":null,"user":null,"metadata":{}},"sequence_number":0}`
-	responsesItemAdded   = `{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_123","status":"in_progress","type":"message","role":"assistant","content":[]},"sequence_number":1}`
-	responsesPartAdded   = `{"type":"response.content_part.added","item_id":"msg_123","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]},"sequence_number":2}`
-	responsesDelta       = `{"type":"response.output_text.delta","item_id":"msg_123","output_index":0,"content_index":0,"delta":"In","sequence_number":3}`
-	responsesTextDone    = `{"type":"response.output_text.done","item_id":"msg_123","output_index":0,"content_index":0,"text":"In a shimmering forest","sequence_number":4}`
-	responsesCompleted   = `{"type":"response.completed","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"completed","error":null,"incomplete_details":null,"input":[],"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[{"id":"msg_123","type":"message","role":"assistant","content":[{"type":"output_text","text":"In a shimmering forest","annotations":[]}]}],"previous_response_id":null,"reasoning_effort":null,"store":false,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":16},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":39},"user":null,"metadata":{}},"sequence_number":5}`
+	responsesCreated   = `{"type":"response.created","response":{"id":"resp_123","object":"response","created_at":1741487325,"status":"in_progress","error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-2024-08-06","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":null,"user":null,"metadata":{}},"sequence_number":0}`
+	responsesItemAdded = `{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_123","status":"in_progress","type":"message","role":"assistant","content":[]},"sequence_number":1}`
+	responsesPartAdded = `{"type":"response.content_part.added","item_id":"msg_123","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]},"sequence_number":2}`
+	responsesDelta     = `{"type":"response.output_text.delta","item_id":"msg_123","output_index":0,"content_index":0,"delta":"In","sequence_number":3}`
+	responsesTextDone  = `{"type":"response.output_text.done","item_id":"msg_123","output_index":0,"content_index":0,"text":"In a shimmering forest","sequence_number":4}`
+	responsesCompleted = `{"type":"response.completed","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"completed","error":null,"incomplete_details":null,"input":[],"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[{"id":"msg_123","type":"message","role":"assistant","content":[{"type":"output_text","text":"In a shimmering forest","annotations":[]}]}],"previous_response_id":null,"reasoning_effort":null,"store":false,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":16},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":39},"user":null,"metadata":{}},"sequence_number":5}`
 	// response.incomplete and response.failed and the error event, from the same reference
 	// (its incomplete example writes the reason "max_tokens").
 	responsesIncomplete = `{"type":"response.incomplete","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"incomplete","error":null,"incomplete_details":{"reason":"max_tokens"},"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[],"previous_response_id":null,"reasoning_effort":null,"store":false,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":{"input_tokens":36,"output_tokens":%d,"total_tokens":39},"user":null,"metadata":{}},"sequence_number":5}`
@@ -126,3 +126,21 @@ func embeddingsList(n int) string {
 	}
 	return `{"object":"list","data":[` + strings.Join(data, ",") + `],"model":"text-embedding-ada-002","usage":{"prompt_tokens":8,"total_tokens":8}}`
 }
+
+// Whole streams as the engines write them: llama.cpp's /v1/responses (event lines, no
+// sequence numbers, usage without details, no [DONE]:
+// ggml-org/llama.cpp@00efb3e184262872916bf136b3df63c1822a19bd tools/server/server-task.cpp,
+// to_json_oaicompat_resp and to_json_oaicompat_resp_stream) and vLLM's /v1/messages (usage
+// with input_tokens in message_delta, a [DONE] after message_stop:
+// vllm-project/vllm@82df3f491008e46124f7afb5008c789dc7432515 vllm/entrypoints/anthropic/serving.py).
+const (
+	llamaResponsesStream = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\"}}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"delta\":\"Hi\"}\n\n" +
+		"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1,\"status\":\"completed\",\"model\":\"m\",\"output\":[],\"usage\":{\"input_tokens\":9,\"output_tokens\":1,\"total_tokens\":10}}}\n\n"
+	vllmMessagesStream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"chatcmpl-1\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":7,\"output_tokens\":0}}}\n\n" +
+		"event: content_block_start\ndata: {\"index\":0,\"type\":\"content_block_start\",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"index\":0,\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"index\":0,\"type\":\"content_block_stop\"}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\ndata: [DONE]\n\n"
+)
