@@ -1,27 +1,47 @@
 package requestlog
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
 )
 
-// FuzzParseLine: no line makes the parser panic, and an accepted line has a request and a way
-// to know its output length. Seeds: testdata/fuzz/FuzzParseLine.
+// FuzzParseLine: no line makes the parser (and the reading of the body's text after it:
+// tools, formats, carried fields, tool inputs' order) panic, an accepted line has a request
+// and a way to know its output length, and carried fields are JSON. Seeds: the five APIs'
+// shapes here and testdata/fuzz/FuzzParseLine.
 func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"timestamp":"2026-01-01T00:00:00Z","request":{"messages":[{"role":"user","content":"hi"}]},"response":{"usage":{"completion_tokens":3}}}`))
 	f.Add([]byte(`{"timestamp":5,"status":499,"duration_ms":12.5,"request":{"stream":false,"temperature":0.2,"stop":"x","n":2,"tools":[{"type":"function","function":{"name":"f"}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"ok"}]}}`))
 	f.Add([]byte(`{"timestamp":5,"cancelled":true,"end_timestamp":6,"request":{"prompt":"x","logprobs":2,"response_format":{"type":"json_object"}},"response":{"choices":[{"text":"a"},{"text":"b"}]}}`))
+	f.Add([]byte(`{"timestamp":1,"path":"/v1/responses","request":{"instructions":"be brief","previous_response_id":"r0","input":[{"type":"reasoning","summary":[{"type":"summary_text","text":"t"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}],"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],"text":{"format":{"type":"json_schema","name":"x","schema":{"type":"object"}}},"reasoning":{"effort":"low"}},"response":{"id":"r1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"message","content":[{"type":"output_text","text":"hi"}]}],"usage":{"input_tokens":5,"output_tokens":1}}}`))
+	f.Add([]byte(`{"timestamp":1,"request":{"system":[{"type":"text","text":"s"}],"max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"u","name":"f","input":{"b":1,"a":2}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"u","content":[{"type":"text","text":"r"}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}],"metadata":{"user_id":"x"}},"response":{"type":"message","content":[{"type":"text","text":"a"}],"stop_reason":"max_tokens","usage":{"input_tokens":1,"cache_read_input_tokens":2,"output_tokens":1}}}`))
+	f.Add([]byte(`{"timestamp":1,"request":{"input":[[1,2],[3]],"dimensions":8,"user":"u"},"response":{"object":"list","usage":{"prompt_tokens":3}}}`))
 	m, err := buildMapping(map[string]string{"session_id": "request.metadata.session"})
 	if err != nil {
 		f.Fatal(err)
 	}
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		f.Fatal(err)
+	}
+	red := newRedactor(tok)
+	h, _ := newBlockHasher(testKey)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, unit := range []time.Duration{time.Second, time.Nanosecond} {
 			e, err := parseLine(data, m, unit)
 			if err != nil {
 				continue
+			}
+			for _, keep := range []bool{false, true} {
+				c := e
+				if err := rawOptions(data, m["request"], "request", &c, red, keep, h.pseudonym); err == nil && c.opts.Fields != nil && !json.Valid(c.opts.Fields) {
+					t.Fatalf("fields %s are not JSON", c.opts.Fields)
+				}
 			}
 			if !e.chat && e.promptIDs == nil && e.messages != nil {
 				t.Fatalf("completion with messages: %+v", e)

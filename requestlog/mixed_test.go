@@ -384,3 +384,23 @@ func TestAPIPathMapped(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningCounted: an assistant turn's thinking reaches the template as
+// reasoning_content, which Qwen3's renders in the turns after the last user query: two
+// Anthropic tool loops that differ only in their thinking have different counts (the prompt
+// cache tells them apart), and a longer thought more tokens.
+func TestReasoningCounted(t *testing.T) {
+	m := loadModel(t, "qwen3")
+	line := func(thought string) string {
+		return `{"timestamp":1,"path":"/v1/messages","request":{"max_tokens":9,"messages":[{"role":"user","content":"Time in Lisbon?"},` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"` + thought + `","signature":"s"},{"type":"tool_use","id":"t1","name":"now","input":{"tz":"Europe/Lisbon"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"10:00"}]}]},"response":{"content":[{"type":"text","text":"10:00"}]}}` + "\n"
+	}
+	reqs, _, err := readWith(t, m, line("I should ask the clock.")+line("I should ask the clock tool, which knows every timezone there is."), Options{})
+	if err != nil || len(reqs) != 2 {
+		t.Fatalf("%d records: %v", len(reqs), err)
+	}
+	if reqs[1].PromptTokens <= reqs[0].PromptTokens {
+		t.Errorf("prompt tokens %d with the longer thought, %d with the shorter", reqs[1].PromptTokens, reqs[0].PromptTokens)
+	}
+}

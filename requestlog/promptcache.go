@@ -39,7 +39,7 @@ func newPromptCache(limit int) *promptCache {
 // messagesKey appends the request's tools and msgs to buf unambiguously, every part
 // length-prefixed, and to ends the key's length after each message: buf[:ends[i]] is the key
 // of msgs[:i+1] with the same tools. A message's part is everything a template renders of it:
-// role, content, name, tool_call_id and its tool calls.
+// role, content, name, tool_call_id, reasoning and its tool calls.
 func messagesKey(buf []byte, ends []int, tools []byte, msgs []chat.Message) ([]byte, []int) {
 	buf = appendPart(buf, string(tools))
 	for _, m := range msgs {
@@ -47,6 +47,7 @@ func messagesKey(buf []byte, ends []int, tools []byte, msgs []chat.Message) ([]b
 		buf = appendPart(buf, m.Content)
 		buf = appendPart(buf, m.Name)
 		buf = appendPart(buf, m.ToolCallID)
+		buf = appendPart(buf, m.Reasoning)
 		buf = binary.AppendUvarint(buf, uint64(len(m.ToolCalls)))
 		for _, c := range m.ToolCalls {
 			buf = appendPart(buf, c.ID)
