@@ -29,11 +29,14 @@ type Options struct {
 	// Stream false asks for one JSON answer instead of an SSE stream; nil streams.
 	Stream *bool
 	// Sampling.
-	Temperature      *float64
-	TopP             *float64
-	N                int // 0: not sent
-	Seed             *int64
-	Stop             []string
+	Temperature *float64
+	TopP        *float64
+	N           int // 0: not sent
+	Seed        *int64
+	Stop        []string
+	// StopString sends a single Stop as a JSON string, not a list of one, on chat and
+	// completions: the log had it so (both forms are the OpenAI API's).
+	StopString       bool
 	PresencePenalty  *float64
 	FrequencyPenalty *float64
 	// Logprobs and TopLogprobs are chat's. On completions, whose logprobs is a count,
@@ -76,7 +79,7 @@ func (o *Options) applyChat(r *openai.ChatCompletionRequest) {
 	if o == nil {
 		return
 	}
-	r.N, r.Stop, r.Seed = o.N, o.Stop, intPtr(o.Seed)
+	r.N, r.Stop, r.Seed = o.N, o.listStop(), intPtr(o.Seed)
 	if o.Logprobs != nil && *o.Logprobs {
 		r.LogProbs = true
 	}
@@ -94,10 +97,18 @@ func (o *Options) applyCompletions(r *openai.CompletionRequest) {
 	if o == nil {
 		return
 	}
-	r.N, r.Stop, r.Seed = o.N, o.Stop, intPtr(o.Seed)
+	r.N, r.Stop, r.Seed = o.N, o.listStop(), intPtr(o.Seed)
 	if o.MaxTokensField == MaxCompletionTokens {
 		r.MaxTokens = 0 // sent raw (rawFields): go-openai's completions request has no such field
 	}
+}
+
+// listStop is Stop for go-openai's list field: nil when it goes as one string (rawFields).
+func (o *Options) listStop() []string {
+	if o.StopString && len(o.Stop) == 1 {
+		return nil
+	}
+	return o.Stop
 }
 
 // intPtr converts a seed for go-openai, which holds it as *int.
@@ -121,6 +132,13 @@ func (o *Options) rawFields(chatAPI bool, maxTokens int) ([]byte, error) {
 		floatOpt{"presence_penalty", o.PresencePenalty}, floatOpt{"frequency_penalty", o.FrequencyPenalty})
 	if err != nil {
 		return nil, err
+	}
+	if o.StopString && len(o.Stop) == 1 {
+		v, err := marshal(o.Stop[0])
+		if err != nil {
+			return nil, fmt.Errorf("client: option stop: %w", err)
+		}
+		b = appendRaw(b, "stop", v)
 	}
 	b = o.rawLogprobs(b, chatAPI)
 	if !chatAPI && o.MaxTokensField == MaxCompletionTokens && maxTokens > 0 {

@@ -110,6 +110,7 @@ func (f *optionReader) chatOptions(o *trace.Options, isChat bool, b *bodyOptions
 		o.N = int(*n)
 	}
 	o.Stop = f.stop("stop")
+	_, o.StopString = f.req["stop"].(string)
 	f.logprobs(o, isChat)
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
 		if f.req[k] != nil {

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/llm-replay/replay/client"
 )
@@ -24,4 +27,28 @@ func (s *engineState) capAsMaxTokens(p *plan, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "replay: %s reads max_tokens, not max_completion_tokens: the %d logged requests capped with max_completion_tokens are sent with max_tokens\n", s.choice.Engine.Label(), n)
 	}
 	return n > 0
+}
+
+// unforcedAPIs are the APIs of this run's requests whose engine drops the forcing fields there
+// (engine.ForcesOn), said once each with how many requests go unforced: their output length
+// is the engine's, and fidelity counts them as unforced rather than miss their length.
+func (s *engineState) unforcedAPIs(p *plan, def string, stderr io.Writer) map[string]bool {
+	if s == nil || !s.info.Forced {
+		return nil
+	}
+	n := map[string]int{}
+	for i := range p.reqs {
+		if a := cmp.Or(string(p.reqs[i].API), recordAPI(p.reqs[i].Record, def)); !s.choice.Engine.ForcesOn(a) {
+			n[a]++
+		}
+	}
+	if len(n) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, a := range slices.Sorted(maps.Keys(n)) {
+		out[a] = true
+		fmt.Fprintf(stderr, "replay: %s drops the forcing fields on its %s API: its %d requests there are sent unforced, their output lengths the engine's\n", s.choice.Engine.Label(), a, n[a])
+	}
+	return out
 }

@@ -131,7 +131,8 @@ func (l *leg) open(x *execution) error {
 	l.sk = newSink(append(outs, x.prog)...)
 	l.s = &sender{client: l.tg.client, sendIDs: cfg.SendIDs, api: cfg.Client.API,
 		keepPrompts: cfg.KeepPrompts, label: l.tg.label, sink: l.sk, retries: cfg.Retries,
-		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, cfg.Stderr)}
+		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, cfg.Stderr),
+		unforcedAPIs: l.tg.eng.unforcedAPIs(p, cfg.Client.API, cfg.Stderr)}
 	return nil
 }
 

@@ -74,7 +74,7 @@ func clientOptions(o *trace.Options) *client.Options {
 		return nil
 	}
 	return &client.Options{
-		Stream: o.Stream, Temperature: o.Temperature, TopP: o.TopP, N: o.N, Seed: o.Seed, Stop: o.Stop,
+		Stream: o.Stream, Temperature: o.Temperature, TopP: o.TopP, N: o.N, Seed: o.Seed, Stop: o.Stop, StopString: o.StopString,
 		PresencePenalty: o.PresencePenalty, FrequencyPenalty: o.FrequencyPenalty,
 		Logprobs: o.Logprobs, TopLogprobs: o.TopLogprobs, MaxTokensField: o.MaxTokensField,
 		Tools: o.Tools, ToolChoice: o.ToolChoice, ResponseFormat: o.ResponseFormat,

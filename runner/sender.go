@@ -32,6 +32,9 @@ type sender struct {
 	// capAsMaxTokens sends a logged max_completion_tokens cap as max_tokens, for an engine
 	// that reads only the older name (engine.ReadsMaxCompletionTokens).
 	capAsMaxTokens bool
+	// unforcedAPIs are the APIs whose requests go without the forcing fields, which the
+	// engine drops there (engine.ForcesOn).
+	unforcedAPIs map[string]bool
 	// pre holds bodies encoded ahead of their sends (prebuild.go); nil encodes each at its send.
 	pre *prebuilder
 	// stream, when set, builds the measured requests as the run goes (stream_plan.go): an
@@ -126,8 +129,8 @@ func (s *sender) request(r *synth.Request) client.Request {
 		creq.Unforced = !o.Forced()
 		creq.MaxTokens = o.CapPerChoice(r.MaxTokens)
 	}
-	if r.API == synth.APIEmbeddings {
-		creq.Unforced = true // no output to force: ignore_eos or min_tokens mean nothing here
+	if r.API == synth.APIEmbeddings || s.unforcedAPIs[string(r.API)] {
+		creq.Unforced = true // no output to force, or an API whose engine drops the forcing fields
 	}
 	return creq
 }
@@ -165,8 +168,11 @@ func (s *sender) sentAs(row *results.Row, r *synth.Request) {
 	case s.verbatim:
 		row.TargetOutputTokens = int32(r.Record.OutputTokens)
 	case s.logged:
-		row.Unforced = !o.Forced() || r.API == synth.APIEmbeddings
+		row.Unforced = !o.Forced()
 		row.TargetOutputTokens = int32(o.CapPerChoice(r.MaxTokens) * o.Choices())
+	}
+	if !s.verbatim && (r.API == synth.APIEmbeddings || s.unforcedAPIs[string(r.API)]) {
+		row.Unforced = true
 	}
 }
 

@@ -24,11 +24,13 @@ type Options struct {
 	IncludeUsage *bool `json:"include_usage,omitempty"`
 	// Sampling, as sent. With N > 1 the record's OutputTokens counts every choice, as usage
 	// does. A completions request's logprobs: k is Logprobs true and TopLogprobs k.
-	Temperature      *float64 `json:"temperature,omitempty"`
-	TopP             *float64 `json:"top_p,omitempty"`
-	N                int      `json:"n,omitempty"`
-	Seed             *int64   `json:"seed,omitempty"`
-	Stop             []string `json:"stop,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	N           int      `json:"n,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
+	// StopString says the body's stop was one string, not a list (both are the API's).
+	StopString       bool     `json:"stop_string,omitempty"`
 	PresencePenalty  *float64 `json:"presence_penalty,omitempty"`
 	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty"`
 	Logprobs         *bool    `json:"logprobs,omitempty"`
