@@ -102,6 +102,16 @@ start_llama() {
   printf -v "${var}_LOG" %s "$log"
 }
 
+# replay_template: chat.DefaultTemplate, replay's own chat template for a tokenizer folder
+# without one (the Mistral folder here), written inside the chroot for --chat-template-file;
+# prints its path there.
+replay_template() {
+  mkdir -p "$LLAMA_ROOT/e2e-templates"
+  printf '%s' "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ ' ' + message['content'] + eos_token }}{% else %}{{ raise_exception('only user and assistant roles are supported') }}{% endif %}{% endfor %}" \
+    >"$LLAMA_ROOT/e2e-templates/replay.jinja"
+  echo /e2e-templates/replay.jinja
+}
+
 mkdir -p "$LLAMA_ROOT/slots"
 start_llama LLAMA --metrics -np 4 -c 8192 -t 1 --slot-save-path /slots --cache-ram 0
 MODEL=$(curl -sf "$LLAMA_URL/v1/models" | jq -r '.data[0].id')

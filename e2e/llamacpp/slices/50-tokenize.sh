@@ -4,12 +4,10 @@
 # while replay renders chat.DefaultTemplate (the Mistral tokenizer folder has none): the two
 # differ by the templates' tokens (about 20 a prompt), which is what this check is there to
 # catch. So the chat run goes to a second server given replay's template (chat/template.go's
-# DefaultTemplate, written out here), a file inside the chroot as llama-server must read it.
+# DefaultTemplate, e2e.sh's replay_template), a file inside the chroot as llama-server must read it.
 d=$work/tokenize
-mkdir -p "$d" "$LLAMA_ROOT/tokenize-e2e"
-printf '%s' "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ ' ' + message['content'] + eos_token }}{% else %}{{ raise_exception('only user and assistant roles are supported') }}{% endif %}{% endfor %}" \
-  >"$LLAMA_ROOT/tokenize-e2e/mistral.jinja"
-start_llama TOKCHAT --jinja --chat-template-file /tokenize-e2e/mistral.jinja
+mkdir -p "$d"
+start_llama TOKCHAT --jinja --chat-template-file "$(replay_template)"
 "$replay" gen --out "$d/trace.jsonl" --shape chat --duration 20s --rate 1 --seed 50 >"$d/gen.log" 2>&1 ||
   { cat "$d/gen.log" >&2; fail "replay gen exited non-zero"; }
 for api in completions chat; do
