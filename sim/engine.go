@@ -18,6 +18,9 @@ var errEngineClosed = errors.New("simulated engine stopped")
 type stream struct {
 	tokens atomic.Int64
 	cached atomic.Int64
+	// done is set once the sequence has finished: what a prefill-only sequence, which counts
+	// no tokens, is waited for by.
+	done   atomic.Bool
 	err    atomic.Pointer[error]
 	notify chan struct{}
 }
@@ -49,10 +52,13 @@ func newEngine(cfg *Config) *engine {
 		if s.out == nil {
 			return
 		}
-		if tokens == 1 {
+		if tokens <= 1 { // the first event: the first token, or a prefill-only sequence's end
 			s.out.cached.Store(int64(s.cached))
 		}
 		s.out.tokens.Store(int64(tokens))
+		if s.state == seqFinished {
+			s.out.done.Store(true)
+		}
 		s.out.poke()
 	})
 	return e
