@@ -84,23 +84,21 @@ func (s *Server) embeddingPrompts(req *embeddingsRequest) ([]prompt, int, error)
 	return prompts, total, nil
 }
 
-// prefill runs each prompt through the engine as a prefill-only sequence and waits until all
-// are done. It reports whether they were; when not, the request has been answered (or its
+// prefill runs each prompt through the engine as a prefill-only sequence, all queued at once,
+// and waits until all are done. It reports whether they were; when not, the request has been answered (or its
 // client is gone) and every sequence still inside the engine has left it.
 func (s *Server) prefill(w http.ResponseWriter, r *http.Request, prompts []prompt) bool {
-	seqs := make([]*seq, 0, len(prompts))
+	seqs := make([]*seq, len(prompts))
+	for i, p := range prompts {
+		seqs[i] = &seq{prompt: p, out: newStream()}
+	}
+	if !s.submitted(w, openAIErrors, s.eng.submitAll(seqs), 1) {
+		return false
+	}
 	cancelAll := func() {
 		for _, sq := range seqs {
 			s.eng.cancel(sq)
 		}
-	}
-	for _, p := range prompts {
-		sq := &seq{prompt: p, out: newStream()}
-		if !s.submitted(w, openAIErrors, s.eng.submit(sq), 1) {
-			cancelAll()
-			return false
-		}
-		seqs = append(seqs, sq)
 	}
 	for _, sq := range seqs {
 		for !sq.out.done.Load() {

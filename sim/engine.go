@@ -76,9 +76,30 @@ const (
 )
 
 // submit queues a sequence.
-func (e *engine) submit(s *seq) submitResult {
+func (e *engine) submit(s *seq) submitResult { return e.submitAll([]*seq{s}) }
+
+// submitAll queues sequences at one instant, so that one step can see them all (the inputs of
+// one embeddings request), or none of them when one cannot be queued.
+func (e *engine) submitAll(seqs []*seq) submitResult {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for i, s := range seqs {
+		if res := e.queue(s); res != submitted {
+			for _, q := range seqs[:i] {
+				e.core.cancel(q)
+			}
+			return res
+		}
+	}
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	return submitted
+}
+
+// queue queues one sequence; e.mu is held.
+func (e *engine) queue(s *seq) submitResult {
 	if e.stopped {
 		return engineStopped
 	}
@@ -96,10 +117,6 @@ func (e *engine) submit(s *seq) submitResult {
 	s.id = e.next
 	if !e.core.add(s) {
 		return queueFull
-	}
-	select {
-	case e.wake <- struct{}{}:
-	default:
 	}
 	return submitted
 }

@@ -49,7 +49,8 @@ type responsesEcho struct {
 // ignore_eos force it as for chat; a non-empty tools list (unless tool_choice is "none") or a
 // text.format of json_object or json_schema constrains decoding, and tool_choice "required" or
 // naming a function, or a json_schema format, gets a JSON answer as chat's does. Errors name the
-// field at fault; unknown fields are ignored.
+// field at fault; unknown fields are ignored, previous_response_id among them (the simulator
+// keeps no responses: a replay sends a chain's whole input).
 func parseResponsesRequest(body []byte, defaultMaxTokens int) (Request, error) {
 	var w wireResponses
 	if err := json.Unmarshal(body, &w); err != nil {

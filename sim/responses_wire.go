@@ -263,12 +263,13 @@ func (r *responsesAnswer) appendEcho(b []byte) []byte {
 	return appendOptFloat(b, e.topP)
 }
 
-// appendResponsesUsage appends a response's usage: input tokens with the cached part of them,
-// output tokens (no reasoning: the simulator models none), their total.
+// appendResponsesUsage appends a response's usage: input tokens with the cached part of them
+// (and no cache writes: the prefix cache is automatic), output tokens (no reasoning: the
+// simulator models none), their total.
 func appendResponsesUsage(b []byte, u usage) []byte {
 	b = append(b, `{"input_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.prompt), 10)
-	b = append(b, `,"input_tokens_details":{"cached_tokens":`...)
+	b = append(b, `,"input_tokens_details":{"cache_write_tokens":0,"cached_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.cached), 10)
 	b = append(b, `},"output_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.completion), 10)
