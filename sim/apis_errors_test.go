@@ -40,6 +40,7 @@ func TestAPIBadRequests(t *testing.T) {
 		{"/v1/responses", `{"input":[{"type":"function_call","arguments":{}}]}`, `"input[0]"`},
 		{"/v1/responses", `{"input":"x","max_output_tokens":0}`, `"max_output_tokens"`},
 		{"/v1/responses", `{"input":"x","max_output_tokens":2,"min_tokens":3}`, `"min_tokens"`},
+		{"/v1/responses", `{"input":"x","max_output_tokens":300000}`, `max_output_tokens (300000) exceeds the maximum context length`},
 		{"/v1/responses", `{"input":"x","temperature":-1}`, `"temperature"`},
 		{"/v1/responses", `{"input":"x","text":{"format":{"type":"xml"}}}`, `"text.format.type"`},
 		{"/v1/responses", `{"input":"x","tool_choice":"sometimes"}`, `"tool_choice"`},

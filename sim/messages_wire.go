@@ -15,11 +15,16 @@ import (
 // tool_use for a whole call, end_turn otherwise; stop_sequence is null, as stop sequences are
 // never matched.
 //
-// Usage follows Anthropic's split: input_tokens counts only the prompt tokens computed for this
-// request, cache_read_input_tokens those served from the prefix cache (the total input is their
-// sum, with cache_creation_input_tokens, which is 0: the simulator's cache is automatic, as
-// vLLM's is, with no paid cache writes), the same split llama.cpp's server reports. Chat and
-// the Responses API count the cached tokens inside their prompt tokens instead.
+// Usage follows Anthropic's split (usage.py: "Total input tokens in a request is the summation
+// of input_tokens, cache_creation_input_tokens, and cache_read_input_tokens"): input_tokens
+// counts only the prompt tokens computed for this request, cache_read_input_tokens those
+// served from the prefix cache, cache_creation_input_tokens is 0 (the simulator's cache is
+// automatic, as vLLM's is, with no cache writes to bill). vLLM's endpoint (serving.py above)
+// and llama.cpp's (ggml-org/llama.cpp@00efb3e184262872916bf136b3df63c1822a19bd:
+// tools/server/server-task.cpp to_json_anthropic) give every prompt token as input_tokens and
+// no cache fields; a client summing the three as Anthropic documents reads the same prompt
+// from all of them. Chat and the Responses API count the cached tokens inside their prompt
+// tokens instead.
 //
 // A stream is SSE with an `event:` line naming each event's type. message_start (the message
 // with no content, stop_reason null, usage with the input and output_tokens 1),

@@ -231,3 +231,41 @@ func TestResponsesJSONSchema(t *testing.T) {
 		t.Errorf("text %q: %v", text, err)
 	}
 }
+
+// TestForcedLengths: min_tokens and ignore_eos force a JSON answer's length on the new APIs as
+// on chat (padded with " " tokens, which JSON allows after a value), and the cap ends it as
+// max_output_tokens or max_tokens.
+func TestForcedLengths(t *testing.T) {
+	_, url := startServer(t, fastConfig())
+	format := map[string]any{"format": map[string]string{"type": "json_object"}}
+	schema := map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object"}}}
+	user := []map[string]any{{"role": "user", "content": "x"}}
+	cases := []struct {
+		path   string
+		body   map[string]any
+		output int
+		end    string
+	}{
+		{"/v1/responses", map[string]any{"input": "x", "text": format, "max_output_tokens": 9}, 1, "completed"},
+		{"/v1/responses", map[string]any{"input": "x", "text": format, "max_output_tokens": 9, "min_tokens": 5}, 5, "completed"},
+		{"/v1/responses", map[string]any{"input": "x", "text": format, "max_output_tokens": 9, "ignore_eos": true}, 9, "incomplete"},
+		{"/v1/messages", map[string]any{"messages": user, "output_config": schema, "max_tokens": 9}, 1, "end_turn"},
+		{"/v1/messages", map[string]any{"messages": user, "output_config": schema, "max_tokens": 9, "min_tokens": 4}, 4, "end_turn"},
+		{"/v1/messages", map[string]any{"messages": user, "output_config": schema, "max_tokens": 9, "ignore_eos": true}, 9, "max_tokens"},
+	}
+	for _, tc := range cases {
+		o := decodeObject(t, postEvents(t, url, tc.path, tc.body).body)
+		var output int
+		var end, text string
+		if tc.path == "/v1/responses" {
+			output, end = o.obj("usage").num("output_tokens"), o.str("status")
+			text = o.list("output")[0].list("content")[0].str("text")
+		} else {
+			output, end = o.obj("usage").num("output_tokens"), o.str("stop_reason")
+			text = o.list("content")[0].str("text")
+		}
+		if output != tc.output || end != tc.end || !json.Valid([]byte(text)) {
+			t.Errorf("%s %v: %d output tokens, %q, text %q; want %d and %q", tc.path, tc.body, output, end, text, tc.output, tc.end)
+		}
+	}
+}

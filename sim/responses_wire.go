@@ -18,7 +18,10 @@ import "strconv"
 // tokens); after the last response.output_text.done, response.content_part.done,
 // response.output_item.done and response.completed (or response.incomplete) with the whole
 // response and its usage. A function call streams response.function_call_arguments.delta and
-// .done instead of the text and part events. No [DONE] follows: the API has none.
+// .done instead of the text and part events. No [DONE] follows: the API has none. (llama.cpp's
+// server streams these events without sequence_number: ggml-org/llama.cpp@
+// 00efb3e184262872916bf136b3df63c1822a19bd: tools/server/server-task.cpp
+// to_json_oaicompat_resp_stream.)
 type responsesAnswer struct {
 	*answer
 	echo *responsesEcho
