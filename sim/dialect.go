@@ -6,35 +6,54 @@ package sim
 type dialect struct {
 	// parse decodes a body; defaultMaxTokens applies when the body gives no cap.
 	parse func(body []byte, defaultMaxTokens int) (Request, error)
-	// answer makes the answer to r with the given id, timestamp and model, framed for the API.
-	answer func(r *Request, id uint64, created int64, model string) *answer
+	// framing is the answer's wire shape.
+	framing framingKind
 	// capField names the output cap in errors.
 	capField string
 	errs     errorShape
 }
 
+// framingKind names an API's answer framing.
+type framingKind uint8
+
+const (
+	chatFraming framingKind = iota
+	completionsFraming
+	responsesFraming
+	messagesFraming
+)
+
 // The dialects of the generating routes.
 var (
 	chatDialect = dialect{
 		parse:    func(b []byte, d int) (Request, error) { return ParseRequest(b, true, d) },
-		answer:   completionsAnswer(true),
+		framing:  chatFraming,
 		capField: "max_tokens",
 	}
 	completionsDialect = dialect{
 		parse:    func(b []byte, d int) (Request, error) { return ParseRequest(b, false, d) },
-		answer:   completionsAnswer(false),
+		framing:  completionsFraming,
 		capField: "max_tokens",
 	}
-	responsesDialect = dialect{parse: parseResponsesRequest, answer: newResponsesAnswer, capField: "max_output_tokens"}
-	messagesDialect  = dialect{parse: parseMessagesRequest, answer: newMessagesAnswer, capField: "max_tokens", errs: anthropicErrors}
+	responsesDialect = dialect{parse: parseResponsesRequest, framing: responsesFraming, capField: "max_output_tokens"}
+	messagesDialect  = dialect{parse: parseMessagesRequest, framing: messagesFraming, capField: "max_tokens", errs: anthropicErrors}
 )
 
-// completionsAnswer makes chat (or completions) answers, which end with a usage chunk when
-// stream_options asks for it.
-func completionsAnswer(chat bool) func(*Request, uint64, int64, string) *answer {
-	return func(r *Request, id uint64, created int64, model string) *answer {
-		a := newAnswer(chat, id, created, model)
+// answer makes the answer to r with the given id, timestamp and model, framed for the API, its
+// errors in the API's shape. A switch of direct calls rather than a function value, so that r
+// stays on the handler's stack.
+func (d *dialect) answer(r *Request, id uint64, created int64, model string) *answer {
+	var a *answer
+	switch d.framing {
+	case responsesFraming:
+		a = newResponsesAnswer(r.echo, id, created, model)
+	case messagesFraming:
+		a = newMessagesAnswer(id, created, model)
+	default:
+		// Chat and completions end a stream with a usage chunk when stream_options asks.
+		a = newAnswer(d.framing == chatFraming, id, created, model)
 		a.includeUsage = r.IncludeUsage
-		return a
 	}
+	a.errs = d.errs
+	return a
 }

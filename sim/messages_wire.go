@@ -38,7 +38,7 @@ import (
 type messagesAnswer struct{ *answer }
 
 // newMessagesAnswer is an answer framed for the Messages API.
-func newMessagesAnswer(_ *Request, id uint64, created int64, model string) *answer {
+func newMessagesAnswer(id uint64, created int64, model string) *answer {
 	a := &answer{id: id, created: created, model: model, out: output{finish: "length"}}
 	a.fr = messagesAnswer{a}
 	return a

@@ -29,10 +29,9 @@ type responsesAnswer struct {
 	seq int
 }
 
-// newResponsesAnswer is r's answer framed for the Responses API.
-func newResponsesAnswer(r *Request, id uint64, created int64, model string) *answer {
+// newResponsesAnswer is an answer framed for the Responses API, repeating echo of its request.
+func newResponsesAnswer(echo *responsesEcho, id uint64, created int64, model string) *answer {
 	a := &answer{id: id, created: created, model: model, out: output{finish: "length"}}
-	echo := r.echo
 	if echo == nil {
 		echo = &responsesEcho{}
 	}

@@ -174,7 +174,6 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 	}
 	a := d.answer(&req, n, time.Now().Unix(), model)
 	a.out = newOutput(s.cfg.Counter, &req)
-	a.errs = d.errs
 	if s.cfg.ZeroCost {
 		s.serveZeroCost(w, r, &req, p, a, f)
 		return
