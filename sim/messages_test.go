@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // checkMessage holds a whole message to the published shapes and returns its one block.
@@ -62,19 +63,22 @@ func TestMessagesNonStreamed(t *testing.T) {
 // by their `event:` lines, one text_delta per token; message_delta ends it with stop_reason
 // and the whole usage.
 func TestMessagesStream(t *testing.T) {
-	for _, zero := range []bool{false, true} {
+	for _, mode := range []string{"engine", "zero-cost", "paced"} {
 		cfg := fastConfig()
-		cfg.ZeroCost = zero
+		cfg.ZeroCost = mode != "engine"
+		if mode == "paced" {
+			cfg.TokenDelay = time.Millisecond
+		}
 		_, url := startServer(t, cfg)
 		res := postEvents(t, url, "/v1/messages", map[string]any{"max_tokens": 5, "stream": true,
 			"messages": []map[string]any{{"role": "user", "content": "hi"}}})
 		res.ok(t)
 		if got, want := collapse(res.names()), eventOrder(anthropicTextStream); !slices.Equal(got, want) {
-			t.Fatalf("zero=%v: events %v, want the fixture's %v", zero, got, want)
+			t.Fatalf("%s: events %v, want the fixture's %v", mode, got, want)
 		}
 		text := checkMessagesEvents(t, res, "max_tokens", 5)
 		if text != strings.Repeat(fillerToken, 5) {
-			t.Errorf("zero=%v: text %q", zero, text)
+			t.Errorf("%s: text %q", mode, text)
 		}
 	}
 }

@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// Request is a parsed chat or completions request body, reduced to what the simulator uses.
+// Request is a parsed request body, reduced to what the simulator uses: a chat or completions
+// body, or a Responses or Messages API body as the chat request of the same conversation.
 type Request struct {
-	// Chat is true for /v1/chat/completions.
+	// Chat is true for /v1/chat/completions (and the Responses and Messages APIs).
 	Chat  bool
 	Model string
 	// Messages holds a chat request's messages, and Tools its tools list as sent (nil when it

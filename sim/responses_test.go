@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // chatPromptTokens is the prompt tokens chat reports for body (a chat request, not streamed).
@@ -96,27 +97,30 @@ func TestResponsesNonStreamed(t *testing.T) {
 // order, each with its `event:` line naming its type, numbered 0, 1, 2...; one delta per token
 // with the item's id; the text done and the last event carry the whole text and the usage.
 func TestResponsesStream(t *testing.T) {
-	for _, zero := range []bool{false, true} {
+	for _, mode := range []string{"engine", "zero-cost", "paced"} {
 		cfg := fastConfig()
-		cfg.ZeroCost = zero
+		cfg.ZeroCost = mode != "engine"
+		if mode == "paced" {
+			cfg.TokenDelay = time.Millisecond
+		}
 		_, url := startServer(t, cfg)
 		// json_object answers "{}", which ends the answer: the reference's completed response.
 		res := postEvents(t, url, "/v1/responses", map[string]any{"input": "hi", "max_output_tokens": 8, "stream": true,
 			"text": map[string]any{"format": map[string]string{"type": "json_object"}}})
 		res.ok(t)
 		if got, want := collapse(res.names()), eventOrder(responsesTextStream); !slices.Equal(got, want) {
-			t.Fatalf("zero=%v: events %v, want the reference's %v", zero, got, want)
+			t.Fatalf("%s: events %v, want the reference's %v", mode, got, want)
 		}
 		checkResponsesEvents(t, res, "completed")
 		// The filler runs to max_output_tokens: one delta per token, and response.incomplete.
 		res = postEvents(t, url, "/v1/responses", map[string]any{"input": "hi", "max_output_tokens": 6, "stream": true})
 		res.ok(t)
 		if n := strings.Count(strings.Join(res.names(), " "), "response.output_text.delta"); n != 6 {
-			t.Errorf("zero=%v: %d deltas, want 6", zero, n)
+			t.Errorf("%s: %d deltas, want 6", mode, n)
 		}
 		last := checkResponsesEvents(t, res, "incomplete")
 		if text := checkMessageItem(t, "final output", checkResponse(t, "final", last, "incomplete"), "incomplete"); text != strings.Repeat(fillerToken, 6) {
-			t.Errorf("zero=%v: final text %q", zero, text)
+			t.Errorf("%s: final text %q", mode, text)
 		}
 	}
 }
