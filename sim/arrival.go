@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// arrivalLog writes one line per completion request as it arrives, tab-separated: the server's
+// arrivalLog writes one line per request to a served API (chat, completions, responses,
+// messages, embeddings) as it arrives, tab-separated: the server's
 // clock when the handler starts (Unix nanoseconds, read before anything else of the request
 // is looked at), its X-Request-Id, and when the request's bytes reached the server's kernel
 // (the socket's receive timestamp, rxOf; 0 where unknown). It measures lateness from the side
@@ -23,15 +24,25 @@ type arrivalLog struct {
 	err error
 }
 
-// wrap logs the arrivals of h's completion requests.
+// wrap logs the arrivals of h's API requests.
 func (l *arrivalLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now().UnixNano()
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "completions") {
+		if r.Method == http.MethodPost && apiPath(r.URL.Path) {
 			l.add(now, r.Header.Get("X-Request-Id"), rxOf(r))
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// apiPath reports a path of the served APIs, whose requests are the replayed ones.
+func apiPath(p string) bool {
+	for _, suffix := range [...]string{"completions", "/responses", "/messages", "/embeddings"} {
+		if strings.HasSuffix(p, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *arrivalLog) add(ns int64, id string, rx int64) {

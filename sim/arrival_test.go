@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,5 +128,38 @@ func readResponse(t *testing.T, br *bufio.Reader) {
 		if n == 0 {
 			return
 		}
+	}
+}
+
+// TestArrivalLogAPIs: requests to every served API are logged, and nothing else is.
+func TestArrivalLogAPIs(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.ZeroCost = true
+	var log bytes.Buffer
+	url, stop, err := ListenLogging(context.Background(), "127.0.0.1:0", cfg, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, body := range apiBodies(false) {
+		if o := send(t, t.Context(), url, path, "id"+path, body); o.status != 200 {
+			t.Fatalf("%s: status %d %s", path, o.status, o.body)
+		}
+	}
+	send(t, t.Context(), url, "/v1/chat/completions", "id/chat", map[string]any{"messages": []map[string]string{{"role": "user", "content": "x"}}})
+	if resp, err := http.Get(url + "/health"); err == nil {
+		resp.Body.Close()
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 3 {
+			ids = append(ids, f[1])
+		}
+	}
+	slices.Sort(ids)
+	if want := []string{"id/chat", "id/v1/embeddings", "id/v1/messages", "id/v1/responses"}; !slices.Equal(ids, want) {
+		t.Errorf("logged %v, want %v", ids, want)
 	}
 }

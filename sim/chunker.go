@@ -8,8 +8,9 @@ const noPause = math.MaxInt
 // noByteLimit lets appendReady append every ready chunk at once.
 const noByteLimit = math.MaxInt
 
-// chunker turns generated tokens into SSE chunks of TokensPerChunk tokens, and stops at the
-// point where a fault interrupts the answer, the same way for the engine and zero-cost mode.
+// chunker turns generated tokens into SSE chunks of TokensPerChunk tokens, each written by the
+// answer's framing, and stops at the point where a fault interrupts the answer, the same way
+// for the engine and zero-cost mode.
 // The choices of an n>1 answer advance in lockstep (the engine generates them together), so
 // each step of the chunker appends one chunk per choice, in index order, as vLLM streams them:
 // every chunk carries one choice and its index.
@@ -44,7 +45,7 @@ func (c *chunker) appendReady(b []byte, ready, byteLimit int) []byte {
 		m := min(c.per, ready-c.written)
 		first, last := c.written == 0, c.written+m == c.total
 		for i := range c.choices {
-			b = c.a.appendChunk(b, i, c.written, m, first, last)
+			b = c.a.fr.appendChunk(b, i, c.written, m, first, last)
 		}
 		c.written += m
 	}

@@ -95,6 +95,9 @@ type Config struct {
 	DefaultMaxTokens int
 	// TokensPerChunk is the number of tokens per SSE chunk (1 = one chunk per token).
 	TokensPerChunk int
+	// EmbeddingDimensions is the length of the vectors /v1/embeddings answers with (a request's
+	// dimensions may ask for fewer); 0 means 1024.
+	EmbeddingDimensions int
 
 	// PrefillPerToken is the time per uncached prompt token prefilled in a step.
 	PrefillPerToken time.Duration
@@ -176,6 +179,9 @@ func (c Config) validate() error {
 		if p.v <= 0 {
 			return fmt.Errorf("sim config: %s must be > 0, got %d", p.name, p.v)
 		}
+	}
+	if c.EmbeddingDimensions < 0 || c.EmbeddingDimensions > maxEmbeddingDimensions {
+		return fmt.Errorf("sim config: EmbeddingDimensions must be in [0, %d] (0 is %d), got %d", maxEmbeddingDimensions, defaultEmbeddingDimensions, c.EmbeddingDimensions)
 	}
 	durs := []struct {
 		name string

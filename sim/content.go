@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // Content is what a chat request that asks for JSON answers with in place of the filler: a
@@ -49,7 +50,7 @@ func toolChoiceOf(raw json.RawMessage) toolChoiceKind {
 // wins over a response_format, which shapes the message content that a call leaves null.
 func (w *wireRequest) contentOf(kind formatKind, tools bool) (*Content, error) {
 	if tools && toolChoiceOf(w.ToolChoice) == toolChoiceForced {
-		if c, err := toolContent(w.Tools, w.ToolChoice); c != nil || err != nil {
+		if c, err := toolContent(w.Tools, w.ToolChoice, "tools[].function.parameters"); c != nil || err != nil {
 			return c, err
 		}
 	}
@@ -76,7 +77,8 @@ type wireTool struct {
 // is called all the same with "{}": a real server refuses that, but the simulator replays
 // traffic a production server accepted, whose tools a log's redaction may have trimmed.
 // Elements of tools that are not function tools are passed over, as they cannot be called.
-func toolContent(toolsRaw, choiceRaw json.RawMessage) (*Content, error) {
+// paramsField names the parameters in errors, as the request's API spells them.
+func toolContent(toolsRaw, choiceRaw json.RawMessage, paramsField string) (*Content, error) {
 	var choice struct {
 		Function struct {
 			Name string `json:"name"`
@@ -96,7 +98,7 @@ func toolContent(toolsRaw, choiceRaw json.RawMessage) (*Content, error) {
 		if named && t.Function.Name != choice.Function.Name {
 			continue
 		}
-		text, err := argumentsOf(t.Function.Parameters)
+		text, err := argumentsOf(t.Function.Parameters, paramsField)
 		if err != nil {
 			return nil, err
 		}
@@ -110,13 +112,13 @@ func toolContent(toolsRaw, choiceRaw json.RawMessage) (*Content, error) {
 
 // argumentsOf is a call's arguments for a function's parameters schema; a function that
 // declares none takes no arguments, "{}" (OpenAI's reading of an omitted parameters).
-func argumentsOf(params json.RawMessage) (string, error) {
+func argumentsOf(params json.RawMessage, field string) (string, error) {
 	if isNull(params) {
 		return "{}", nil
 	}
 	text, err := instance(params)
 	if err != nil {
-		return "", errors.New("request body: field \"tools[].function.parameters\": " + err.Error())
+		return "", fmt.Errorf("request body: field %q: %w", field, err)
 	}
 	return text, nil
 }

@@ -24,7 +24,7 @@ const (
 type seq struct {
 	id        uint64
 	prompt    prompt
-	maxTokens int // tokens of each choice
+	maxTokens int // tokens of each choice; 0 for a prefill-only sequence (an embedding)
 	arrival   time.Duration
 	// n is the number of choices; 0 means 1, so that a bare seq is a plain request.
 	n int
@@ -294,10 +294,13 @@ func (c *core) registerComputed(s *seq) {
 	}
 }
 
-// emit gives each choice of s one token and finishes s at max_tokens.
+// emit gives each choice of s one token and finishes s at max_tokens. A prefill-only sequence
+// (maxTokens 0) generates nothing: it finishes when its prefill does, reported with 0 tokens.
 func (c *core) emit(s *seq) {
-	s.generated++
-	c.generationTokens += uint64(s.width()) // vLLM counts every choice's tokens
+	if s.maxTokens > 0 {
+		s.generated++
+		c.generationTokens += uint64(s.width()) // vLLM counts every choice's tokens
+	}
 	if s.generated >= s.maxTokens {
 		s.state = seqFinished
 		c.running = removeSeq(c.running, s)

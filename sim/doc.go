@@ -1,10 +1,12 @@
-// Package sim is the built-in simulated engine: an OpenAI-compatible HTTP server
-// (/v1/chat/completions, /v1/completions, /v1/models, /health, /metrics) whose timings come from a
-// cost model of continuous batching with chunked prefill, a block KV cache and an LRU prefix cache,
-// on a virtual clock that is deterministic under a seed.
+// Package sim is the built-in simulated engine: an HTTP server speaking OpenAI's chat,
+// completions, Responses and embeddings APIs and Anthropic's Messages API (/v1/chat/completions,
+// /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/models, /health, /metrics)
+// whose timings come from a cost model of continuous batching with chunked prefill, a block KV
+// cache and an LRU prefix cache, on a virtual clock that is deterministic under a seed.
 // It must never pretend to be a real model: every answer is the synthetic filler " tok" repeated
-// exactly max_tokens times (in each choice), except where a chat request asks for JSON (below),
-// and the model it lists is owned by "replay-simulator".
+// exactly max_tokens times (in each choice), except where a request asks for JSON (below), every
+// embedding a unit vector made from a hash of its input, and the model it lists is owned by
+// "replay-simulator".
 // Requests come from the replay client (or any OpenAI client); token counts come from the Counter
 // and Tokenize hooks the caller supplies, with a documented approximation when they are absent.
 // A chat prompt is counted with the ChatCounter hook, given the messages (earlier turns' tool
@@ -33,6 +35,22 @@
 // checked against vLLM's ranges (HTTP 400 naming the field) and change nothing else; logprobs are
 // not produced. max_completion_tokens is max_tokens when that is absent. Unknown fields are
 // ignored. Zero-cost mode honours n and stream alike (it has no decode to slow).
+//
+// The Responses API and the Messages API are chat in another dialect (dialect.go): a body
+// becomes the chat Request of the same conversation, as vLLM converts both (chatform.go):
+// instructions or system a leading system message, a function_call item or tool_use block an
+// assistant turn's tool call, a function_call_output item or tool_result block a tool message,
+// tools in chat's shape; so with the same hooks their prompts count, cache and cost exactly as
+// chat's, and max_output_tokens or max_tokens, min_tokens, ignore_eos, tool_choice and
+// structured formats (text.format, output_config.format) act as chat's fields do. Only the
+// answer's framing differs, each in its API's published shape (responses_wire.go,
+// messages_wire.go): a run to the cap is the Responses API's "incomplete" (reason
+// max_output_tokens) and Anthropic's stop_reason "max_tokens", as it is chat's
+// finish_reason "length"; Anthropic's input_tokens exclude the prefix cache's tokens, given
+// apart as cache_read_input_tokens (chat and the Responses API count them inside the prompt).
+// Errors take each API's own shape (Anthropic's {"type":"error","error":{...}}). An embeddings
+// request prefills each input in the engine as a prompt that generates nothing, batched with
+// the other work (embed.go).
 //
 // Faults (Config.Faults) give each request at most one failure, so that each has exactly one
 // expected outcome: HTTP 500, HTTP 429, a connection cut half-way through the answer, a stall

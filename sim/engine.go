@@ -18,6 +18,9 @@ var errEngineClosed = errors.New("simulated engine stopped")
 type stream struct {
 	tokens atomic.Int64
 	cached atomic.Int64
+	// done is set once the sequence has finished: what a prefill-only sequence, which counts
+	// no tokens, is waited for by.
+	done   atomic.Bool
 	err    atomic.Pointer[error]
 	notify chan struct{}
 }
@@ -49,10 +52,13 @@ func newEngine(cfg *Config) *engine {
 		if s.out == nil {
 			return
 		}
-		if tokens == 1 {
+		if tokens <= 1 { // the first event: the first token, or a prefill-only sequence's end
 			s.out.cached.Store(int64(s.cached))
 		}
 		s.out.tokens.Store(int64(tokens))
+		if s.state == seqFinished {
+			s.out.done.Store(true)
+		}
 		s.out.poke()
 	})
 	return e
@@ -70,9 +76,30 @@ const (
 )
 
 // submit queues a sequence.
-func (e *engine) submit(s *seq) submitResult {
+func (e *engine) submit(s *seq) submitResult { return e.submitAll([]*seq{s}) }
+
+// submitAll queues sequences at one instant, so that one step can see them all (the inputs of
+// one embeddings request), or none of them when one cannot be queued.
+func (e *engine) submitAll(seqs []*seq) submitResult {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for i, s := range seqs {
+		if res := e.queue(s); res != submitted {
+			for _, q := range seqs[:i] {
+				e.core.cancel(q)
+			}
+			return res
+		}
+	}
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	return submitted
+}
+
+// queue queues one sequence; e.mu is held.
+func (e *engine) queue(s *seq) submitResult {
 	if e.stopped {
 		return engineStopped
 	}
@@ -90,10 +117,6 @@ func (e *engine) submit(s *seq) submitResult {
 	s.id = e.next
 	if !e.core.add(s) {
 		return queueFull
-	}
-	select {
-	case e.wake <- struct{}{}:
-	default:
 	}
 	return submitted
 }

@@ -18,9 +18,10 @@ func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func
 	return ListenLogging(ctx, addr, cfg, nil)
 }
 
-// ListenLogging is Listen that also writes every completion request's arrival to arrivals
-// when it is not nil (replay sim --arrival-log): "<unix ns>\t<X-Request-Id>\t<socket unix ns>"
-// a line (arrivalLog), flushed when the server stops.
+// ListenLogging is Listen that also writes every API request's arrival (chat, completions,
+// responses, messages, embeddings) to arrivals when it is not nil (replay sim --arrival-log):
+// "<unix ns>\t<X-Request-Id>\t<socket unix ns>" a line (arrivalLog), flushed when the server
+// stops.
 func ListenLogging(ctx context.Context, addr string, cfg Config, arrivals io.Writer) (url string, stop func() error, err error) {
 	s := New(cfg)
 	if err := s.Start(ctx); err != nil {

@@ -13,6 +13,12 @@ import (
 func (s *Server) pacedStream(w http.ResponseWriter, r *http.Request, req *Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
 	sseHeaders(w)
 	rc := http.NewResponseController(w)
+	a.input = usage{prompt: u.prompt}
+	if b = a.fr.appendStart(b[:0]); len(b) > 0 {
+		if _, err := w.Write(b); err != nil {
+			return b, false
+		}
+	}
 	c := s.newChunker(a, req.N, a.out.tokens, f)
 	t := time.NewTimer(s.cfg.TokenDelay)
 	t.Stop() // armed per chunk below (a stopped timer's Reset has no stale tick since Go 1.23)
@@ -39,7 +45,7 @@ func (s *Server) pacedStream(w http.ResponseWriter, r *http.Request, req *Reques
 			return b, false
 		}
 	}
-	b = appendEnd(b[:0], a, req, u)
+	b = a.fr.appendEnd(b[:0], u)
 	_, err := w.Write(b)
 	return b, err == nil
 }

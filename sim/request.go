@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// Request is a parsed chat or completions request body, reduced to what the simulator uses.
+// Request is a parsed request body, reduced to what the simulator uses: a chat or completions
+// body, or a Responses or Messages API body as the chat request of the same conversation.
 type Request struct {
-	// Chat is true for /v1/chat/completions.
+	// Chat is true for /v1/chat/completions (and the Responses and Messages APIs).
 	Chat  bool
 	Model string
 	// Messages holds a chat request's messages, and Tools its tools list as sent (nil when it
@@ -44,6 +45,9 @@ type Request struct {
 	// the filler stands for text of the replayed length, so an answer ends at MaxTokens whether
 	// or not a stop string could be found in " tok tok ...".
 	Stops int
+
+	// echo is what a Responses API answer repeats of its request; nil for the other APIs.
+	echo *responsesEcho
 }
 
 // maxN bounds n: OpenAI's own limit, and what keeps one request's answer (n×max_tokens tokens,
@@ -167,6 +171,9 @@ func (k formatKind) constrains() bool {
 // agree on every error and its order.
 type scalars struct {
 	n, maxTokens, maxCompletionTokens, minTokens opt[int]
+	// capName names maxTokens in errors: "" is max_tokens, the Responses API's is
+	// max_output_tokens.
+	capName string
 
 	temperature, topP, presencePenalty, frequencyPenalty opt[float64]
 	// logprobs is logprobs given as a count (completions); true or false leave it unset.
@@ -207,7 +214,11 @@ func (f *scalars) applyLimits(defaultMaxTokens int, r *Request) error {
 			return fmt.Errorf("request body: field \"n\": must be in [1, %d], got %d", maxN, r.N)
 		}
 	}
-	field := "max_tokens"
+	capName := "max_tokens"
+	if f.capName != "" {
+		capName = f.capName
+	}
+	field := capName
 	switch {
 	case f.maxTokens.set:
 		r.MaxTokens = f.maxTokens.v
@@ -222,7 +233,7 @@ func (f *scalars) applyLimits(defaultMaxTokens int, r *Request) error {
 	if f.minTokens.set {
 		r.MinTokens = f.minTokens.v
 		if r.MinTokens < 0 || r.MinTokens > r.MaxTokens {
-			return fmt.Errorf("request body: field \"min_tokens\": must be in [0, max_tokens=%d], got %d", r.MaxTokens, r.MinTokens)
+			return fmt.Errorf("request body: field \"min_tokens\": must be in [0, %s=%d], got %d", capName, r.MaxTokens, r.MinTokens)
 		}
 	}
 	return nil
@@ -418,7 +429,14 @@ func toolCallsOf(raw json.RawMessage) json.RawMessage {
 
 // messageText joins the text parts of a message content: a string, null, or a list of parts of
 // which only {"type":"text"} ones carry text.
-func messageText(raw json.RawMessage) (string, error) {
+func messageText(raw json.RawMessage) (string, error) { return joinText(raw, isTextPart) }
+
+func isTextPart(typ string) bool { return typ == "text" }
+
+// joinText joins the text of a content: a string, null, or a list of parts whose type text
+// accepts (the others, images and files, carry no text the simulator counts), joined with
+// nothing between them.
+func joinText(raw json.RawMessage, text func(typ string) bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return "", nil
@@ -435,7 +453,7 @@ func messageText(raw json.RawMessage) (string, error) {
 		}
 		var b strings.Builder
 		for _, p := range parts {
-			if p.Type == "text" {
+			if text(p.Type) {
 				b.WriteString(p.Text)
 			}
 		}

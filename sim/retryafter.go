@@ -18,9 +18,9 @@ func retryAfterValue(d time.Duration) string {
 
 // writeRetryable writes a 429 or 503 error, with Retry-After when Faults.RetryAfter is set,
 // so a client's backoff can be tested against a server that says when to come back.
-func (s *Server) writeRetryable(w http.ResponseWriter, status int, typ, msg string) {
+func (s *Server) writeRetryable(w http.ResponseWriter, e errorShape, status int, typ, msg string) {
 	if d := s.cfg.Faults.RetryAfter; d > 0 {
 		w.Header().Set("Retry-After", retryAfterValue(d))
 	}
-	writeError(w, status, typ, msg)
+	e.write(w, status, typ, msg)
 }

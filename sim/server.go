@@ -44,9 +44,17 @@ func New(cfg Config) *Server {
 	if cfg.ModelName == "" {
 		cfg.ModelName = "replay-sim"
 	}
+	if cfg.EmbeddingDimensions == 0 {
+		cfg.EmbeddingDimensions = defaultEmbeddingDimensions
+	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux()}
-	s.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, true) })
-	s.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, false) })
+	for path, d := range map[string]*dialect{
+		"/v1/chat/completions": &chatDialect, "/v1/completions": &completionsDialect,
+		"/v1/responses": &responsesDialect, "/v1/messages": &messagesDialect,
+	} {
+		s.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, d) })
+	}
+	s.mux.HandleFunc("POST /v1/embeddings", s.embed)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /metrics", s.metrics)
@@ -124,10 +132,11 @@ func putBuf(b *[]byte) {
 	}
 }
 
-// complete serves /v1/chat/completions (chat) and /v1/completions.
-func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
+// complete serves a generating route: chat, completions, the Responses API, Anthropic's
+// Messages API, each in its dialect d.
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 	if !s.started.Load() {
-		s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", "simulated engine not started")
+		s.writeRetryable(w, d.errs, http.StatusServiceUnavailable, "server_error", "simulated engine not started")
 		return
 	}
 	bodyBuf := bufPool.Get().(*[]byte)
@@ -135,84 +144,96 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	*bodyBuf = body
 	if err != nil {
 		putBuf(bodyBuf)
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "reading request body: "+err.Error())
+		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", "reading request body: "+err.Error())
 		return
 	}
-	req, err := ParseRequest(body, chat, s.cfg.DefaultMaxTokens)
-	putBuf(bodyBuf) // ParseRequest copies what it keeps
+	req, err := d.parse(body, s.cfg.DefaultMaxTokens)
+	putBuf(bodyBuf) // parse copies what it keeps
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
 	n := s.arrived.Add(1)
 	f := s.drawFault(r, n)
-	if s.answerFaultEarly(w, r, f) {
+	if s.answerFaultEarly(w, r, f, d.errs) {
 		return
 	}
 	p, err := buildPrompt(&s.cfg, &req)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
 	if p.tokens+req.MaxTokens > s.cfg.MaxModelLen {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
-			"prompt (%d tokens) plus max_tokens (%d) exceeds the maximum context length %d", p.tokens, req.MaxTokens, s.cfg.MaxModelLen))
+		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
+			"prompt (%d tokens) plus %s (%d) exceeds the maximum context length %d", p.tokens, d.capField, req.MaxTokens, s.cfg.MaxModelLen))
 		return
 	}
 	model := req.Model
 	if model == "" {
 		model = s.cfg.ModelName
 	}
-	a := newAnswer(chat, n, time.Now().Unix(), model)
+	a := d.answer(&req, n, time.Now().Unix(), model)
 	a.out = newOutput(s.cfg.Counter, &req)
 	if s.cfg.ZeroCost {
 		s.serveZeroCost(w, r, &req, p, a, f)
 		return
 	}
+	s.generate(w, r, &req, p, a, f)
+}
+
+// generate submits a request to the engine and relays its answer.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, req *Request, p prompt, a *answer, f Fault) {
 	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), out: newStream()}
 	arrived := s.eng.sinceStart()
-	switch s.eng.submit(sq) {
-	case queueFull:
-		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
-		return
-	case tooLarge:
-		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
-			"prompt plus max_tokens (times n=%d) needs more KV blocks than the cache holds (%d blocks of %d tokens)", req.N, s.cfg.NumBlocks, s.cfg.BlockSize))
-		return
-	case tooWide:
-		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
-			"request body: field \"n\": %d choices decode together, more than one step holds (max batch %d, token budget %d)", req.N, s.cfg.MaxBatch, s.cfg.TokenBudget))
-		return
-	case engineStopped:
-		s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+	if !s.submitted(w, a.errs, s.eng.submit(sq), req.N) {
 		return
 	}
 	defer s.noteQueue(r, sq, arrived)
 	if req.Stream {
-		s.streamAnswer(w, r, &req, sq, a, f)
+		s.streamAnswer(w, r, req, sq, a, f)
 	} else {
-		s.fullAnswer(w, r, &req, sq, a, f)
+		s.fullAnswer(w, r, req, sq, a, f)
 	}
+}
+
+// submitted answers a submission that failed and reports whether it succeeded; n is the
+// request's choices.
+func (s *Server) submitted(w http.ResponseWriter, e errorShape, res submitResult, n int) bool {
+	switch res {
+	case queueFull:
+		s.writeRetryable(w, e, http.StatusTooManyRequests, "rate_limit_exceeded", fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting))
+	case tooLarge:
+		e.write(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
+			"prompt plus max_tokens (times n=%d) needs more KV blocks than the cache holds (%d blocks of %d tokens)", n, s.cfg.NumBlocks, s.cfg.BlockSize))
+	case tooWide:
+		e.write(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
+			"request body: field \"n\": %d choices decode together, more than one step holds (max batch %d, token budget %d)", n, s.cfg.MaxBatch, s.cfg.TokenBudget))
+	case engineStopped:
+		s.writeRetryable(w, e, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+	default:
+		return true
+	}
+	return false
 }
 
 // answerFaultEarly acts on the faults that come before the prompt is even looked at (a stall
 // before the first byte, an error, a rate limit, garbage), as a proxy or an overloaded front
 // end would; it reports whether the request has been answered (or abandoned) already.
-func (s *Server) answerFaultEarly(w http.ResponseWriter, r *http.Request, f Fault) bool {
+func (s *Server) answerFaultEarly(w http.ResponseWriter, r *http.Request, f Fault, e errorShape) bool {
 	if s.stallsBeforeFirstByte(f) {
 		switch s.stall(r.Context()) {
 		case stallClientGone:
 			return true
 		case stallServerClosed:
-			s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+			s.writeRetryable(w, e, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
 			return true
 		}
 	}
 	switch f {
 	case FaultError:
-		writeError(w, http.StatusInternalServerError, "server_error", "simulated internal error (fault injection)")
+		e.write(w, http.StatusInternalServerError, "server_error", "simulated internal error (fault injection)")
 	case FaultRateLimit:
-		s.writeRetryable(w, http.StatusTooManyRequests, "rate_limit_exceeded", "simulated rate limit (fault injection)")
+		s.writeRetryable(w, e, http.StatusTooManyRequests, "rate_limit_exceeded", "simulated rate limit (fault injection)")
 	case FaultGarbage:
 		writeGarbage(w)
 	default:
@@ -267,18 +288,23 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, req *Reque
 	sseHeaders(w)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	rc.Flush()
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
+	if *bp = a.fr.appendStart((*bp)[:0]); len(*bp) > 0 {
+		w.Write(*bp)
+	}
+	rc.Flush()
 	c := s.newChunker(a, req.N, a.out.tokens, f)
 	for {
 		if st.err.Load() != nil {
 			abort(w)
 			return
 		}
-		b := c.appendReady((*bp)[:0], int(st.tokens.Load()), noByteLimit)
+		ready := int(st.tokens.Load())
+		a.input = usage{prompt: sq.prompt.tokens, cached: int(st.cached.Load())} // stored before the first token
+		b := c.appendReady((*bp)[:0], ready, noByteLimit)
 		if c.complete() && !c.paused() {
-			b = appendEnd(b, a, req, answerUsage(req, a, sq.prompt.tokens, int(st.cached.Load())))
+			b = a.fr.appendEnd(b, answerUsage(req, a, sq.prompt.tokens, a.input.cached))
 		}
 		*bp = b
 		if len(b) > 0 {
@@ -330,14 +356,6 @@ func answerUsage(req *Request, a *answer, promptTokens, cached int) usage {
 	return usage{prompt: promptTokens, completion: req.N * a.out.tokens, cached: cached}
 }
 
-// appendEnd appends what follows the last chunk: the usage event when asked for, and [DONE].
-func appendEnd(b []byte, a *answer, req *Request, u usage) []byte {
-	if req.IncludeUsage {
-		b = a.appendUsageChunk(b, u)
-	}
-	return appendDone(b)
-}
-
 // fullAnswer waits for the whole answer and writes one JSON body.
 func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request, sq *seq, a *answer, f Fault) {
 	st := sq.out
@@ -350,7 +368,7 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 			return
 		}
 		if st.err.Load() != nil {
-			s.writeRetryable(w, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
+			s.writeRetryable(w, a.errs, http.StatusServiceUnavailable, "server_error", errEngineClosed.Error())
 			return
 		}
 		if brk && int(st.tokens.Load()) >= a.out.tokens/2 {
@@ -365,7 +383,7 @@ func (s *Server) fullAnswer(w http.ResponseWriter, r *http.Request, req *Request
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer putBuf(bp)
-	*bp = a.appendFull((*bp)[:0], req.N, a.out.tokens, answerUsage(req, a, sq.prompt.tokens, int(st.cached.Load())))
+	*bp = a.fr.appendFull((*bp)[:0], req.N, a.out.tokens, answerUsage(req, a, sq.prompt.tokens, int(st.cached.Load())))
 	s.writeFullBody(w, r, *bp, f)
 }
 
@@ -423,7 +441,7 @@ func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, req *Reque
 		abort(w)
 		return b, false
 	}
-	b = a.appendFull(b, req.N, a.out.tokens, u)
+	b = a.fr.appendFull(b, req.N, a.out.tokens, u)
 	return b, s.writeFullBody(w, r, b, f)
 }
 
@@ -431,6 +449,8 @@ func (s *Server) zeroCostFull(w http.ResponseWriter, r *http.Request, req *Reque
 // whether the whole answer was written. Only an answer of one piece carries a Content-Length.
 func (s *Server) zeroCostStream(w http.ResponseWriter, r *http.Request, req *Request, a *answer, u usage, f Fault, b []byte) ([]byte, bool) {
 	sseHeaders(w)
+	a.input = usage{prompt: u.prompt}
+	b = a.fr.appendStart(b)
 	c := s.newChunker(a, req.N, a.out.tokens, f)
 	headerSent := false
 	for {
@@ -453,7 +473,7 @@ func (s *Server) zeroCostStream(w http.ResponseWriter, r *http.Request, req *Req
 		}
 		b = b[:0]
 	}
-	b = appendEnd(b, a, req, u)
+	b = a.fr.appendEnd(b, u)
 	if !headerSent {
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	}

@@ -14,19 +14,36 @@ type usage struct {
 }
 
 // answer writes the JSON of one response by appending bytes, without reflection, because in
-// zero-cost mode this is the server's whole job.
+// zero-cost mode this is the server's whole job. It frames chat and completions answers
+// itself; the other APIs wrap it in their own framing (fr).
 type answer struct {
 	chat bool
 	id   uint64
+	// created and model are the answer's timestamp (Unix seconds) and the model it names.
+	created int64
+	model   string
 	// streamHead and fullHead are `{"id":...,"object":...,"created":...,"model":...,` for
-	// stream chunks and for the non-streaming body.
+	// stream chunks and for the non-streaming body (chat and completions only).
 	streamHead, fullHead []byte
 	// out is what each choice says; the filler until the server sets it.
 	out output
+	// includeUsage is stream_options.include_usage: a chat or completions stream ends with a
+	// usage chunk.
+	includeUsage bool
+	// input is the prompt's tokens and the cached part of them as soon as they are known (at
+	// the first token), for the APIs whose first event reports them (Anthropic's
+	// message_start).
+	input usage
+	// fr is how this answer is written on the wire: the answer itself for chat and completions.
+	fr framing
+	// errs is how this answer's API words an error.
+	errs errorShape
 }
 
+// newAnswer is a chat (or completions) answer, framed as such.
 func newAnswer(chat bool, id uint64, created int64, model string) *answer {
-	a := &answer{chat: chat, id: id, out: output{finish: "length"}}
+	a := &answer{chat: chat, id: id, created: created, model: model, out: output{finish: "length"}}
+	a.fr = a
 	prefix, streamObj, fullObj := "cmpl-sim-", "text_completion", "text_completion"
 	if chat {
 		prefix, streamObj, fullObj = "chatcmpl-sim-", "chat.completion.chunk", "chat.completion"
@@ -124,7 +141,19 @@ func appendChoiceIndex(b []byte, index int) []byte {
 	return strconv.AppendInt(b, int64(index), 10)
 }
 
-// appendUsageChunk appends the include_usage event (empty choices) and the [DONE] marker.
+// appendStart implements framing: a chat or completions stream starts with its first chunk.
+func (a *answer) appendStart(b []byte) []byte { return b }
+
+// appendEnd implements framing: what follows the last chunk, the usage event when asked for,
+// and [DONE].
+func (a *answer) appendEnd(b []byte, u usage) []byte {
+	if a.includeUsage {
+		b = a.appendUsageChunk(b, u)
+	}
+	return appendDone(b)
+}
+
+// appendUsageChunk appends the include_usage event (empty choices).
 func (a *answer) appendUsageChunk(b []byte, u usage) []byte {
 	b = append(b, "data: "...)
 	b = append(b, a.streamHead...)
