@@ -81,8 +81,11 @@ func Convert(ctx context.Context, job ConvertOptions) (c Counts, err error) {
 		w = io.Discard
 	}
 	ingest.WriteRejected(w, c.Errors, c.Rejected, job.Quarantine, "lines")
-	if text := c.UnknownFieldsText(); text != "" {
-		fmt.Fprintf(w, "note: request fields not replayed (not options the reader knows): %s\n", text)
+	if text := c.CarriedFieldsText(); text != "" {
+		fmt.Fprintf(w, "note: request fields carried as logged (options the reader does not know, sent back as they were): %s\n", text)
+	}
+	if text := c.DroppedFieldsText(); text != "" {
+		fmt.Fprintf(w, "note: request fields not replayed: %s\n", text)
 	}
 	if c.UsageMismatches > 0 {
 		fmt.Fprintf(w, "warning: %d of %d requests with usage.prompt_tokens disagree with our count: is --tokenizer the logged model's?\n", c.UsageMismatches, c.UsageChecked)

@@ -14,11 +14,6 @@ func (c Counts) CarriedFieldsText() string { return fieldsText(c.CarriedFields) 
 // DroppedFieldsText lists the dropped request fields for people, as CarriedFieldsText.
 func (c Counts) DroppedFieldsText() string { return fieldsText(c.DroppedFields) }
 
-// UnknownFieldsText lists UnknownFields, as CarriedFieldsText.
-//
-// Deprecated: use CarriedFieldsText and DroppedFieldsText.
-func (c Counts) UnknownFieldsText() string { return fieldsText(c.UnknownFields) }
-
 func fieldsText(counts map[string]int64) string {
 	names := make([]string, 0, len(counts))
 	for k := range counts {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -337,7 +338,8 @@ func TestOptionsPromptCounts(t *testing.T) {
 	}
 }
 
-// TestOptionsUnknownFields: the body fields the reader does not carry are counted by name.
+// TestOptionsUnknownFields: the body fields the reader does not type are counted by name,
+// carried as logged or dropped.
 func TestOptionsUnknownFields(t *testing.T) {
 	g := loadOptionsLog(t, "qwen3")
 	want := map[string]int64{}
@@ -346,11 +348,18 @@ func TestOptionsUnknownFields(t *testing.T) {
 			want[k]++
 		}
 	}
-	if len(want) < 3 || !reflect.DeepEqual(g.counts.UnknownFields, want) {
-		t.Fatalf("unknown fields %v, want %v", g.counts.UnknownFields, want)
+	got := maps.Clone(g.counts.CarriedFields)
+	if got == nil {
+		got = map[string]int64{}
 	}
-	if text := g.counts.UnknownFieldsText(); text == "" {
-		t.Fatal("no text for the unknown fields")
+	for k, n := range g.counts.DroppedFields {
+		got[k] += n
+	}
+	if len(want) < 3 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("carried and dropped fields %v and %v, want %v together", g.counts.CarriedFields, g.counts.DroppedFields, want)
+	}
+	if g.counts.CarriedFieldsText() == "" {
+		t.Fatal("no text for the carried fields")
 	}
 }
 

@@ -86,11 +86,6 @@ type Counts struct {
 	// stream_options other than include_usage ("stream_options.NAME"), and max_tokens when
 	// max_completion_tokens, which wins, is there too.
 	DroppedFields map[string]int64 `json:"dropped_request_fields,omitempty"`
-	// UnknownFields counts CarriedFields and DroppedFields together: the body members
-	// trace.Options does not type.
-	//
-	// Deprecated: read CarriedFields and DroppedFields; this stays until cmd/replay does.
-	UnknownFields map[string]int64 `json:"unknown_request_fields,omitempty"`
 	// Errors holds the first rejection messages, for the user.
 	Errors []string `json:"-"`
 }
@@ -235,7 +230,6 @@ func (r *Reader) Counts() Counts {
 	c.Sessions = int64(r.sess.roots + len(r.turns))
 	c.CarriedFields = maps.Clone(c.CarriedFields)
 	c.DroppedFields = maps.Clone(c.DroppedFields)
-	c.UnknownFields = maps.Clone(c.UnknownFields)
 	return c
 }
 
@@ -522,8 +516,6 @@ func (r *Reader) countFields(b bodyOptions) {
 	}
 	add(&r.counts.CarriedFields, b.carried)
 	add(&r.counts.DroppedFields, b.dropped)
-	add(&r.counts.UnknownFields, b.carried)
-	add(&r.counts.UnknownFields, b.dropped)
 }
 
 // workerScratch is a worker's reusable buffers.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,5 +84,12 @@ func TestSenderRequest(t *testing.T) {
 		if got := tc.s.request(r); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// results.APIs is trace.APIs, written again because results must not link trace's Parquet.
+func TestAPINamesAgree(t *testing.T) {
+	if !slices.Equal(results.APIs, trace.APIs) {
+		t.Fatalf("results.APIs %v, trace.APIs %v", results.APIs, trace.APIs)
 	}
 }

@@ -152,18 +152,21 @@ type ingestCounts struct {
 	Records  int64            `json:"records"`
 	Rejected int64            `json:"rejected"`
 	Stats    *tracestat.Shape `json:"stats,omitempty"`
-	// Unknown counts the request body fields, by name, a request log's reader does not
-	// replay (--stats only); UnknownText lists them for the text form.
-	Unknown     map[string]int64 `json:"unknown_request_fields,omitempty"`
-	UnknownText string           `json:"-"`
+	// Carried counts the request body fields, by name, a request log's reader carries as
+	// logged without knowing them (trace.Options.Fields: sent back as they were), Dropped
+	// those it does not replay (--stats only); the Text fields list them for the text form.
+	Carried     map[string]int64 `json:"carried_request_fields,omitempty"`
+	Dropped     map[string]int64 `json:"dropped_request_fields,omitempty"`
+	CarriedText string           `json:"-"`
+	DroppedText string           `json:"-"`
 }
 
 // writeIngestCounts prints the contract's one-line {"records":N,"rejected":M} (with the trace's
-// shape and the unknown request fields inside under --stats --json, or as text after it under
+// shape and the carried and dropped request fields inside under --stats --json, or as text after it under
 // --stats).
 func writeIngestCounts(stdout io.Writer, counts ingestCounts, shape *tracestat.ShapeBuilder, asJSON bool) error {
 	if shape == nil {
-		counts.Unknown = nil
+		counts.Carried, counts.Dropped = nil, nil
 	}
 	var s tracestat.Shape
 	if shape != nil {
@@ -185,8 +188,13 @@ func writeIngestCounts(stdout io.Writer, counts ingestCounts, shape *tracestat.S
 	if err := s.WriteText(stdout); err != nil {
 		return err
 	}
-	if counts.UnknownText != "" {
-		_, err = fmt.Fprintf(stdout, "unknown request fields: %s\n", counts.UnknownText)
+	if counts.CarriedText != "" {
+		if _, err = fmt.Fprintf(stdout, "request fields carried as logged: %s\n", counts.CarriedText); err != nil {
+			return err
+		}
+	}
+	if counts.DroppedText != "" {
+		_, err = fmt.Fprintf(stdout, "request fields not replayed: %s\n", counts.DroppedText)
 	}
 	return err
 }

@@ -201,11 +201,11 @@ func TestIngestRequestLogOptions(t *testing.T) {
 	}
 
 	code, stdout, _ = runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--stats")
-	if code != 0 || !strings.Contains(stdout, "unknown request fields: metadata 2, logit_bias 1\n") {
+	if code != 0 || !strings.Contains(stdout, "request fields carried as logged: metadata 2, logit_bias 1\n") {
 		t.Fatalf("--stats: exit %d, %q", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, "ingest", "--trace", log, "--tokenizer", tok, "--stats", "--json")
-	if code != 0 || !strings.Contains(stdout, `"unknown_request_fields":{"logit_bias":1,"metadata":2}`) {
+	if code != 0 || !strings.Contains(stdout, `"carried_request_fields":{"logit_bias":1,"metadata":2}`) {
 		t.Fatalf("--stats --json: exit %d, %q", code, stdout)
 	}
 	kept := filepath.Join(dir, "k.jsonl")
