@@ -40,7 +40,9 @@ const probeRequestTimeout = 2 * time.Minute
 // with e's forcing fields, and reports whether the answer's usage says it ran to n. It is not
 // streamed: a whole answer always carries usage, whatever the server's stream_options support.
 // baseURL is the API root (--endpoint, e.g. http://127.0.0.1:8000/v1); api is "chat"
-// (/chat/completions) or "completions" (/completions), as client.Config.API; c carries the API
+// (/chat/completions) or "completions" (/completions): a run of the other APIs probes as the
+// runner maps them (the Responses and Messages APIs as chat, embeddings as completions), and
+// ForcesOn says where the fields do not reach; c carries the API
 // key (WithBearer). An HTTP error is a result (a server that rejects the fields), not an
 // error; errors are for bad arguments and answers that never came.
 func ProbeForcing(ctx context.Context, c *http.Client, baseURL, api, model string, e Engine, n int) (ProbeResult, error) {
