@@ -34,7 +34,9 @@ func init() {
       --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B --api chat \
       --speed 2 --slo ttft=500ms,itl=60ms --api-key-env OPENAI_API_KEY --out runs/qwen3-2x
 
-  # a gateway's raw request log, counted with the served model's tokenizer and chat template
+  # a gateway's raw request log, counted with the served model's tokenizer and chat template;
+  # each request goes to the API it was logged against (chat, completions, responses,
+  # messages, embeddings: a line's "path", else its body's shape), with its own options
   replay run --trace gateway.jsonl --format openai-log --tokenizer ~/models/Qwen3-8B --out runs/log
 
   # before a migration: the same traffic to both endpoints at once, compared request by request
@@ -128,7 +130,7 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	fs.StringVar(&cfg.Client.CAFile, "ca-file", "", "PEM file of a private CA to trust beside the system's, for https endpoints")
 	fs.BoolVar(&cfg.Client.Insecure, "insecure", false, "do not verify the endpoint's TLS certificate (only for a test server you control)")
 	fs.StringVar(&f.extra, "extra-body", "", `JSON object merged into every request body, e.g. '{"ignore_eos":true}'; with --options logged its forcing fields (ignore_eos, min_tokens) go only to requests whose logged answer ran to its length without tools or response_format`)
-	fs.StringVar(&cfg.Options, "options", "", "logged: send each request with its own logged options (stream, temperature, top_p, n, seed, stop, penalties, logprobs, tools, tool_choice, response_format, max_tokens or max_completion_tokens as logged) and cancel it where its client did; none: send none of them, every request streamed auto, the default: logged when the trace's records carry options, else none)")
+	fs.StringVar(&cfg.Options, "options", "", "logged: send each request with its own logged options (stream, temperature, top_p, n, seed, stop, penalties, logprobs, tools, tool_choice, response_format, the output cap's field, and every other option member as logged; only stream_options.include_usage may be turned on, so that streamed answers carry usage) and cancel it where its client did, sent with its logged cap; none: send none of them, every request streamed auto, the default: logged when the trace's records carry options, else none)")
 	fs.StringVar(&cfg.Body, "body", "", "verbatim: send each record's logged body byte for byte, model replaced with --model, at its logged time (traces ingested with --keep-text); prompt and output lengths are then the engine's own, not the trace's")
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
