@@ -33,7 +33,7 @@ var mixedOptions = []string{
 	`{"api":"chat","temperature":0,"n":2,"presence_penalty":0.5,"frequency_penalty":0.25,"max_tokens_field":"max_tokens","max_tokens":200,"finish_reason":"stop"}`,
 	`{"api":"chat","stream":true,"max_tokens_field":"max_tokens","max_tokens":2048,"status":499,"cancelled":true,"cancel_after_ms":812.5}`,
 	`{"api":"chat","max_tokens_field":"max_tokens","max_tokens":16,"fields":{"metadata":{"tenant":"acme","team":"growth"},"service_tier":"auto"},"finish_reason":"stop"}`,
-	`{"api":"completions","temperature":0.2,"stop":["\n\n"],"logprobs":true,"top_logprobs":3,"max_tokens_field":"max_tokens","max_tokens":24,"fields":{"echo":false,"suffix":null},"finish_reason":"stop"}`,
+	`{"api":"completions","temperature":0.2,"stop":["\n\n"],"stop_string":true,"logprobs":true,"top_logprobs":3,"max_tokens_field":"max_tokens","max_tokens":24,"fields":{"echo":false,"suffix":null},"finish_reason":"stop"}`,
 	`{"api":"completions","max_tokens_field":"max_tokens","max_tokens":8,"fields":{"best_of":1},"finish_reason":"length"}`,
 	`{"api":"completions","stream":true,"include_usage":true,"max_tokens_field":"max_tokens","max_tokens":512,"cancelled":true,"cancel_after_ms":400}`,
 	`{"api":"responses","temperature":0.8,"max_tokens_field":"max_output_tokens","max_tokens":300,"fields":{"store":true},"finish_reason":"stop"}`,

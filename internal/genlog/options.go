@@ -117,6 +117,7 @@ func (p *optGen) sampling(s optionSet, t *Truth) {
 		s.body["stop"] = stop
 		if one, ok := stop.(string); ok {
 			stop = []string{one}
+			s.want["stop_string"] = true // sent back as one string, as logged
 		}
 		s.want["stop"] = stop
 	}

@@ -102,10 +102,10 @@ func TestRowCodecEveryField(t *testing.T) {
 func TestRowCodecReadsLayout1(t *testing.T) {
 	want := makeRow(22) // warmup false, with a chunk list and an error
 	want.ClientBacklogNS, want.RetryAfterNS, want.Attempt, want.Retried = 0, 0, 0, false
-	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS = 0, "", false, false, 0
+	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-6] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4
+	b = b[:len(b)-7] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -121,10 +121,10 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 func TestRowCodecReadsLayout2(t *testing.T) {
 	want := makeRow(23)
 	want.Attempt, want.Retried, want.RetryAfterNS = 2, true, 1500
-	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS = 0, "", false, false, 0
+	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV2
-	b = b[:len(b)-3] // the line's zero varint and the empty population of layout 3, the written offset of 4
+	b = b[:len(b)-4] // the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
@@ -140,13 +140,26 @@ func TestRowCodecReadsLayout2(t *testing.T) {
 // A row record of the third layout (no written offset) still decodes with WrittenNS 0.
 func TestRowCodecReadsLayout3(t *testing.T) {
 	want := makeRow(24)
-	want.WrittenNS = 0
+	want.WrittenNS, want.API = 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV3
-	b = b[:len(b)-1] // the written offset's zero varint
+	b = b[:len(b)-2] // the written offset's zero varint, the empty API
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 3: %v\n got %+v\nwant %+v", err, got, want)
+	}
+}
+
+// A row record of the fourth layout (no API) still decodes with API "".
+func TestRowCodecReadsLayout4(t *testing.T) {
+	want := makeRow(25)
+	want.API = ""
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV4
+	b = b[:len(b)-1] // the empty API
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 4: %v\n got %+v\nwant %+v", err, got, want)
 	}
 }
 

@@ -14,21 +14,23 @@ import (
 // strings (uvarint length, bytes), the seven int64 offsets and seven int32 counts (zigzag
 // varints), the chunk offsets (uvarint count, then zigzag varint deltas), then client backlog,
 // Retry-After and the attempt number (zigzag varints), then the source line (zigzag varint)
-// and the population (a string), then the written offset (zigzag varint): about half the bytes of the row in requests.parquet. The
+// and the population (a string), then the written offset (zigzag varint), then the API (a
+// string): about half the bytes of the row in requests.parquet. The
 // decoder checks every length against the bytes left, so a payload that is not exactly one
 // row is an error, never a wrong row.
 
 // rowRecord is the payload type of a record holding one Row in this layout. rowRecordV1 is
 // the layout before client backlog, Retry-After and attempts, rowRecordV2 the one before the
 // source line, the population and the cancelled/unforced flags, rowRecordV3 the one before
-// the written offset; all are still read so that
+// the written offset, rowRecordV4 the one before the API; all are still read so that
 // a journal left by an older build recovers. A future layout takes a new type byte; the
 // journal's magic carries the version of the framing.
 const (
 	rowRecordV1 byte = 1
 	rowRecordV2 byte = 2
 	rowRecordV3 byte = 3
-	rowRecord   byte = 4
+	rowRecordV4 byte = 4
+	rowRecord   byte = 5
 )
 
 // Row flags, the second byte of a row record. Each layout allows the flags it knew.
@@ -44,6 +46,7 @@ var layoutFlags = map[byte]byte{
 	rowRecordV1: flagWarmup,
 	rowRecordV2: flagWarmup | flagRetried,
 	rowRecordV3: flagWarmup | flagRetried | flagCancelled | flagUnforced,
+	rowRecordV4: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
 }
 
@@ -76,7 +79,9 @@ func appendRow(b []byte, r *results.Row) []byte {
 	b = binary.AppendVarint(b, r.Line)
 	b = binary.AppendUvarint(b, uint64(len(r.Population)))
 	b = append(b, r.Population...)
-	return binary.AppendVarint(b, r.WrittenNS)
+	b = binary.AppendVarint(b, r.WrittenNS)
+	b = binary.AppendUvarint(b, uint64(len(r.API)))
+	return append(b, r.API...)
 }
 
 // rowFlags packs r's booleans into a row record's flags byte.
@@ -206,8 +211,11 @@ func decodeRow(b []byte) (results.Row, error) {
 		r.Line = d.varint()
 		r.Population = d.str()
 	}
-	if layout >= rowRecord {
+	if layout >= rowRecordV4 {
 		r.WrittenNS = d.varint()
+	}
+	if layout >= rowRecord {
+		r.API = d.str()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing
