@@ -236,7 +236,10 @@ func wantFields(o *trace.Options, output int) map[string]json.RawMessage {
 	if o.Seed != nil {
 		put("seed", *o.Seed)
 	}
-	if len(o.Stop) > 0 {
+	switch {
+	case o.StopString && len(o.Stop) == 1:
+		put("stop", o.Stop[0]) // logged as one string: sent so
+	case len(o.Stop) > 0:
 		put("stop", o.Stop)
 	}
 	if o.Logprobs != nil {
