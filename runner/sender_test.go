@@ -3,6 +3,7 @@ package runner
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,5 +92,27 @@ func TestSenderRequest(t *testing.T) {
 func TestAPINamesAgree(t *testing.T) {
 	if !slices.Equal(results.APIs, trace.APIs) {
 		t.Fatalf("results.APIs %v, trace.APIs %v", results.APIs, trace.APIs)
+	}
+}
+
+// --api-override sends every record to --api and says how many it moved from which API; the
+// records' own options are copies, the trace's untouched.
+func TestOverrideAPI(t *testing.T) {
+	logged := []*trace.Options{{API: "chat"}, {API: "messages"}, {API: "completions"}, {API: "messages"}}
+	recs := []trace.Record{{Options: logged[0]}, {Options: logged[1]}, {Options: logged[2]}, {Options: logged[3]}, {}}
+	var msg strings.Builder
+	overrideAPI(&msg, recs, "completions")
+	for i, r := range recs[:4] {
+		if r.Options.API != "completions" || r.Options == logged[i] {
+			t.Errorf("record %d: %+v", i, r.Options)
+		}
+	}
+	if recs[4].Options != nil || logged[1].API != "messages" {
+		t.Errorf("a record without options got %+v; the logged ones changed: %+v", recs[4].Options, logged[1])
+	}
+	want := "replay: --api-override: 1 requests logged against the chat API are sent to the completions API\n" +
+		"replay: --api-override: 2 requests logged against the messages API are sent to the completions API\n"
+	if msg.String() != want {
+		t.Errorf("said %q, want %q", msg.String(), want)
 	}
 }
