@@ -1,0 +1,70 @@
+package scrape
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/llm-replay/replay/results"
+)
+
+// moreFixtureCases are the engine versions added after fixtureCases (testdata/README.md
+// lists every fixture with its source): they run through the same checks.
+var moreFixtureCases = []fixtureCase{
+	// vLLM at 3168f58: the local counters are read, not the KV connector's external ones
+	// beside them, and the figures are those of vllm-v1.prom.
+	{"vllm-v1-3168f58.prom", "vllm", map[string]float64{
+		results.RequestsRunning: 5, results.RequestsWaiting: 1, results.KVCacheUsage: 0.42,
+		results.PrefixCacheQueries: 2000, results.PrefixCacheHits: 500,
+		GenerationTokens: 900, Preemptions: 2,
+		SpecDraftTokens: 300, SpecAcceptedTokens: 210}, 0},
+	// TGI: the batch and the queue, the generated-tokens histogram's sum; no KV usage, no
+	// prefix cache (TestTGIServesNoCacheSeries).
+	{"tgi-db931fc.prom", "tgi", map[string]float64{
+		results.RequestsRunning: 6, results.RequestsWaiting: 4, GenerationTokens: 1500}, 0},
+	// Dynamo's TensorRT-LLM worker serves trtllm-serve's names with Dynamo's labels.
+	{"dynamo-trtllm-worker.prom", "trtllm", map[string]float64{
+		results.RequestsRunning: 6, results.RequestsWaiting: 2, results.KVCacheUsage: 0.35,
+		PrefixCacheHitRate: 0.4, results.PrefixCacheQueries: 3000, results.PrefixCacheHits: 1200}, 0},
+	// Dynamo's frontend: no engine's series. Its inflight and queued gauges count HTTP
+	// requests (queued until the first response), not an engine's batch and queue, so they are
+	// not read as running and waiting.
+	{"dynamo-frontend.prom", "", map[string]float64{}, 0},
+}
+
+func TestMoreFixturesReadEachEngine(t *testing.T) {
+	for _, c := range moreFixtureCases {
+		t.Run(c.file, func(t *testing.T) {
+			page := readFixture(t, c.file)
+			for _, names := range []Names{ForEngine(c.engine), Any} {
+				got, st, err := parse(strings.NewReader(page), expfmt.FmtText, names)
+				if err != nil {
+					t.Fatalf("%s: %v", names.Source, err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(c.want) {
+					t.Errorf("%s: got %v\nwant %v", names.Source, got, c.want)
+				}
+				if st.Dropped != c.dropped || st.BadLines != 0 {
+					t.Errorf("%s: dropped %d, bad lines %d; want %d, 0", names.Source, st.Dropped, st.BadLines, c.dropped)
+				}
+			}
+		})
+	}
+}
+
+// TestTGIServesNoCacheSeries: TGI's page (router/src/server.rs at db931fc describes no KV or
+// prefix-cache series) fills none of the cache keys, so the summary says the page has no
+// prefix-cache counters rather than a hit rate of zero.
+func TestTGIServesNoCacheSeries(t *testing.T) {
+	got, _, err := parse(strings.NewReader(readFixture(t, "tgi-db931fc.prom")), expfmt.FmtText, TGI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{results.KVCacheUsage, results.PrefixCacheQueries, results.PrefixCacheHits, PrefixCacheHitRate} {
+		if v, ok := got[key]; ok {
+			t.Errorf("TGI's page gave %s = %v; TGI serves no such series", key, v)
+		}
+	}
+}
