@@ -1,7 +1,6 @@
 package scrape
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 )
 
 // moreFixtureCases are the engine versions added after fixtureCases (testdata/README.md
-// lists every fixture with its source): they run through the same checks.
+// lists every fixture with its source): TestFixturesReadEachEngine runs them too.
 var moreFixtureCases = []fixtureCase{
 	// vLLM at 3168f58: the local counters are read, not the KV connector's external ones
 	// beside them, and the figures are those of vllm-v1.prom.
@@ -32,26 +31,6 @@ var moreFixtureCases = []fixtureCase{
 	// requests (queued until the first response), not an engine's batch and queue, so they are
 	// not read as running and waiting.
 	{"dynamo-frontend.prom", "", map[string]float64{}, 0},
-}
-
-func TestMoreFixturesReadEachEngine(t *testing.T) {
-	for _, c := range moreFixtureCases {
-		t.Run(c.file, func(t *testing.T) {
-			page := readFixture(t, c.file)
-			for _, names := range []Names{ForEngine(c.engine), Any} {
-				got, st, err := parse(strings.NewReader(page), expfmt.FmtText, names)
-				if err != nil {
-					t.Fatalf("%s: %v", names.Source, err)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(c.want) {
-					t.Errorf("%s: got %v\nwant %v", names.Source, got, c.want)
-				}
-				if st.Dropped != c.dropped || st.BadLines != 0 {
-					t.Errorf("%s: dropped %d, bad lines %d; want %d, 0", names.Source, st.Dropped, st.BadLines, c.dropped)
-				}
-			}
-		})
-	}
 }
 
 // TestTGIServesNoCacheSeries: TGI's page (router/src/server.rs at db931fc describes no KV or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,7 +65,7 @@ func readFixture(t *testing.T, file string) string {
 // TestFixturesReadEachEngine: each engine version's page, read by its engine's table and by
 // Any, gives running, waiting, KV usage and the hit rate where that version serves them.
 func TestFixturesReadEachEngine(t *testing.T) {
-	for _, c := range fixtureCases {
+	for _, c := range append(slices.Clone(fixtureCases), moreFixtureCases...) {
 		t.Run(c.file, func(t *testing.T) {
 			page := readFixture(t, c.file)
 			for _, names := range []Names{ForEngine(c.engine), Any} {
