@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/synth"
 )
 
 // capAsMaxTokens reports whether the run's logged max_completion_tokens caps go as max_tokens
@@ -38,7 +39,7 @@ func (s *engineState) unforcedAPIs(p *plan, def string, stderr io.Writer) map[st
 	}
 	n := map[string]int{}
 	for i := range p.reqs {
-		if a := cmp.Or(string(p.reqs[i].API), recordAPI(p.reqs[i].Record, def)); !s.choice.Engine.ForcesOn(a) {
+		if a := string(cmp.Or(p.reqs[i].API, synth.RecordAPI(p.reqs[i].Record, synth.API(def)))); !s.choice.Engine.ForcesOn(a) {
 			n[a]++
 		}
 	}

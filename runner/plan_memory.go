@@ -38,7 +38,7 @@ func planMemory(recs []trace.Record, api synth.API) int64 {
 	var n int64
 	for i := range recs {
 		per := int64(bytesPerPromptToken)
-		if a := recs[i].Options; (a != nil && trace.ChatFamily(a.API)) || (a == nil || a.API == "") && trace.ChatFamily(string(api)) {
+		if trace.ChatFamily(string(synth.RecordAPI(recs[i], api))) {
 			per *= 2 // the rendered text and the messages
 		}
 		n += int64(recs[i].PromptTokens)*per + 256 // and the request's own fields

@@ -228,14 +228,6 @@ func buildAll(ctx context.Context, b *synth.Builder, scfg synth.Config, recs []t
 	return out, err
 }
 
-// recordAPI is the API r is sent to: its logged one, else def (the run's --api).
-func recordAPI(r trace.Record, def string) string {
-	if r.Options != nil && r.Options.API != "" {
-		return r.Options.API
-	}
-	return def
-}
-
 // dropUnsentIDs forgets the ids of a built prompt that is sent as text, so the run does not
 // hold every prompt twice: chat-family prompts always are, completions unless --send-ids,
 // embeddings inputs unless they were logged as token ids.
@@ -260,7 +252,7 @@ func fitChat(b *synth.Builder, scfg synth.Config, recs []trace.Record, skip bool
 	kept := recs[:0:0]
 	most := 0
 	for _, r := range recs {
-		if !trace.ChatFamily(recordAPI(r, string(scfg.API))) {
+		if !trace.ChatFamily(string(synth.RecordAPI(r, scfg.API))) {
 			kept = append(kept, r) // completions and embeddings: the builder judges their lengths
 			continue
 		}

@@ -19,13 +19,17 @@ func validAPI(a API) bool {
 	return false
 }
 
-// apiOf is the API rec's prompt is built for: its logged one, else Config.API.
-func (b *Builder) apiOf(rec trace.Record) API {
+// RecordAPI is the API rec's prompt is built for and sent to: its logged one, else def (the
+// run's --api).
+func RecordAPI(rec trace.Record, def API) API {
 	if rec.Options != nil && rec.Options.API != "" {
 		return API(rec.Options.API)
 	}
-	return b.cfg.API
+	return def
 }
+
+// apiOf is RecordAPI under Config.API.
+func (b *Builder) apiOf(rec trace.Record) API { return RecordAPI(rec, b.cfg.API) }
 
 // chatFamily reports whether a's prompts are rendered through the chat template.
 func chatFamily(a API) bool { return trace.ChatFamily(string(a)) }
