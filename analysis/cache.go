@@ -5,8 +5,8 @@ import "github.com/llm-replay/replay/prefixcache"
 // Cache is the prefix cache's hit rate three ways, side by side, each as a share of prompt
 // tokens: HitPct from the server's usage (cached prompt tokens over reported prompt tokens,
 // null when no request reported usage), ServerHitPct from its Prometheus counters (the increase
-// of vllm:prefix_cache_hits_total over that of vllm:prefix_cache_queries_total during the run,
-// null when they were not scraped), and IdealHitPct from the trace itself (an infinite prefix
+// of the engine's prefix-cache hit counter over that of its query counter during the run,
+// ServerCache.Source naming them; null when they were not scraped), and IdealHitPct from the trace itself (an infinite prefix
 // cache over the sent prompts' block hashes, null when the trace has none).
 type Cache struct {
 	CachedTokens int64    `json:"cached_tokens"`
@@ -20,7 +20,7 @@ type Cache struct {
 }
 
 // ServerCache is what scraping the endpoint's Prometheus metrics during the run found.
-// QueriedTokens and HitTokens are the increases of vLLM's prefix-cache counters from the first
+// QueriedTokens and HitTokens are the increases of the engine's prefix-cache counters from the first
 // to the last successful scrape (null when the page did not have them twice). Failures counts
 // scrapes that failed; an endpoint without /metrics fails every one, which is normal.
 // Source names whose table read the page and the counters the figures came from; Absent
@@ -33,6 +33,10 @@ type ServerCache struct {
 	FirstError    string   `json:"first_error,omitempty"`
 	QueriedTokens *float64 `json:"queried_tokens"`
 	HitTokens     *float64 `json:"hit_tokens"`
+	// QueriedBlocks and HitBlocks hold the counters instead where the engine counts KV
+	// blocks, not tokens (vLLM's early v1); the hit rate is then theirs, a share of blocks.
+	QueriedBlocks *float64 `json:"queried_blocks,omitempty"`
+	HitBlocks     *float64 `json:"hit_blocks,omitempty"`
 	Source        string   `json:"source,omitempty"`
 	Absent        string   `json:"absent,omitempty"`
 	BadLines      int      `json:"bad_lines,omitempty"`
@@ -48,6 +52,8 @@ type SpecDecode struct {
 	DraftTokens    float64  `json:"draft_tokens"`
 	AcceptedTokens float64  `json:"accepted_tokens"`
 	AcceptancePct  *float64 `json:"acceptance_pct"`
+	// Source names the page's counters the figures came from.
+	Source string `json:"source,omitempty"`
 }
 
 // NewSpecDecode is the figures of two counters' increases.
@@ -60,12 +66,20 @@ func NewSpecDecode(draft, accepted float64) *SpecDecode {
 	return s
 }
 
-// hitPct is HitTokens / QueriedTokens in percent, nil without both or without queries.
-func (c *ServerCache) hitPct() *float64 {
-	if c == nil || c.QueriedTokens == nil || c.HitTokens == nil || !(*c.QueriedTokens > 0) {
+// HitPct is HitTokens / QueriedTokens in percent (HitBlocks / QueriedBlocks where the engine
+// counts blocks), nil without both or without queries.
+func (c *ServerCache) HitPct() *float64 {
+	if c == nil {
 		return nil
 	}
-	v := round3(100 * *c.HitTokens / *c.QueriedTokens)
+	q, h := c.QueriedTokens, c.HitTokens
+	if q == nil && h == nil {
+		q, h = c.QueriedBlocks, c.HitBlocks
+	}
+	if q == nil || h == nil || !(*q > 0) {
+		return nil
+	}
+	v := round3(100 * *h / *q)
 	return &v
 }
 

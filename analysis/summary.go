@@ -329,7 +329,7 @@ func (m *Metrics) addCache(s *Summary, info RunInfo) {
 	}
 	if c := info.ServerCache; c != nil {
 		s.Cache.Server = c
-		s.Cache.ServerHitPct = c.hitPct()
+		s.Cache.ServerHitPct = c.HitPct()
 	}
 	if c := info.IdealCache; c != nil {
 		s.Cache.Ideal = c

@@ -296,7 +296,7 @@ func reportPlots(m *analysis.Metrics, s *analysis.Summary) ([]Figure, error) {
 	serverLines := serverQueueLines(m)
 	if serverLines != nil {
 		inflightName = "in flight (client)"
-		inflightCaption += " Beside it the endpoint's own count of running and waiting requests from its /metrics (vllm:num_requests_running, vllm:num_requests_waiting), as scraped during the run."
+		inflightCaption += " Beside it the endpoint's own count of running and waiting requests from its /metrics (server_metrics.jsonl's requests_running and requests_waiting, whichever of the engine's series filled them), as scraped during the run."
 	}
 	type build func() (string, error)
 	specs := []struct {

@@ -1,7 +1,8 @@
 // Package results owns what a run records, apart from how it is stored: the result row (one
 // per request sent; row.go), what the recovery of a cut run found (Recovery, kept in
 // summary.json), and the server_metrics.jsonl line format with its writer and reader
-// (servermetrics.go). Rows come from whoever sends requests (the scheduler, through the
+// (servermetrics.go) and its neutral keys, the same for every engine, older files' vLLM-named
+// keys read as today's (serverkeys.go). Rows come from whoever sends requests (the scheduler, through the
 // client's timings), server samples from scrape; analysis reads both. This package does not
 // know who produced a row or a sample and computes nothing from them.
 //

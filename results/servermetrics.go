@@ -9,17 +9,6 @@ import (
 	"time"
 )
 
-// The series a line holds, under vLLM's names (the built-in simulator serves the same ones), as
-// keys beside t_s and unix_ms. Prefix-cache queries and hits are counters of prompt tokens;
-// the usage gauge is a fraction, 1 meaning full.
-const (
-	PrefixCacheQueries = "vllm:prefix_cache_queries_total"
-	PrefixCacheHits    = "vllm:prefix_cache_hits_total"
-	RequestsRunning    = "vllm:num_requests_running"
-	RequestsWaiting    = "vllm:num_requests_waiting"
-	KVCacheUsage       = "vllm:kv_cache_usage_perc"
-)
-
 // ServerSample is one line: a scrape's time since the scraping started, its wall time and the
 // series found on the page.
 type ServerSample struct {
@@ -40,7 +29,8 @@ func (s ServerSample) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// UnmarshalJSON reads the flat object MarshalJSON writes.
+// UnmarshalJSON reads the flat object MarshalJSON writes, older files' keys as today's
+// (serverkeys.go).
 func (s *ServerSample) UnmarshalJSON(b []byte) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -61,7 +51,7 @@ func (s *ServerSample) UnmarshalJSON(b []byte) error {
 			}
 			s.Time = time.UnixMilli(int64(v))
 		default:
-			s.Values[k] = v
+			s.Values[currentKey(k)] = v
 		}
 	}
 	return nil

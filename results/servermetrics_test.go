@@ -21,7 +21,7 @@ func TestServerMetricsFile(t *testing.T) {
 	}
 	at := time.UnixMilli(1_767_225_600_123)
 	wrote := []ServerSample{
-		{OffsetS: 0, Time: at, Values: map[string]float64{PrefixCacheQueries: 5, PrefixCacheHits: 1}},
+		{OffsetS: 0, Time: at, Values: map[string]float64{PrefixCacheQueriedTokens: 5, PrefixCacheHitTokens: 1}},
 		{OffsetS: 1.0000004, Time: at.Add(time.Second), Values: map[string]float64{RequestsRunning: 3, KVCacheUsage: 0.25}},
 	}
 	for _, s := range wrote {
@@ -52,5 +52,23 @@ func TestServerMetricsFile(t *testing.T) {
 	os.WriteFile(bad, []byte("{\"t_s\":1}\n{\"t_s\":\"x\"}\n{\"t_s\":2}\n"), 0o644)
 	if _, err := ReadServerMetrics(bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2") {
 		t.Fatalf("bad line: %v", err)
+	}
+}
+
+// TestOlderKeysReadAsNeutral: a file written when every series was kept under vLLM's names
+// (an SGLang run's too) reads under today's neutral keys; engines' own names stay as they are.
+func TestOlderKeysReadAsNeutral(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "server_metrics.jsonl")
+	line := `{"t_s":1.5,"unix_ms":1700000000000,"vllm:num_requests_running":3,"vllm:prefix_cache_queries_total":100,"vllm:prefix_cache_hits_total":40,"vllm:kv_cache_usage_perc":0.5,"sglang:num_retracted_reqs":2}` + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadServerMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{RequestsRunning: 3, PrefixCacheQueriedTokens: 100, PrefixCacheHitTokens: 40, KVCacheUsage: 0.5, "sglang:num_retracted_reqs": 2}
+	if len(got) != 1 || fmt.Sprint(got[0].Values) != fmt.Sprint(want) {
+		t.Fatalf("read %v, want %v", got, want)
 	}
 }

@@ -31,30 +31,58 @@ func resolveMetricsURL(flag, endpoint string) (string, error) {
 	return flag, nil
 }
 
-// serverCache turns what the scraper saw into the summary's figures.
+// serverCache turns what the scraper saw into the summary's figures: the prefix-cache
+// counters' increases in tokens, or in blocks where the engine counts blocks, each saying
+// which of the page's series it came from.
 func serverCache(r scrape.Result) *analysis.ServerCache {
 	c := &analysis.ServerCache{MetricsURL: r.URL, Scrapes: r.Scrapes, Failures: r.Failures, FirstError: r.FirstError,
 		BadLines: r.BadLines, DroppedValues: r.Dropped}
-	q, okQ := r.Increase[results.PrefixCacheQueries]
-	if okQ {
-		c.QueriedTokens = &q
+	qKey, hKey, unit := results.PrefixCacheQueriedTokens, results.PrefixCacheHitTokens, "tokens"
+	q, okQ := r.Increase[qKey]
+	h, okH := r.Increase[hKey]
+	if !okQ && !okH {
+		qKey, hKey, unit = results.PrefixCacheQueriedBlocks, results.PrefixCacheHitBlocks, "blocks"
+		q, okQ = r.Increase[qKey]
+		h, okH = r.Increase[hKey]
 	}
-	h, okH := r.Increase[results.PrefixCacheHits]
-	if okH {
-		c.HitTokens = &h
+	counted := func(v float64, ok bool) *float64 {
+		if ok {
+			return &v
+		}
+		return nil
 	}
-	c.Source = fmt.Sprintf("%s's page: increases of %s and %s", r.Source, results.PrefixCacheQueries, results.PrefixCacheHits)
+	if unit == "tokens" {
+		c.QueriedTokens, c.HitTokens = counted(q, okQ), counted(h, okH)
+	} else {
+		c.QueriedBlocks, c.HitBlocks = counted(q, okQ), counted(h, okH)
+	}
+	if okQ || okH {
+		c.Source = fmt.Sprintf("%s's page: increases of %s and %s, in %s", r.Source, servedAs(r, qKey), servedAs(r, hKey), unit)
+	}
 	c.Absent = cacheAbsent(r, okQ, okH)
-	d, okD := r.Increase[scrape.SpecDraftTokens]
-	a, okA := r.Increase[scrape.SpecAcceptedTokens]
+	d, okD := r.Increase[results.SpecDraftTokens]
+	a, okA := r.Increase[results.SpecAcceptedTokens]
 	if okD && okA {
 		c.SpecDecode = analysis.NewSpecDecode(d, a)
+		c.SpecDecode.Source = fmt.Sprintf("%s's page: increases of %s and %s", r.Source, servedAs(r, results.SpecDraftTokens), servedAs(r, results.SpecAcceptedTokens))
 	}
 	return c
 }
 
+// servedAs is the page's name for a key, "none" when the page never served it.
+func servedAs(r scrape.Result, key string) string {
+	if name, ok := r.From[key]; ok {
+		return name
+	}
+	return "none"
+}
+
 // cacheAbsent says why the server's hit rate is missing, "" when it is not.
 func cacheAbsent(r scrape.Result, queries, hits bool) string {
+	gauge := ""
+	if name, ok := r.From[results.PrefixCacheHitRate]; ok {
+		gauge = fmt.Sprintf("; the page's hit-rate gauge %s is kept in server_metrics.jsonl as %s (a rate per logging interval, not a count over the run)", name, results.PrefixCacheHitRate)
+	}
 	switch {
 	case queries && hits:
 		return ""
@@ -63,9 +91,9 @@ func cacheAbsent(r scrape.Result, queries, hits bool) string {
 	case queries:
 		// SGLang creates sglang:cached_tokens_total at its first cached token
 		// (python/sglang/srt/metrics/collector.py, sgl-project/sglang 93d04878cfb9b08645fae7b11bd340ee33b34acf).
-		return "the page has a query counter but no prefix-cache hit counter (none served, or none hit yet)"
+		return "the page has a query counter but no prefix-cache hit counter (none served, or none hit yet)" + gauge
 	}
-	return "the page has no prefix-cache counters " + r.Source + " reads"
+	return "the page has no prefix-cache counters " + r.Source + " reads" + gauge
 }
 
 // idealCache is the trace's own prefix-cache hit rate over the prompts as built: their block

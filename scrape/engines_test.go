@@ -176,25 +176,25 @@ func TestParseEachEngine(t *testing.T) {
 	}{
 		{"vllm v1", VLLM, vllmV1Page, map[string]float64{
 			results.RequestsRunning: 4, results.RequestsWaiting: 2, results.KVCacheUsage: 0.5,
-			results.PrefixCacheQueries: 1000, results.PrefixCacheHits: 600, // once, not twice
-			Preemptions: 3, GenerationTokens: 5000}},
+			results.PrefixCacheQueriedTokens: 1000, results.PrefixCacheHitTokens: 600, // once, not twice
+			results.Preemptions: 3, results.GenerationTokens: 5000}},
 		{"vllm early v1", VLLM, vllmEarlyV1Page, map[string]float64{
-			results.KVCacheUsage: 0.25, results.PrefixCacheQueries: 800, results.PrefixCacheHits: 200}},
+			results.KVCacheUsage: 0.25, results.PrefixCacheQueriedTokens: 800, results.PrefixCacheHitTokens: 200}},
 		{"vllm v0", VLLM, vllmV0Page, map[string]float64{
 			results.RequestsRunning: 3, results.RequestsWaiting: 1, results.KVCacheUsage: 0.4,
-			PrefixCacheHitRate: 0.3, GenerationThroughput: 120.5, Preemptions: 2, GenerationTokens: 500}},
+			results.PrefixCacheHitRate: 0.3, results.GenerationThroughput: 120.5, results.Preemptions: 2, results.GenerationTokens: 500}},
 		{"sglang", SGLang, sglangPage, map[string]float64{
-			results.PrefixCacheQueries: 8.128902e+06, results.PrefixCacheHits: 4e+06, // device + host
+			results.PrefixCacheQueriedTokens: 8.128902e+06, results.PrefixCacheHitTokens: 4e+06, // device + host
 			results.RequestsRunning: 162, results.RequestsWaiting: 2826, results.KVCacheUsage: 0.28,
-			PrefixCacheHitRate: 0.0075, GenerationThroughput: 86.5, GenerationTokens: 7.557572e+06, Preemptions: 4}},
+			results.PrefixCacheHitRate: 0.0075, results.GenerationThroughput: 86.5, results.GenerationTokens: 7.557572e+06, results.Preemptions: 4}},
 		{"tgi", TGI, tgiPage, map[string]float64{
-			results.RequestsRunning: 8, results.RequestsWaiting: 3, GenerationTokens: 1280}},
+			results.RequestsRunning: 8, results.RequestsWaiting: 3, results.GenerationTokens: 1280}},
 		{"trtllm", TRTLLM, trtllmPage, map[string]float64{
-			results.RequestsRunning: 4, results.RequestsWaiting: 2, results.KVCacheUsage: 0.5, PrefixCacheHitRate: 0.25,
-			results.PrefixCacheQueries: 1000, results.PrefixCacheHits: 250, GenerationTokens: 400}},
+			results.RequestsRunning: 4, results.RequestsWaiting: 2, results.KVCacheUsage: 0.5, results.PrefixCacheHitRate: 0.25,
+			results.PrefixCacheQueriedTokens: 1000, results.PrefixCacheHitTokens: 250, results.GenerationTokens: 400}},
 		{"llamacpp", LlamaCpp, llamacppPage, map[string]float64{
 			results.RequestsRunning: 2, results.RequestsWaiting: 5, results.KVCacheUsage: 0.125,
-			GenerationTokens: 7801, GenerationThroughput: 33.09}},
+			results.GenerationTokens: 7801, results.GenerationThroughput: 33.09}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, _, err := parse(strings.NewReader(c.page), expfmt.FmtText, c.names)
@@ -256,7 +256,7 @@ func TestScraperWithSGLangNames(t *testing.T) {
 	if res.Source != "SGLang" || res.Scrapes != 2 {
 		t.Fatalf("%+v", res)
 	}
-	if h := res.Increase[results.PrefixCacheHits]; h != 500000 {
+	if h := res.Increase[results.PrefixCacheHitTokens]; h != 500000 {
 		t.Fatalf("hit increase %v, want 500000 (%v)", h, res.Increase)
 	}
 	if _, ok := res.Increase[results.RequestsRunning]; ok {
@@ -275,7 +275,7 @@ func TestDefaultNamesAreVLLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := s.Stop()
-	if res.Source != "vLLM" || res.Samples[0].Values[results.PrefixCacheHits] != 600 {
+	if res.Source != "vLLM" || res.Samples[0].Values[results.PrefixCacheHitTokens] != 600 {
 		t.Fatalf("%+v", res)
 	}
 }

@@ -16,17 +16,17 @@ var moreFixtureCases = []fixtureCase{
 	// beside them, and the figures are those of vllm-v1.prom.
 	{"vllm-v1-3168f58.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 5, results.RequestsWaiting: 1, results.KVCacheUsage: 0.42,
-		results.PrefixCacheQueries: 2000, results.PrefixCacheHits: 500,
-		GenerationTokens: 900, Preemptions: 2,
-		SpecDraftTokens: 300, SpecAcceptedTokens: 210}, 0},
+		results.PrefixCacheQueriedTokens: 2000, results.PrefixCacheHitTokens: 500,
+		results.GenerationTokens: 900, results.Preemptions: 2,
+		results.SpecDraftTokens: 300, results.SpecAcceptedTokens: 210}, 0},
 	// TGI: the batch and the queue, the generated-tokens histogram's sum; no KV usage, no
 	// prefix cache (TestTGIServesNoCacheSeries).
 	{"tgi-db931fc.prom", "tgi", map[string]float64{
-		results.RequestsRunning: 6, results.RequestsWaiting: 4, GenerationTokens: 1500}, 0},
+		results.RequestsRunning: 6, results.RequestsWaiting: 4, results.GenerationTokens: 1500}, 0},
 	// Dynamo's TensorRT-LLM worker serves trtllm-serve's names with Dynamo's labels.
 	{"dynamo-trtllm-worker.prom", "trtllm", map[string]float64{
 		results.RequestsRunning: 6, results.RequestsWaiting: 2, results.KVCacheUsage: 0.35,
-		PrefixCacheHitRate: 0.4, results.PrefixCacheQueries: 3000, results.PrefixCacheHits: 1200}, 0},
+		results.PrefixCacheHitRate: 0.4, results.PrefixCacheQueriedTokens: 3000, results.PrefixCacheHitTokens: 1200}, 0},
 	// Dynamo's frontend: no engine's series. Its inflight and queued gauges count HTTP
 	// requests (queued until the first response), not an engine's batch and queue, so they are
 	// not read as running and waiting.
@@ -41,7 +41,7 @@ func TestTGIServesNoCacheSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{results.KVCacheUsage, results.PrefixCacheQueries, results.PrefixCacheHits, PrefixCacheHitRate} {
+	for _, key := range []string{results.KVCacheUsage, results.PrefixCacheQueriedTokens, results.PrefixCacheHitTokens, results.PrefixCacheHitRate} {
 		if v, ok := got[key]; ok {
 			t.Errorf("TGI's page gave %s = %v; TGI serves no such series", key, v)
 		}

@@ -25,26 +25,26 @@ type fixtureCase struct {
 var fixtureCases = []fixtureCase{
 	{"vllm-v1.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 5, results.RequestsWaiting: 1, results.KVCacheUsage: 0.42,
-		results.PrefixCacheQueries: 2000, results.PrefixCacheHits: 500,
-		SpecDraftTokens: 300, SpecAcceptedTokens: 210}, 0},
+		results.PrefixCacheQueriedTokens: 2000, results.PrefixCacheHitTokens: 500,
+		results.SpecDraftTokens: 300, results.SpecAcceptedTokens: 210}, 0},
 	// The -1 hit rate of prefix caching off is dropped, not kept as a rate.
 	{"vllm-v0.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 3, results.RequestsWaiting: 2, results.KVCacheUsage: 0.3}, 1},
 	// Hits of the 0.11 name beside queries of the old one: the pair comes from the old
-	// generation, which has both.
+	// generation, which has both, and which counts blocks (its help text says so).
 	{"vllm-early-v1.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 2, results.RequestsWaiting: 0, results.KVCacheUsage: 0.2,
-		results.PrefixCacheQueries: 64, results.PrefixCacheHits: 16}, 0},
+		results.PrefixCacheQueriedBlocks: 64, results.PrefixCacheHitBlocks: 16}, 0},
 	// Two replicas: counts summed, usage averaged.
 	{"ray-serve-vllm.prom", "vllm", map[string]float64{
 		results.RequestsRunning: 7, results.RequestsWaiting: 1, results.KVCacheUsage: 0.5,
-		results.PrefixCacheQueries: 1000, results.PrefixCacheHits: 250}, 0},
+		results.PrefixCacheQueriedTokens: 1000, results.PrefixCacheHitTokens: 250}, 0},
 	{"sglang.prom", "sglang", map[string]float64{
 		results.RequestsRunning: 7, results.RequestsWaiting: 3, results.KVCacheUsage: 0.55,
-		PrefixCacheHitRate: 0.25, RetractedNow: 2, results.PrefixCacheQueries: 4000}, 0},
+		results.PrefixCacheHitRate: 0.25, RetractedNow: 2, results.PrefixCacheQueriedTokens: 4000}, 0},
 	{"trtllm-serve.prom", "trtllm", map[string]float64{
 		results.RequestsRunning: 6, results.RequestsWaiting: 2, results.KVCacheUsage: 0.35,
-		PrefixCacheHitRate: 0.4, results.PrefixCacheQueries: 3000, results.PrefixCacheHits: 1200}, 0},
+		results.PrefixCacheHitRate: 0.4, results.PrefixCacheQueriedTokens: 3000, results.PrefixCacheHitTokens: 1200}, 0},
 	{"trtllm-serve-unprefixed.prom", "trtllm", map[string]float64{}, 0},
 	// Running is the active series alone, not active+max+scheduled+context.
 	{"triton-trtllm.prom", "trtllm", map[string]float64{results.RequestsRunning: 3}, 0},

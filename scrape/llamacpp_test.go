@@ -27,11 +27,11 @@ func TestParseLlamaCppB11669(t *testing.T) {
 		t.Fatalf("the real page read with %d bad lines and %d dropped values, want none", stats.BadLines, stats.Dropped)
 	}
 	want := map[string]float64{
-		results.PrefixCacheQueries: 338, results.PrefixCacheHits: 90,
+		results.PrefixCacheQueriedTokens: 338, results.PrefixCacheHitTokens: 90,
 		results.RequestsRunning: 4, results.RequestsWaiting: 2,
-		GenerationTokens: 31, DecodeCalls: 205,
-		GenerationThroughput: 0, PromptThroughput: 730.649,
-		SpecDraftTokens: 0, SpecAcceptedTokens: 0,
+		results.GenerationTokens: 31, DecodeCalls: 205,
+		results.GenerationThroughput: 0, results.PromptThroughput: 730.649,
+		results.SpecDraftTokens: 0, results.SpecAcceptedTokens: 0,
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("parsed\n%v\nwant\n%v", got, want)
@@ -43,7 +43,7 @@ func TestParseLlamaCppB11669(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := viaAny[results.PrefixCacheQueries]; ok {
+	if _, ok := viaAny[results.PrefixCacheQueriedTokens]; ok {
 		t.Fatalf("Any read queries from a llama.cpp page: %v", viaAny)
 	}
 }
@@ -57,10 +57,10 @@ func TestLlamaCppQueriesNeedBothParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := got[results.PrefixCacheQueries]; ok || len(got) != 0 {
+	if _, ok := got[results.PrefixCacheQueriedTokens]; ok || len(got) != 0 {
 		t.Fatalf("parsed %v from one part", got)
 	}
-	if !LlamaCpp.isCounter(results.PrefixCacheQueries) {
+	if !LlamaCpp.isCounter(results.PrefixCacheQueriedTokens) {
 		t.Fatal("the queried tokens are not kept as a counter")
 	}
 }

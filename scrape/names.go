@@ -38,10 +38,10 @@ type Series struct {
 	Kind Kind
 }
 
-// Names is one engine's (or exporter's) metric names for the series a run keeps. Engines
-// other than vLLM are written under the same keys as vLLM (package results names the
-// server-metrics file's series after vLLM), so the report and the summary read every engine
-// alike; the tables below say, per engine, which of its names fills each key.
+// Names is one engine's (or exporter's) metric names for the series a run keeps. Every
+// engine's series are written under package results' neutral keys, so the report and the
+// summary read every engine alike; the tables below say, per engine, which of its names
+// fills each key.
 type Names struct {
 	// Source names the engine or exporter in messages ("vLLM", "SGLang", "the DCGM exporter").
 	Source string
@@ -80,38 +80,24 @@ func (n Names) preferred() []string {
 func (n Names) isCounter(key string) bool {
 	base, _, _ := strings.Cut(key, "{")
 	for _, s := range n.Series {
-		if s.Key == base {
+		if s.Key == base || inBlocks[s.Key] == base {
 			return s.Kind == Counter || s.Kind == Parts
 		}
 	}
 	return false
 }
 
-// Keys of the series that package results does not name (yet): like its five, vLLM's own
-// names, the older v0 names where v1 has none (a hit-rate gauge, a throughput gauge), so that
-// engines serving a gauge instead of counters still have a key.
+// Keys of series only one engine serves, under that engine's own name (package results names
+// the others neutrally).
 const (
-	// GenerationTokens counts output tokens the engine generated.
-	GenerationTokens = "vllm:generation_tokens_total"
-	// Preemptions counts requests preempted (SGLang: retracted) for lack of KV-cache room.
-	Preemptions = "vllm:num_preemptions_total"
-	// PrefixCacheHitRate is a hit-rate gauge (a fraction), for engines without hit and query
-	// counters, or beside them.
-	PrefixCacheHitRate = "vllm:gpu_prefix_cache_hit_rate"
-	// GenerationThroughput is the engine's own output-tokens-per-second gauge.
-	GenerationThroughput = "vllm:avg_generation_throughput_toks_per_s"
 	// RetractedNow is SGLang's retracted-requests gauge (requests retracted in the last
 	// logging interval), under its own name: it is no count over the run.
 	RetractedNow = "sglang:num_retracted_reqs"
-	// SpecDraftTokens and SpecAcceptedTokens count the tokens speculative decoding drafted
-	// and the target model accepted (vllm/v1/spec_decode/metrics.py, vllm-project/vllm
-	// ee4ceaae5953d367d8edd2132fd86d6c42506e1e, SpecDecodingProm; served only with a
-	// speculative config). Their increases' ratio is the acceptance rate.
-	SpecDraftTokens    = "vllm:spec_decode_num_draft_tokens_total"
-	SpecAcceptedTokens = "vllm:spec_decode_num_accepted_tokens_total"
 	// SpecAcceptLength is SGLang's mean acceptance length gauge (collector.py at
 	// sgl-project/sglang 93d04878cfb9b08645fae7b11bd340ee33b34acf), under its own name.
 	SpecAcceptLength = "sglang:spec_accept_length"
+	// DecodeCalls counts llama.cpp's llama_decode() calls, kept under its own name.
+	DecodeCalls = "llamacpp:n_decode_total"
 )
 
 // VLLM is vLLM's table, the default: the v1 names (vllm/v1/metrics/loggers.py; "Production
@@ -122,21 +108,23 @@ const (
 // it defines running, waiting, gpu_cache_usage_perc, preemptions, generation tokens, the
 // throughput gauge and the spec_decode counters, not yet the hit-rate gauge of later v0
 // releases, which reads -1 with prefix caching off: parse drops values below zero).
-// Early v1 counted its gpu_prefix_cache queries and hits in blocks, later ones in tokens,
-// under one name; the pair is always read from one generation (see pairedKeys), so their
-// ratio holds either way. Then Ray Serve's names for the same series (rayNames).
+// Early v1 counted its gpu_prefix_cache queries and hits in blocks (its help text says
+// "queried blocks"), later ones in tokens, under one name: a family whose help text says
+// blocks is kept under the blocks keys (unit.go). The pair is always read from one
+// generation (see pairedKeys). Then Ray Serve's names for the same series (rayNames).
 var VLLM = withRay(Names{Source: "vLLM", Series: []Series{
-	{results.PrefixCacheQueries, []string{results.PrefixCacheQueries, "vllm:gpu_prefix_cache_queries_total"}, Counter},
-	{results.PrefixCacheHits, []string{results.PrefixCacheHits, "vllm:gpu_prefix_cache_hits_total"}, Counter},
-	{results.RequestsRunning, []string{results.RequestsRunning}, Gauge},
-	{results.RequestsWaiting, []string{results.RequestsWaiting}, Gauge},
-	{results.KVCacheUsage, []string{results.KVCacheUsage, "vllm:gpu_cache_usage_perc"}, Mean},
-	{GenerationTokens, []string{GenerationTokens}, Counter},
-	{Preemptions, []string{Preemptions}, Counter},
-	{PrefixCacheHitRate, []string{PrefixCacheHitRate}, Mean},
-	{GenerationThroughput, []string{GenerationThroughput}, Gauge},
-	{SpecDraftTokens, []string{SpecDraftTokens}, Counter},
-	{SpecAcceptedTokens, []string{SpecAcceptedTokens}, Counter},
+	{results.PrefixCacheQueriedTokens, []string{"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"}, Counter},
+	{results.PrefixCacheHitTokens, []string{"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"}, Counter},
+	{results.RequestsRunning, []string{"vllm:num_requests_running"}, Gauge},
+	{results.RequestsWaiting, []string{"vllm:num_requests_waiting"}, Gauge},
+	{results.KVCacheUsage, []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}, Mean},
+	{results.GenerationTokens, []string{"vllm:generation_tokens_total"}, Counter},
+	{results.Preemptions, []string{"vllm:num_preemptions_total"}, Counter},
+	{results.PrefixCacheHitRate, []string{"vllm:gpu_prefix_cache_hit_rate"}, Mean},
+	{results.GenerationThroughput, []string{"vllm:avg_generation_throughput_toks_per_s"}, Gauge},
+	{results.PromptThroughput, []string{"vllm:avg_prompt_throughput_toks_per_s"}, Gauge},
+	{results.SpecDraftTokens, []string{"vllm:spec_decode_num_draft_tokens_total"}, Counter},
+	{results.SpecAcceptedTokens, []string{"vllm:spec_decode_num_accepted_tokens_total"}, Counter},
 }})
 
 // SGLang's names (python/sglang/srt/metrics/collector.py; docs/references/production_metrics.md;
@@ -148,16 +136,16 @@ var VLLM = withRay(Names{Source: "vLLM", Series: []Series{
 // queried = prompt tokens, hit = cached prompt tokens (summed over cache_source where the
 // counter has that label). Retracted requests are its preemptions.
 var SGLang = Names{Source: "SGLang", Series: []Series{
-	{results.PrefixCacheQueries, []string{"sglang:prompt_tokens_total"}, Counter},
-	{results.PrefixCacheHits, []string{"sglang:cached_tokens_total"}, Counter},
+	{results.PrefixCacheQueriedTokens, []string{"sglang:prompt_tokens_total"}, Counter},
+	{results.PrefixCacheHitTokens, []string{"sglang:cached_tokens_total"}, Counter},
 	{results.RequestsRunning, []string{"sglang:num_running_reqs"}, Gauge},
 	{results.RequestsWaiting, []string{"sglang:num_queue_reqs"}, Gauge},
 	{results.KVCacheUsage, []string{"sglang:token_usage"}, Mean},
-	{GenerationTokens, []string{"sglang:generation_tokens_total"}, Counter},
-	{Preemptions, []string{"sglang:num_retracted_requests_total"}, Counter},
+	{results.GenerationTokens, []string{"sglang:generation_tokens_total"}, Counter},
+	{results.Preemptions, []string{"sglang:num_retracted_requests_total"}, Counter},
 	{RetractedNow, []string{RetractedNow}, Gauge},
-	{PrefixCacheHitRate, []string{"sglang:cache_hit_rate"}, Mean},
-	{GenerationThroughput, []string{"sglang:gen_throughput"}, Gauge},
+	{results.PrefixCacheHitRate, []string{"sglang:cache_hit_rate"}, Mean},
+	{results.GenerationThroughput, []string{"sglang:gen_throughput"}, Gauge},
 	{SpecAcceptLength, []string{SpecAcceptLength}, Mean},
 }}
 
@@ -167,7 +155,7 @@ var SGLang = Names{Source: "SGLang", Series: []Series{
 var TGI = Names{Source: "TGI", Series: []Series{
 	{results.RequestsRunning, []string{"tgi_batch_current_size"}, Gauge},
 	{results.RequestsWaiting, []string{"tgi_queue_size"}, Gauge},
-	{GenerationTokens, []string{"tgi_request_generated_tokens"}, Counter},
+	{results.GenerationTokens, []string{"tgi_request_generated_tokens"}, Counter},
 }}
 
 // TRTLLM is TensorRT-LLM in its three servings, each engine's names in turn:
@@ -175,11 +163,15 @@ var TGI = Names{Source: "TGI", Series: []Series{
 //     stats): tensorrt_llm/metrics/collector.py at NVIDIA/TensorRT-LLM
 //     050f80def8df236e326949c8bd9dee10fd896a83, prefix trtllm_. The KV-cache series need
 //     enable_iter_perf_stats; the token counters return_perf_metrics. Paused requests are a
-//     gauge, not a preemption count, so no series fills Preemptions. The same collector at
+//     gauge, not a preemption count, so no series fills results.Preemptions. The same collector at
 //     89fd9b74ab7ae753b4c6b3db25a400dca7ea54a0 named its series without a prefix
 //     (request_success_total, e2e_request_latency_seconds, time_to_first_token_seconds, ...,
 //     labelled engine_type="trtllm"): none of them is a series kept here, so such a page is
-//     detected (package engine) but fills no key. Dynamo serves the same names under trtllm:.
+//     detected (package engine) but fills no key. Dynamo's TensorRT-LLM worker passes the
+//     trtllm_ names through (components/src/dynamo/trtllm/workers/llm_worker.py at
+//     ai-dynamo/dynamo 318ccac58064cf4f69cc05e15b628ce23d281509); its Prometheus helper can
+//     instead add a trtllm: prefix to unprefixed names (add_prefix in
+//     components/src/dynamo/common/utils/prometheus.py), so those are read too.
 //   - Triton's TensorRT-LLM backend: inflight_batcher_llm/src/custom_metrics_reporter/
 //     custom_metrics_reporter.cc at triton-inference-server/tensorrtllm_backend
 //     27e4bfbd3acb05b9b41417d5256553592a31b505 and 7f9aa4680aafaebce2d7576b5a40d5ddc7c3cbaa:
@@ -188,24 +180,16 @@ var TGI = Names{Source: "TGI", Series: []Series{
 //     Neither commit serves a waiting count or a usage fraction (request_type="waiting" and
 //     kv_cache_block_type="fraction" are read where later backends serve them).
 var TRTLLM = Names{Source: "TensorRT-LLM", Series: []Series{
-	{results.PrefixCacheQueries, []string{"trtllm_prompt_tokens_total", "trtllm:prompt_tokens_total"}, Counter},
-	{results.PrefixCacheHits, []string{"trtllm_prompt_cached_tokens_total", "trtllm:prompt_cached_tokens_total"}, Counter},
+	{results.PrefixCacheQueriedTokens, []string{"trtllm_prompt_tokens_total", "trtllm:prompt_tokens_total"}, Counter},
+	{results.PrefixCacheHitTokens, []string{"trtllm_prompt_cached_tokens_total", "trtllm:prompt_cached_tokens_total"}, Counter},
 	{results.RequestsRunning, []string{"trtllm_num_requests_running", "trtllm:num_requests_running", `nv_trt_llm_request_metrics{request_type="active"}`}, Gauge},
 	{results.RequestsWaiting, []string{"trtllm_num_requests_waiting", "trtllm:num_requests_waiting", `nv_trt_llm_request_metrics{request_type="waiting"}`}, Gauge},
 	{results.KVCacheUsage, []string{"trtllm_kv_cache_utilization", "trtllm:kv_cache_utilization", `nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"}`}, Mean},
-	{GenerationTokens, []string{"trtllm_generation_tokens_total", "trtllm:generation_tokens_total"}, Counter},
-	{PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate", "trtllm:kv_cache_hit_rate"}, Mean},
-	{SpecDraftTokens, []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm:spec_decode_num_draft_tokens_total"}, Counter},
-	{SpecAcceptedTokens, []string{"trtllm_spec_decode_num_accepted_tokens_total", "trtllm:spec_decode_num_accepted_tokens_total"}, Counter},
+	{results.GenerationTokens, []string{"trtllm_generation_tokens_total", "trtllm:generation_tokens_total"}, Counter},
+	{results.PrefixCacheHitRate, []string{"trtllm_kv_cache_hit_rate", "trtllm:kv_cache_hit_rate"}, Mean},
+	{results.SpecDraftTokens, []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm:spec_decode_num_draft_tokens_total"}, Counter},
+	{results.SpecAcceptedTokens, []string{"trtllm_spec_decode_num_accepted_tokens_total", "trtllm:spec_decode_num_accepted_tokens_total"}, Counter},
 }}
-
-// Keys of llama.cpp's series that no vLLM name fits.
-const (
-	// PromptThroughput is the engine's own prompt-tokens-per-second gauge (vLLM v0's name).
-	PromptThroughput = "vllm:avg_prompt_throughput_toks_per_s"
-	// DecodeCalls counts llama.cpp's llama_decode() calls, kept under its own name.
-	DecodeCalls = "llamacpp:n_decode_total"
-)
 
 // LlamaCpp is llama.cpp's server (tools/server, GET /metrics, served with --metrics; build
 // b11669's page is scrape/testdata/llamacpp-b11669.metrics): requests processing and
@@ -216,19 +200,19 @@ const (
 // ones. llamacpp:kv_cache_usage_ratio is kept as an older name: earlier builds served it,
 // b11669 serves no KV-cache usage gauge.
 var LlamaCpp = Names{Source: "llama.cpp", Series: []Series{
-	{results.PrefixCacheQueries, []string{"llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total"}, Parts},
-	{results.PrefixCacheHits, []string{"llamacpp:prompt_tokens_cached_total"}, Counter},
+	{results.PrefixCacheQueriedTokens, []string{"llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total"}, Parts},
+	{results.PrefixCacheHitTokens, []string{"llamacpp:prompt_tokens_cached_total"}, Counter},
 	{results.RequestsRunning, []string{"llamacpp:requests_processing"}, Gauge},
 	{results.RequestsWaiting, []string{"llamacpp:requests_deferred"}, Gauge},
 	{results.KVCacheUsage, []string{"llamacpp:kv_cache_usage_ratio"}, Mean},
-	{GenerationTokens, []string{"llamacpp:tokens_predicted_total"}, Counter},
+	{results.GenerationTokens, []string{"llamacpp:tokens_predicted_total"}, Counter},
 	{DecodeCalls, []string{DecodeCalls}, Counter},
-	{GenerationThroughput, []string{"llamacpp:predicted_tokens_seconds"}, Gauge},
-	{PromptThroughput, []string{"llamacpp:prompt_tokens_seconds"}, Gauge},
+	{results.GenerationThroughput, []string{"llamacpp:predicted_tokens_seconds"}, Gauge},
+	{results.PromptThroughput, []string{"llamacpp:prompt_tokens_seconds"}, Gauge},
 	// Speculative decoding's drafted and accepted tokens (b11669 serves both, 0 without a
 	// draft model; the page's help text names them).
-	{SpecDraftTokens, []string{"llamacpp:spec_decode_num_draft_tokens_total"}, Counter},
-	{SpecAcceptedTokens, []string{"llamacpp:spec_decode_num_accepted_tokens_total"}, Counter},
+	{results.SpecDraftTokens, []string{"llamacpp:spec_decode_num_draft_tokens_total"}, Counter},
+	{results.SpecAcceptedTokens, []string{"llamacpp:spec_decode_num_accepted_tokens_total"}, Counter},
 }}
 
 // Any reads whichever engine's names a page carries (for an endpoint of unknown make): every

@@ -19,7 +19,10 @@ import (
 // page is read without them) and values dropped as sentinels.
 type pageStats struct {
 	BadLines, Dropped int
-	families          int
+	// From names, per key kept, the page's series that filled it (name and selector; a Parts
+	// series' names joined by " + "): where each figure came from.
+	From     map[string]string
+	families int
 }
 
 // maxBadLines bounds the lines dropped from one page: a page mostly malformed is no page.
@@ -77,12 +80,16 @@ func decode(r io.Reader, format expfmt.Format, names Names) (map[string]float64,
 		}
 		st.families++
 		refs := idx.lookup(&mf)
+		blocks := make([]bool, len(refs))
+		for i, ref := range refs {
+			blocks[i] = countsBlocks(names.Series[ref.series].Key, &mf)
+		}
 		for _, m := range mf.GetMetric() {
 			v, ok := value(m)
 			if !ok {
 				continue
 			}
-			for _, ref := range refs {
+			for i, ref := range refs {
 				if ref.label != "" && labelValue(m, ref.label) != ref.value {
 					continue
 				}
@@ -90,11 +97,13 @@ func decode(r io.Reader, format expfmt.Format, names Names) (map[string]float64,
 					st.Dropped++
 					continue
 				}
-				acc.add(ref, labelValue(m, names.PerLabel), v)
+				acc.add(cellKey{ref, labelValue(m, names.PerLabel), blocks[i]}, v)
 			}
 		}
 	}
-	return acc.values(names), st, nil
+	vals, from := acc.values(names)
+	st.From = from
+	return vals, st, nil
 }
 
 // ref points at one name of one series: the series' place in the table, the name's rank
@@ -153,13 +162,14 @@ type cell struct {
 type cellKey struct {
 	ref
 	perLabel string
+	// blocks marks a family that counts blocks where its key counts tokens (unit.go).
+	blocks bool
 }
 
 // accumulator gathers a page's values by series, name and label value.
 type accumulator map[cellKey]*cell
 
-func (a accumulator) add(r ref, label string, v float64) {
-	k := cellKey{r, label}
+func (a accumulator) add(k cellKey, v float64) {
 	c := a[k]
 	if c == nil {
 		c = &cell{max: v}
@@ -172,8 +182,9 @@ func (a accumulator) add(r ref, label string, v float64) {
 
 // values resolves the cells: per series, its best-ranked name present on the page; then the
 // sum, the mean or (per label) the largest value. A Parts series adds every name's sum, and
-// is left out unless all its names are on the page (one part alone is not the whole).
-func (a accumulator) values(names Names) map[string]float64 {
+// is left out unless all its names are on the page (one part alone is not the whole). from
+// names the page's series behind each key.
+func (a accumulator) values(names Names) (vals map[string]float64, from map[string]string) {
 	best := map[int]int{}
 	parts := map[int]int{}
 	for k := range a {
@@ -183,31 +194,38 @@ func (a accumulator) values(names Names) map[string]float64 {
 		parts[k.series]++
 	}
 	a.pair(names, best)
-	out := map[string]float64{}
+	out, from := map[string]float64{}, map[string]string{}
 	for k, c := range a {
 		s := names.Series[k.series]
+		key := s.Key
+		if k.blocks {
+			key = inBlocks[key]
+		}
 		switch {
 		case s.Kind == Parts && parts[k.series] == len(s.From):
-			out[s.Key] += c.sum
+			out[key] += c.sum
+			from[key] = strings.Join(s.From, " + ")
+			continue
 		case s.Kind == Parts:
 			continue
 		case best[k.series] != k.rank:
 			continue
 		case names.PerLabel != "":
-			out[labelKey(s.Key, names.PerLabel, k.perLabel)] = c.max
+			out[labelKey(key, names.PerLabel, k.perLabel)] = c.max
 		case s.Kind == Mean:
-			out[s.Key] = c.sum / float64(c.n)
+			out[key] = c.sum / float64(c.n)
 		default:
-			out[s.Key] = c.sum
+			out[key] = c.sum
 		}
+		from[key] = s.From[k.rank]
 	}
-	return out
+	return out, from
 }
 
 // pairedKeys are read from one generation of names: a hit rate of hits over queries is
 // only a rate when both count the same thing (vLLM v1 first counted blocks, then tokens, and
 // renamed the pair in 0.10; a page may carry both generations).
-var pairedKeys = [2]string{results.PrefixCacheQueries, results.PrefixCacheHits}
+var pairedKeys = [2]string{results.PrefixCacheQueriedTokens, results.PrefixCacheHitTokens}
 
 // pair moves the paired series to the best rank both have on the page; with none in common
 // (one generation's queries beside another's hits) neither is kept.

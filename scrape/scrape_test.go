@@ -55,7 +55,7 @@ func TestParseVLLMText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{
-		results.PrefixCacheQueries: 1000, results.PrefixCacheHits: 300, // summed over engines
+		results.PrefixCacheQueriedTokens: 1000, results.PrefixCacheHitTokens: 300, // summed over engines
 		results.RequestsRunning: 5, results.RequestsWaiting: 1,
 		results.KVCacheUsage: 0.375, // the older name, averaged over engines
 	}
@@ -71,7 +71,7 @@ func TestParseOpenMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[results.PrefixCacheHits] != 7 || got[results.KVCacheUsage] != 0.1 || len(got) != 2 {
+	if got[results.PrefixCacheHitTokens] != 7 || got[results.KVCacheUsage] != 0.1 || len(got) != 2 {
 		t.Fatalf("parsed %v", got)
 	}
 }
@@ -121,14 +121,14 @@ func TestIncreaseAcrossReset(t *testing.T) {
 	if res.Scrapes != 4 || res.Failures != 0 {
 		t.Fatalf("%d scrapes, %d failures, want 4 and 0", res.Scrapes, res.Failures)
 	}
-	if q, h := res.Increase[results.PrefixCacheQueries], res.Increase[results.PrefixCacheHits]; q != 1000+300 || h != 400+50 {
+	if q, h := res.Increase[results.PrefixCacheQueriedTokens], res.Increase[results.PrefixCacheHitTokens]; q != 1000+300 || h != 400+50 {
 		t.Fatalf("increase: queries %v hits %v, want 1300 and 450", q, h)
 	}
 	lines := readLines(t, path)
 	if len(lines) != 4 {
 		t.Fatalf("%d lines in %s, want 4", len(lines), path)
 	}
-	if lines[1][results.PrefixCacheQueries] != 2000.0 || lines[1][results.RequestsRunning] != 5.0 || lines[1]["t_s"] == nil || lines[1]["unix_ms"] == nil {
+	if lines[1][results.PrefixCacheQueriedTokens] != 2000.0 || lines[1][results.RequestsRunning] != 5.0 || lines[1]["t_s"] == nil || lines[1]["unix_ms"] == nil {
 		t.Fatalf("line 2: %v", lines[1])
 	}
 }
@@ -216,8 +216,8 @@ func TestSimulatorMetrics(t *testing.T) {
 	if res.Scrapes != 2 || res.Failures != 0 {
 		t.Fatalf("%+v", res)
 	}
-	for _, name := range []string{results.PrefixCacheQueries, results.PrefixCacheHits, results.RequestsRunning,
-		results.RequestsWaiting, results.KVCacheUsage, GenerationTokens} {
+	for _, name := range []string{results.PrefixCacheQueriedTokens, results.PrefixCacheHitTokens, results.RequestsRunning,
+		results.RequestsWaiting, results.KVCacheUsage, results.GenerationTokens} {
 		if _, ok := res.Samples[0].Values[name]; !ok {
 			t.Errorf("%s missing from the simulator's page: %v", name, res.Samples[0].Values)
 		}

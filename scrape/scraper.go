@@ -49,6 +49,10 @@ type Result struct {
 	// last successful scrape; a drop (a server restart) counts as a reset to zero, as
 	// Prometheus's increase() does.
 	Increase map[string]float64
+	// From names, per key, the page's series that filled it at the last scrape that had it
+	// (Names' table: the served name and label selector), so a figure can say where it came
+	// from.
+	From map[string]string
 	// BadLines counts the malformed lines left out of pages that were otherwise read;
 	// Dropped the values dropped as sentinels (vLLM's -1 hit rate, DCGM's blanks).
 	BadLines, Dropped int
@@ -98,7 +102,7 @@ func Start(ctx context.Context, cfg Config) (*Scraper, error) {
 	s := &Scraper{
 		cfg: cfg, start: time.Now(), ctx: context.WithoutCancel(ctx),
 		stop: make(chan struct{}), done: make(chan struct{}),
-		res: Result{URL: cfg.URL, Source: cfg.Names.Source, Increase: map[string]float64{}}, prev: map[string]float64{},
+		res: Result{URL: cfg.URL, Source: cfg.Names.Source, Increase: map[string]float64{}, From: map[string]string{}}, prev: map[string]float64{},
 	}
 	s.scrape()
 	go s.loop(ctx)
@@ -196,6 +200,9 @@ func (s *Scraper) fetch() (map[string]float64, error) {
 		return nil, fmt.Errorf("GET %s: %w", s.cfg.URL, err)
 	}
 	s.res.Dropped += st.Dropped
+	for k, name := range st.From {
+		s.res.From[k] = name
+	}
 	if st.BadLines > 0 {
 		if s.res.BadLines == 0 && s.cfg.Warn != nil {
 			fmt.Fprintf(s.cfg.Warn, "replay: server metrics: %s has %d malformed line(s); the page's other series are kept, later bad lines only counted\n", s.cfg.URL, st.BadLines)

@@ -74,6 +74,14 @@ func TestArrivalLogTimes(t *testing.T) {
 			}
 			continue
 		}
+		if rx == 0 && f[1] < "req-3" {
+			// The kernel turns receive timestamping on by deferred work at the first socket
+			// that asks (net_enable_timestamp), so on a machine where nothing had asked
+			// before, the first segments after Listen may arrive unstamped: unknown, 0.
+			// The requests after the pause must be stamped.
+			t.Logf("%s: not stamped (timestamping still being enabled)", f[1])
+			continue
+		}
 		if !(sent <= rx && rx <= handler) {
 			t.Errorf("%s: client wrote at %d, socket %d (%+d ns), handler %d (%+d ns): want write <= socket <= handler",
 				f[1], sent, rx, rx-sent, handler, handler-sent)

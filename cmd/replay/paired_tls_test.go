@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/sim"
@@ -134,7 +135,7 @@ func checkPairedScrapes(t *testing.T, r *pairedTLSRun) {
 			t.Fatalf("%s: %v\n%s", label, err, r.stderr)
 		}
 		lines := strings.Count(string(b), "\n")
-		if lines == 0 || !strings.Contains(string(b), "vllm:") {
+		if lines == 0 || !strings.Contains(string(b), results.RequestsRunning) {
 			t.Fatalf("%s: server_metrics.jsonl holds %d lines of the engine's metrics:\n%s", label, lines, r.stderr)
 		}
 		if got := r.sims[i].metrics.Load(); got < int64(lines) {

@@ -27,8 +27,15 @@ server=$(jq -r '.cache.server_hit_pct // "n/a"' "$s")
 jq -en --argjson u "$usage" --argjson m "$server" '($u - $m) | fabs <= 1' >/dev/null ||
   fail "hit rate from /metrics $server% is more than 1 point from usage's $usage%"
 pass "hit rate from /metrics $server% ($(jq -r '.cache.server.hit_tokens' "$s") of $(jq -r '.cache.server.queried_tokens' "$s") prompt tokens), from usage $usage% ($(jq -r '.cache.cached_tokens' "$s") of $(jq -r '.cache.prompt_tokens' "$s")), $(jq -r '.requests.ok' "$s")/$(jq -r '.requests.total' "$s") requests ok"
-read -r running deferred samples < <(jq -rs '[(map(.["vllm:num_requests_running"] // 0) | max),
-  (map(.["vllm:num_requests_waiting"] // 0) | max), length] | @tsv' "$d/run/server_metrics.jsonl")
+read -r running deferred samples < <(jq -rs '[(map(.["requests_running"] // 0) | max),
+  (map(.["requests_waiting"] // 0) | max), length] | @tsv' "$d/run/server_metrics.jsonl")
 ((running > 0 && deferred > 0)) ||
   fail "server_metrics.jsonl ($samples scrapes): requests processing at most $running, deferred at most $deferred"
 pass "server_metrics.jsonl ($samples scrapes): requests processing up to $running, deferred up to $deferred"
+# The samples are kept under neutral keys, none under vLLM's names, and the summary names
+# the llama.cpp series its hit rate came from.
+vkeys=$(jq -rs '[.[] | keys[] | select(startswith("vllm:"))] | unique | join(", ")' "$d/run/server_metrics.jsonl")
+[[ -z $vkeys ]] || fail "server_metrics.jsonl of a llama.cpp run holds vLLM's names: $vkeys"
+src=$(jq -r '.cache.server.source // ""' "$s")
+[[ $src == *llamacpp:prompt_tokens_cached_total* ]] || fail "cache.server.source is \"$src\", want llama.cpp's series"
+pass "server_metrics.jsonl keys: $(jq -rs '[.[] | keys[]] | unique | join(" ")' "$d/run/server_metrics.jsonl"); source: $src"
