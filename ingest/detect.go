@@ -26,6 +26,9 @@ func Detect(prefix []byte) (string, error) {
 		first = first[:i]
 	}
 	first = bytes.TrimRight(first, "\r")
+	if f := sniffed(first); f != "" {
+		return f, nil
+	}
 	if trimmed[0] == '{' {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		switch {

@@ -30,6 +30,9 @@ type Counts struct {
 	// HashMismatches counts rows kept under HashCheck "warn" whose hash count is not
 	// ceil(prompt_tokens/block_size).
 	HashMismatches int64 `json:"hash_mismatches,omitempty"`
+	// Skipped counts records that are no model request (a gateway's MCP or tool calls, its
+	// health checks), left out without being bad rows.
+	Skipped int64 `json:"skipped,omitempty"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.

@@ -20,12 +20,13 @@ var (
 // Register makes Open read format with open, for a format whose reader needs what this package
 // must not know: request logs (FormatOpenAILog) are tokenized with the served model's
 // tokenizer and chat template, so package requestlog registers their reader from its init, as
-// image/png registers its decoder with image. The program imports the registering package
-// (blank, if it needs nothing else of it). Register panics when format is not one of Formats,
-// is auto or one this package parses itself, or is registered twice: all programmer errors.
+// image/png registers its decoder with image; package gatewaylog registers a format per
+// gateway, cloud and engine log, which it adds to Formats. The program imports the
+// registering package (blank, if it needs nothing else of it). Register panics when format is
+// auto or one this package parses itself, or is registered twice: all programmer errors.
 func Register(format string, open Opener) {
 	_, own := presets[format]
-	if own || format == FormatAuto || !slices.Contains(Formats, format) || open == nil {
+	if own || format == FormatAuto || format == "" || open == nil {
 		panic(fmt.Sprintf("ingest: Register(%q): not a format to register", format))
 	}
 	openersMu.Lock()
@@ -34,6 +35,37 @@ func Register(format string, open Opener) {
 		panic(fmt.Sprintf("ingest: Register(%q) called twice", format))
 	}
 	openers[format] = open
+	if !slices.Contains(Formats, format) {
+		Formats = append(Formats, format)
+	}
+}
+
+// RegisterSniffer lets Detect recognise a registered format by its file's first line (a
+// JSON object or a text line), before the generic formats: sniff must be strict enough not
+// to claim another format's lines.
+func RegisterSniffer(format string, sniff func(first []byte) bool) {
+	openersMu.Lock()
+	defer openersMu.Unlock()
+	sniffers = append(sniffers, sniffer{format, sniff})
+}
+
+type sniffer struct {
+	format string
+	sniff  func(first []byte) bool
+}
+
+var sniffers []sniffer
+
+// sniffed is the registered format that claims a first line, "" when none does.
+func sniffed(first []byte) string {
+	openersMu.RLock()
+	defer openersMu.RUnlock()
+	for _, s := range sniffers {
+		if s.sniff(first) {
+			return s.format
+		}
+	}
+	return ""
 }
 
 // registered returns the reader registered for format, or an error saying the program lacks it.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,11 @@ func TestRegister(t *testing.T) {
 	if f, err := FileFormat(log, FormatAuto); f != FormatOpenAILog || err != nil {
 		t.Errorf("FileFormat: %q, %v", f, err)
 	}
-	for _, format := range []string{FormatOpenAILog, FormatMooncake, FormatAuto, "xml"} {
+	Register("test-log", open)
+	if !slices.Contains(Formats, "test-log") {
+		t.Errorf("a registered format is not in Formats: %v", Formats)
+	}
+	for _, format := range []string{FormatOpenAILog, FormatMooncake, FormatAuto, "test-log"} {
 		func() {
 			defer func() {
 				if p := recover(); p == nil || !strings.Contains(p.(string), format) {

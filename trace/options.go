@@ -68,6 +68,10 @@ type Options struct {
 	InputList bool  `json:"input_list,omitempty"`
 	InputIDs  bool  `json:"input_ids,omitempty"`
 
+	// CachedTokens are the prompt tokens the log says the engine read from its prefix cache
+	// (usage's cached tokens, a gateway's cache-read count); nil when the log does not say.
+	CachedTokens *int `json:"cached_tokens,omitempty"`
+
 	// Outcome as logged: the HTTP status (0 unknown), the first choice's finish_reason, and
 	// whether the client gave up (a 499 or "cancelled": true), CancelAfterMS after the send.
 	Status        int     `json:"status,omitempty"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	_ "github.com/llm-replay/replay/gatewaylog"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/trace"
@@ -35,7 +36,7 @@ func init() {
 // ingestFlags are the trace-reading flags shared by the commands that read a trace.
 type ingestFlags struct {
 	trace, format, mapping, timeUnit, hashCheck, onError string
-	blockSize                                            int
+	blockSize, logYear                                   int
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
@@ -46,6 +47,7 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	intWords(fs, &f.blockSize, "block-size", 0, "tokens per prefix hash block (auto: 512 for mooncake, 16 for openai-log, no blocks otherwise; 0 means auto too)", auto(0))
 	fs.StringVar(&f.hashCheck, "hash-check", "error", "a row whose hash count is not ceil(prompt/block-size): error, warn or ignore")
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
+	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (vllm-log, sglang-log); default the file's modification year")
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
@@ -60,7 +62,7 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError}, nil
+	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.

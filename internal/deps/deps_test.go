@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"ingest":            {"trace", "internal/intern", "internal/jsoncur", "internal/outfiles", "internal/pqcheck"},
 	"chat":              {"synth/tokenizer"},
 	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "synth/tokenizer", "trace"},
+	"gatewaylog":        {"ingest", "trace"},
 	"gen":               {"trace", "prefixcache"},
 	"tracestat":         {"ingest", "prefixcache", "trace"},
 	"internal/genlog":   {"chat"},
@@ -72,7 +73,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
@@ -81,7 +82,7 @@ var allowed = map[string][]string{
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
 	"cachestudy": {"analysis", "prefixcache", "report", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
 	"compare":    {"analysis", "checkresult", "report", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gen", "ingest", "internal/outfiles", "report", "requestlog", "require", "runfolder", "runload", "runner",
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gatewaylog", "gen", "ingest", "internal/outfiles", "report", "requestlog", "require", "runfolder", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

@@ -1,0 +1,20 @@
+// Package gatewaylog reads the logs a team already has of yesterday's traffic, as AI gateways,
+// observability stores, clouds and engines write them (LiteLLM, Envoy AI Gateway, Kong AI
+// Gateway, Portkey, Helicone, Langfuse, AWS Bedrock, Azure API Management, Vertex AI, vLLM's
+// and SGLang's request logs), into trace records: one Schema per source (a file each, citing
+// the source's own documentation of its record), every record turned into one Entry (arrival
+// time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries
+// sorted by arrival (several sources log the end time, so a request's start is its end minus
+// its latency), and the records that are no model request (an MCP call, a health check)
+// skipped and counted.
+//
+// Most of these logs hold no prompt text, only token counts. Where a record logs its cached
+// prompt tokens, prefixes.go gives it block hashes that share exactly that many tokens (to
+// the block) with the latest earlier request of the same session, user or key long enough to
+// hold them, so a replay reproduces the logged prefix-cache hit rate; where nothing says what
+// was cached, the records carry no hashes and replay with unique prefixes.
+//
+// It registers its formats with ingest (ingest.Register, from init) so that ingest.Open reads
+// them like any trace; it imports ingest, never the other way. It must not send requests,
+// tokenize, or keep any prompt or response text a record holds.
+package gatewaylog

@@ -1,0 +1,50 @@
+package gatewaylog
+
+import (
+	"errors"
+	"time"
+)
+
+// Entry is what one log record says of one model request, whatever the source. A field the
+// record does not hold is left zero (nil for the pointers, -1 for CachedTokens).
+type Entry struct {
+	// Start is when the request arrived. Sources that log the end instead set End and
+	// Latency; Arrival resolves them.
+	Start, End time.Time
+	Latency    time.Duration
+	// PromptTokens and OutputTokens are the logged usage; CachedTokens the prompt tokens the
+	// source says were read from the prefix cache (-1: the record does not say).
+	PromptTokens, OutputTokens, CachedTokens int
+	Model                                    string
+	// API is the trace API the request was made to (trace.APIChat, ...), "" when unknown.
+	API         string
+	Stream      *bool
+	MaxTokens   *int
+	Temperature *float64
+	TopP        *float64
+	// Key groups requests that may share a prompt prefix: the session, else the user, else
+	// the API key or team the source logs (already pseudonymous in most sources; hashed
+	// before it reaches a record).
+	Key string
+	// Status is the logged HTTP status, 0 when not logged.
+	Status int
+}
+
+// ErrNotModelRequest is what a Schema's Read returns for a record that is no model request
+// (a gateway's MCP or tool call, an embeddings-free admin call, a health check): skipped and
+// counted, never an error.
+var ErrNotModelRequest = errors.New("not a model request")
+
+// NewEntry is an Entry with nothing known, CachedTokens -1.
+func NewEntry() Entry { return Entry{CachedTokens: -1} }
+
+// Arrival is the request's arrival: Start, or End minus Latency.
+func (e Entry) Arrival() (time.Time, error) {
+	switch {
+	case !e.Start.IsZero():
+		return e.Start, nil
+	case !e.End.IsZero():
+		return e.End.Add(-e.Latency), nil
+	}
+	return time.Time{}, errors.New("no start time, and no end time to subtract the latency from")
+}

@@ -1,0 +1,152 @@
+package gatewaylog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/trace"
+)
+
+// maxRecord bounds one record (a line, or an element of a JSON array export).
+const maxRecord = 64 << 20
+
+// Options are ingest's, plus the year of timestamps logged without one.
+type Options struct {
+	ingest.Options
+	// Year is the year of vLLM's and SGLang's log-line timestamps, which have none; 0 takes
+	// the file's modification time's year.
+	Year int
+}
+
+// entryAt is an entry with where it came from.
+type entryAt struct {
+	Entry
+	at   time.Time
+	line int64
+}
+
+// reader is an ingest.Reader over a whole log, read and sorted at Open: several sources log
+// records when requests end, so arrivals come out of order by up to the longest request.
+type reader struct {
+	recs   []trace.Record
+	next   int
+	counts ingest.Counts
+}
+
+// Read reads a log of schema s at path into records, in arrival order.
+func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Format, err)
+	}
+	defer f.Close()
+	if opts.Year == 0 {
+		if st, err := f.Stat(); err == nil {
+			opts.Year = st.ModTime().UTC().Year()
+		}
+	}
+	var quarantine io.Writer = opts.Quarantine
+	if opts.QuarantinePath != "" {
+		q, err := os.Create(opts.QuarantinePath)
+		if err != nil {
+			return nil, fmt.Errorf("quarantine: %w", err)
+		}
+		defer q.Close()
+		quarantine = q
+	}
+	r := &reader{}
+	var entries []entryAt
+	err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
+		e, err := readOne(s, raw, opts.Year)
+		switch {
+		case errors.Is(err, ErrNotModelRequest):
+			r.counts.Skipped++
+			return nil
+		case err != nil:
+			rowErr := &ingest.RowError{File: path, Line: line, Row: -1, Err: err}
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				rowErr.Field, rowErr.Err = fe.Field, fe.Err
+			}
+			if opts.OnError != ingest.OnErrorSkip {
+				return rowErr
+			}
+			r.counts.Rejected++
+			if len(r.counts.Errors) < 10 {
+				r.counts.Errors = append(r.counts.Errors, rowErr.Error())
+			}
+			if quarantine != nil {
+				if _, err := quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
+					return fmt.Errorf("quarantine: %w", err)
+				}
+			}
+			return nil
+		}
+		at, _ := e.Arrival()
+		entries = append(entries, entryAt{Entry: e, at: at, line: line})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
+	}
+	slices.SortStableFunc(entries, func(a, b entryAt) int { return a.at.Compare(b.at) })
+	r.recs = records(path, entries)
+	r.counts.Records = int64(len(r.recs))
+	return r, nil
+}
+
+// readOne reads one record with its schema; a JSON record is decoded first.
+func readOne(s Schema, raw []byte, year int) (Entry, error) {
+	rec := Record{Raw: raw, Year: year}
+	if !s.Lines {
+		var err error
+		if rec, err = decodeRecord(raw, year); err != nil {
+			return Entry{}, fmt.Errorf("not a JSON record: %w", err)
+		}
+	}
+	e, err := s.Read(rec)
+	if err != nil {
+		return e, err
+	}
+	if _, err := e.Arrival(); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// eachRecord calls fn with each record of src and its 1-based line: each non-blank line, or,
+// for a JSON source whose file is one array (an export), each element.
+func eachRecord(src io.Reader, lines bool, fn func(raw []byte, line int64) error) error {
+	br := bufio.NewReaderSize(src, 1<<20)
+	if !lines {
+		if b, _ := peekNonSpace(br); b == '[' {
+			return eachElement(br, fn)
+		}
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 1<<20), maxRecord)
+	var n int64
+	for sc.Scan() {
+		n++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if err := fn(slices.Clone(sc.Bytes()), n); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("line %d: %w", n+1, err)
+	}
+	return nil
+}

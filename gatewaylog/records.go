@@ -1,0 +1,57 @@
+package gatewaylog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/trace"
+)
+
+// records turns the sorted entries into trace records: times from the first arrival, the
+// options the entries hold, the key as a pseudonym (a session id of the trace), and block
+// hashes where the log says what was cached (prefixes.go).
+func records(path string, entries []entryAt) []trace.Record {
+	origin := entries[0].at
+	out := make([]trace.Record, len(entries))
+	for i, e := range entries {
+		rec := trace.Record{
+			Timestamp: e.at.Sub(origin), PromptTokens: e.PromptTokens, OutputTokens: e.OutputTokens,
+			Model: e.Model, SessionID: pseudonym(e.Key), Source: path, Line: e.line,
+		}
+		o := &trace.Options{API: e.API, Stream: e.Stream, Temperature: e.Temperature, TopP: e.TopP, Status: e.Status}
+		if e.MaxTokens != nil {
+			o.MaxTokensField, o.MaxTokens = "max_tokens", *e.MaxTokens
+		}
+		if e.CachedTokens >= 0 {
+			c := min(e.CachedTokens, e.PromptTokens)
+			o.CachedTokens = &c
+		}
+		rec.Options = o
+		out[i] = rec
+	}
+	synthesizePrefixes(out)
+	return out
+}
+
+// pseudonym is a stable stand-in for a logged key (a user or API key must not reach a trace).
+func pseudonym(key string) string {
+	if key == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte("replay gateway key\x00" + key))
+	return "k" + hex.EncodeToString(h[:8])
+}
+
+func (r *reader) Next() (trace.Record, error) {
+	if r.next >= len(r.recs) {
+		return trace.Record{}, io.EOF
+	}
+	r.next++
+	return r.recs[r.next-1], nil
+}
+
+func (r *reader) Counts() ingest.Counts { return r.counts }
+
+func (r *reader) Close() error { r.recs = nil; return nil }

@@ -1,0 +1,35 @@
+package gatewaylog
+
+import "slices"
+
+// Schema is one source's log record: how to tell it in a file and how to read one.
+type Schema struct {
+	// Format is the --format name (litellm, envoy-ai-gateway, ...).
+	Format string
+	// Doc cites the source's own definition of the record (document and version), for help.
+	Doc string
+	// Lines says the records are text lines (a server log), not JSON objects.
+	Lines bool
+	// Sniff reports whether a file's first record is this source's, for --format auto; it
+	// must be strict enough not to claim another source's records.
+	Sniff func(first []byte) bool
+	// Read turns one record into an Entry, or ErrNotModelRequest, or an error naming the
+	// field that is wrong (FieldError). year is the year for timestamps logged without one.
+	Read func(rec Record) (Entry, error)
+}
+
+// schemas are the sources read, one file each.
+var schemas = []Schema{}
+
+// Schemas lists the sources read, by format name.
+func Schemas() []Schema { return slices.Clone(schemas) }
+
+// schemaFor is the schema of a format name, false when there is none.
+func schemaFor(format string) (Schema, bool) {
+	for _, s := range schemas {
+		if s.Format == format {
+			return s, true
+		}
+	}
+	return Schema{}, false
+}
