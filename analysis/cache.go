@@ -14,6 +14,9 @@ type Cache struct {
 	HitPct       *float64 `json:"hit_pct"`
 	ServerHitPct *float64 `json:"server_hit_pct"`
 	IdealHitPct  *float64 `json:"ideal_hit_pct"`
+	// LoggedHitPct is the log's own rate (Ideal.Logged), null when its records do not say
+	// what was cached.
+	LoggedHitPct *float64 `json:"logged_hit_pct,omitempty"`
 	// Server and Ideal hold the figures behind ServerHitPct and IdealHitPct.
 	Server *ServerCache `json:"server,omitempty"`
 	Ideal  *IdealCache  `json:"ideal,omitempty"`
@@ -98,13 +101,27 @@ type IdealCache struct {
 	PromptTokens int64   `json:"prompt_tokens"`
 	HitTokens    int64   `json:"hit_tokens"`
 	HitPct       float64 `json:"hit_pct"`
+	// Logged is what the log itself says was cached, where its records say (a gateway's or
+	// engine's cached-token counts), nil otherwise.
+	Logged *LoggedCache `json:"logged,omitempty"`
+}
+
+// LoggedCache is the log's own prefix-cache hit rate over the requests sent that logged their
+// cached prompt tokens: their cached tokens over their prompt tokens (each capped as sent).
+// A replay of prefixes synthesized from those counts should measure the same rate.
+type LoggedCache struct {
+	Requests     int64   `json:"requests"`
+	PromptTokens int64   `json:"prompt_tokens"`
+	CachedTokens int64   `json:"cached_tokens"`
+	HitPct       float64 `json:"hit_pct"`
 }
 
 // IdealCounter computes an IdealCache prompt by prompt.
 type IdealCounter struct {
-	c   *prefixcache.Cache
-	res IdealCache
-	bs  int
+	c      *prefixcache.Cache
+	res    IdealCache
+	bs     int
+	logged LoggedCache
 }
 
 // NewIdealCounter returns an empty counter with an infinite cache.
@@ -132,12 +149,28 @@ func (ic *IdealCounter) Add(hashes []uint64, blockSize, promptTokens int) {
 	}
 }
 
+// AddLogged counts one prompt's logged cached tokens (nil: the log does not say) against its
+// prompt tokens as sent.
+func (ic *IdealCounter) AddLogged(cached *int, promptTokens int) {
+	if cached == nil {
+		return
+	}
+	ic.logged.Requests++
+	ic.logged.PromptTokens += int64(max(promptTokens, 0))
+	ic.logged.CachedTokens += int64(min(max(*cached, 0), max(promptTokens, 0)))
+}
+
 // Result returns the figures so far, nil when no prompt had block hashes (nothing to say).
 func (ic *IdealCounter) Result() *IdealCache {
 	if ic.res.Blocks == 0 {
 		return nil
 	}
 	r := ic.res
+	if ic.logged.Requests > 0 {
+		l := ic.logged
+		l.HitPct = pct(l.CachedTokens, l.PromptTokens)
+		r.Logged = &l
+	}
 	r.BlockSize = max(ic.bs, 0)
 	r.BlockHitPct = pct(r.HitBlocks, r.Blocks)
 	r.HitPct = pct(r.HitTokens, r.PromptTokens)

@@ -335,6 +335,10 @@ func (m *Metrics) addCache(s *Summary, info RunInfo) {
 		s.Cache.Ideal = c
 		v := c.HitPct
 		s.Cache.IdealHitPct = &v
+		if c.Logged != nil {
+			l := c.Logged.HitPct
+			s.Cache.LoggedHitPct = &l
+		}
 	}
 }
 

@@ -9,7 +9,7 @@
 // skipped and counted.
 //
 // Most of these logs hold no prompt text, only token counts. Where a record logs its cached
-// prompt tokens, prefixes.go gives it block hashes that share exactly that many tokens (to
+// prompt tokens, ingest.CachedPrefixes gives it block hashes that share exactly that many tokens (to
 // the block) with the latest earlier request of the same session, user or key long enough to
 // hold them, so a replay reproduces the logged prefix-cache hit rate; where nothing says what
 // was cached, the records carry no hashes and replay with unique prefixes.

@@ -11,10 +11,11 @@ import (
 
 // records turns the sorted entries into trace records: times from the first arrival, the
 // options the entries hold, the key as a pseudonym (a session id of the trace), and block
-// hashes where the log says what was cached (prefixes.go).
+// hashes where the log says what was cached (ingest.CachedPrefixes).
 func records(path string, entries []entryAt) []trace.Record {
 	origin := entries[0].at
 	out := make([]trace.Record, len(entries))
+	var prefixes ingest.CachedPrefixes
 	for i, e := range entries {
 		rec := trace.Record{
 			Timestamp: e.at.Sub(origin), PromptTokens: e.PromptTokens, OutputTokens: e.OutputTokens,
@@ -29,9 +30,14 @@ func records(path string, entries []entryAt) []trace.Record {
 			o.CachedTokens = &c
 		}
 		rec.Options = o
+		if o.CachedTokens == nil {
+			// Nothing says what it shared: no session, so synth does not grow it from the
+			// previous request's prompt either; it replays with a prefix of its own.
+			rec.SessionID = ""
+		}
+		prefixes.Apply(&rec)
 		out[i] = rec
 	}
-	synthesizePrefixes(out)
 	return out
 }
 

@@ -11,16 +11,19 @@ const (
 	fTurn
 	fModel
 	fOptions
+	fCached
 	numFields
 )
 
 // Fields are the names --map accepts on its left side, indexed by the f* constants.
 // options is a request's own options as JSON (trace.Options; the Mooncake export of a request
 // log carries them, and reading that file back gives them to the replay).
-var Fields = [numFields]string{"timestamp", "prompt_tokens", "output_tokens", "block_hashes", "session_id", "turn", "model", "options"}
+// cached_tokens is the prompt tokens the log says were read from the prefix cache: a log
+// that has them and no block hashes gets hashes sharing them (cachedprefix.go).
+var Fields = [numFields]string{"timestamp", "prompt_tokens", "output_tokens", "block_hashes", "session_id", "turn", "model", "options", "cached_tokens"}
 
 // requiredField says whether a row without the field is bad.
-var requiredField = [numFields]bool{true, true, true, false, false, false, false, false}
+var requiredField = [numFields]bool{true, true, true, false, false, false, false, false, false}
 
 func fieldIndex(name string) int {
 	for i, f := range Fields {

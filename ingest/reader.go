@@ -101,7 +101,11 @@ func Open(path string, opts Options) (Reader, error) {
 	if err := checkMap(o.Map); err != nil {
 		return nil, err
 	}
-	return openOwn(path, o, format)
+	r, err := openOwn(path, o, format)
+	if err != nil || o.Map[Fields[fCached]] == "" {
+		return r, err
+	}
+	return &cachedPrefixReader{Reader: r}, nil
 }
 
 // FileFormat is the format Open reads path as: format itself, or for auto (or "") the one

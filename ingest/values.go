@@ -58,7 +58,7 @@ func (c *converter) set(r *row, f int, kind byte, b []byte) error {
 			return fmt.Errorf("%w: %q", err, clip(b))
 		}
 		r.t = t
-	case fPrompt, fOutput, fTurn:
+	case fPrompt, fOutput, fTurn, fCached:
 		if kind != kNumber && kind != kText {
 			return fmt.Errorf("want an integer, got %s %s", kindName(kind), strconv.Quote(clip(b)))
 		}
@@ -107,6 +107,9 @@ func setOptions(r *row, kind byte, b []byte) error {
 	o, err := trace.DecodeOptions(b)
 	if err != nil {
 		return err
+	}
+	if r.rec.Options != nil && r.rec.Options.CachedTokens != nil && o != nil {
+		o.CachedTokens = r.rec.Options.CachedTokens // a cached_tokens column read before the options
 	}
 	r.rec.Options = o
 	return nil
@@ -200,6 +203,11 @@ func (r *row) setCount(f, v int) {
 		r.rec.PromptTokens = v
 	case fOutput:
 		r.rec.OutputTokens = v
+	case fCached:
+		if r.rec.Options == nil {
+			r.rec.Options = &trace.Options{}
+		}
+		r.rec.Options.CachedTokens = &v
 	default:
 		r.rec.Turn = v
 	}
@@ -214,7 +222,7 @@ func (c *converter) setUint(r *row, f int, v uint64) bool {
 			return false
 		}
 		r.t = int64(v) * c.unitNs
-	case fPrompt, fOutput, fTurn:
+	case fPrompt, fOutput, fTurn, fCached:
 		if v > maxCount {
 			return false
 		}

@@ -200,7 +200,8 @@ th{background:#f4f6f8;font-weight:bold}
 <tr><td>prefix cache hit rate from usage: cached / reported prompt tokens</td><td>{{pct .S.Cache.HitPct}} ({{.S.Cache.CachedTokens}} / {{.S.Cache.PromptTokens}})</td></tr>
 {{with .S.Cache.Server}}<tr><td>prefix cache hit rate from the server's /metrics</td><td>{{pct $.S.Cache.ServerHitPct}} ({{.Scrapes}} scrapes, {{.Failures}} failed)</td></tr>
 {{end}}{{with .S.Cache.Ideal}}<tr><td>ideal prefix cache hit rate of the trace (infinite cache{{if .BlockSize}}, {{.BlockSize}}-token blocks{{end}})</td><td>{{pct $.S.Cache.IdealHitPct}}</td></tr>
-{{end}}</table>
+{{with .Logged}}<tr><td>prefix cache hit rate the log itself records (its cached tokens over prompt tokens, {{.Requests}} requests)</td><td>{{pct $.S.Cache.LoggedHitPct}}</td></tr>
+{{end}}{{end}}</table>
 
 {{with .S.Run.Engine}}{{if .GPUs}}<h2 id="gpus">GPUs</h2>
 <table>

@@ -126,8 +126,9 @@ func clientLine(s *analysis.Summary) string {
 		c.Held, c.Limit, analysis.FormatMS(c.Backlog.P99), analysis.FormatMS(c.Backlog.Max), c.Errors)
 }
 
-// cacheLine sets the three prefix-cache hit rates side by side: measured from usage, measured
-// from the server's Prometheus counters, and the trace's ideal.
+// cacheLine sets the prefix-cache hit rates side by side: measured from usage, measured from
+// the server's Prometheus counters, the trace's ideal and, where the log counted them, the
+// log's own.
 func cacheLine(c analysis.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cache       hit rate from usage %s (%d of %d prompt tokens cached)", fmtPct(c.HitPct), c.CachedTokens, c.PromptTokens)
@@ -143,6 +144,9 @@ func cacheLine(c analysis.Cache) string {
 			bs = fmt.Sprintf("%d-token", c.Ideal.BlockSize)
 		}
 		fmt.Fprintf(&b, "  ideal %s (infinite cache, %s blocks)", fmtPct(c.IdealHitPct), bs)
+	}
+	if c.LoggedHitPct != nil {
+		fmt.Fprintf(&b, "  logged %s (the log's own cached tokens)", fmtPct(c.LoggedHitPct))
 	}
 	b.WriteString("\n")
 	return b.String()

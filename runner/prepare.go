@@ -75,6 +75,9 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}
+	if !p.verbatim {
+		sayPrefixSharing(cfg.Stderr, recs)
+	}
 	if p.stream == nil { // a streamed plan's ideal cache is counted as it builds
 		p.ideal = idealCache(p.reqs, p.synth.BlockSize)
 	}

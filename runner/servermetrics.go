@@ -8,6 +8,7 @@ import (
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/trace"
 )
 
 // resolveMetricsURL turns --metrics-url into the page to scrape, "" for none: by default the
@@ -107,6 +108,15 @@ func idealCache(reqs []synth.Request, blockSize int) *analysis.IdealCache {
 			bs = r.Record.BlockSize
 		}
 		ic.Add(r.BlockHashes, bs, r.TargetPromptTokens)
+		ic.AddLogged(loggedCached(r.Record), r.TargetPromptTokens)
 	}
 	return ic.Result()
+}
+
+// loggedCached is a record's logged cached prompt tokens, nil when the log does not say.
+func loggedCached(rec trace.Record) *int {
+	if rec.Options == nil {
+		return nil
+	}
+	return rec.Options.CachedTokens
 }

@@ -78,6 +78,7 @@ func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, min
 	sp.wg.Go(func() {
 		err := b.Stream(ctx, 1, eachRecord(recs), func(r synth.Request) error {
 			sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
+			sp.ideal.AddLogged(loggedCached(r.Record), r.TargetPromptTokens)
 			if mine != nil && !mine[r.Index] { // another shard's: built for the prompts after it, not kept
 				return nil
 			}
