@@ -221,6 +221,9 @@ func parseAnthropicResponse(resp map[string]any, name string, e *entry) error {
 			if n > 0 && e.usagePrompt >= 0 {
 				e.usagePrompt += n
 			}
+			if k == "cache_read_input_tokens" && n >= 0 {
+				e.opts.CachedTokens = &n // the log's own count of prompt tokens read from the cache
+			}
 		}
 		if e.usageCompletion, err = usageCount(u, "output_tokens", name); err != nil {
 			return err

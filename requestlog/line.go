@@ -428,6 +428,9 @@ func parseResponse(resp map[string]any, name string, e *entry) error {
 		if e.usageCompletion, err = usageCount(u, "completion_tokens", name); err != nil {
 			return err
 		}
+		if err := loggedCached(u, "prompt_tokens_details", name, e); err != nil {
+			return err
+		}
 	}
 	ch, _ := resp["choices"].([]any)
 	for i, cv := range ch {
@@ -444,6 +447,22 @@ func parseResponse(resp map[string]any, name string, e *entry) error {
 			e.opts.FinishReason = fr
 		}
 	}
+	return nil
+}
+
+// loggedCached reads usage's details object's cached_tokens (chat and completions:
+// prompt_tokens_details; the Responses API: input_tokens_details) into the options: the log's
+// own count of prompt tokens served from the prefix cache, set beside the replay's.
+func loggedCached(u map[string]any, details, name string, e *entry) error {
+	d, ok := u[details].(map[string]any)
+	if !ok {
+		return nil
+	}
+	n, err := usageCount(d, "cached_tokens", name+".usage."+details)
+	if err != nil || n < 0 {
+		return err
+	}
+	e.opts.CachedTokens = &n
 	return nil
 }
 

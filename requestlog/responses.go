@@ -210,6 +210,9 @@ func parseResponsesOutput(resp map[string]any, name string, e *entry) error {
 		if e.usageCompletion, err = usageCount(u, "output_tokens", name); err != nil {
 			return err
 		}
+		if err := loggedCached(u, "input_tokens_details", name, e); err != nil {
+			return err
+		}
 	}
 	e.respID, _ = resp["id"].(string)
 	out, hasOut := resp["output"].([]any)
