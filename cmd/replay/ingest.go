@@ -145,15 +145,18 @@ func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected}, shape, o.asJSON)
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Skipped: c.Skipped}, shape, o.asJSON)
 }
 
 // ingestCounts is the contract's one-line count, and under --stats what a request log's
 // reader did not carry.
 type ingestCounts struct {
-	Records  int64            `json:"records"`
-	Rejected int64            `json:"rejected"`
-	Stats    *tracestat.Shape `json:"stats,omitempty"`
+	Records  int64 `json:"records"`
+	Rejected int64 `json:"rejected"`
+	// Skipped counts a gateway log's records that are no model request (MCP calls, health
+	// checks), left out.
+	Skipped int64            `json:"skipped,omitempty"`
+	Stats   *tracestat.Shape `json:"stats,omitempty"`
 	// Carried counts the request body fields, by name, a request log's reader carries as
 	// logged without knowing them (trace.Options.Fields: sent back as they were), Dropped
 	// those it does not replay (--stats only); the Text fields list them for the text form.
