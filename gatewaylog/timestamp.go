@@ -46,6 +46,9 @@ func ParseText(s string, year int) (time.Time, error) {
 			return t.AddDate(year-t.Year(), 0, 0).UTC(), nil
 		}
 	}
+	if t, ok := epochDecimal(s); ok {
+		return t, nil
+	}
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
 		return Epoch(n)
 	}
@@ -71,6 +74,34 @@ func Epoch(n float64) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("epoch time %v: out of range", n)
 }
 
+// epochDecimal reads a plain decimal epoch ("1737710446.847371") exactly, to the nanosecond,
+// where a float64 would be off by some: the unit by the integer part's magnitude, as Epoch.
+func epochDecimal(s string) (time.Time, bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	i, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || i < 1e9 || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+		return time.Time{}, false
+	}
+	var unit int64
+	switch {
+	case i < 1e11:
+		unit = 1e9
+	case i < 1e14:
+		unit = 1e6
+	case i < 1e17:
+		unit = 1e3
+	case frac == "":
+		return time.Unix(0, i).UTC(), true
+	default:
+		return time.Time{}, false
+	}
+	f := int64(0)
+	if frac != "" {
+		f, _ = strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+	}
+	return time.Unix(0, i*unit+f*unit/1e9).UTC(), true
+}
+
 // ticksAtEpoch is 1970-01-01 in .NET ticks (100 ns since 0001-01-01).
 const ticksAtEpoch = 621355968000000000
 
@@ -91,11 +122,10 @@ func (v Value) Time(year int) (time.Time, bool, error) {
 	var err error
 	switch x := v.v.(type) {
 	case json.Number:
-		var f float64
-		if f, err = x.Float64(); err == nil {
-			if i, ierr := x.Int64(); ierr == nil && i >= 1e18 {
-				t = time.Unix(0, i).UTC() // nanoseconds, exact
-			} else {
+		var ok bool
+		if t, ok = epochDecimal(string(x)); !ok {
+			var f float64
+			if f, err = x.Float64(); err == nil {
 				t, err = Epoch(f)
 			}
 		}
