@@ -23,13 +23,3 @@ var schemas = []Schema{}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }
-
-// schemaFor is the schema of a format name, false when there is none.
-func schemaFor(format string) (Schema, bool) {
-	for _, s := range schemas {
-		if s.Format == format {
-			return s, true
-		}
-	}
-	return Schema{}, false
-}
