@@ -38,11 +38,7 @@ func TestMooncakeHitRateMatchesIdeal(t *testing.T) {
 	if err := writeGen(trace, gc); err != nil {
 		t.Fatal(err)
 	}
-	sc := sim.DefaultConfig()
-	sc.NumBlocks = 1 << 20
-	sc.TokenBudget = 1 << 16
-	sc.PrefillPerToken = time.Microsecond / 2
-	sc.StepBase, sc.StepPerKVToken = 5*time.Millisecond, 0 // decode as fast as the cache is big
+	sc := roomySim(5 * time.Millisecond)
 	var stderr bytes.Buffer
 	cfg := Config{
 		Trace: trace, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(), Limit: limit,
@@ -118,4 +114,17 @@ func writeGen(path string, cfg gen.Config) error {
 		return err
 	}
 	return f.Close()
+}
+
+// roomySim is a simulator whose KV cache holds a whole test workload (2^20 16-token blocks)
+// and whose prefill is fast and steps short (step each), so a request sharing a prefix with an
+// earlier one finds it cached and computed: the cache's capacity and timing are not what these
+// tests are about.
+func roomySim(step time.Duration) sim.Config {
+	sc := sim.DefaultConfig()
+	sc.NumBlocks = 1 << 20
+	sc.TokenBudget = 1 << 16
+	sc.PrefillPerToken = time.Microsecond / 2
+	sc.StepBase, sc.StepPerKVToken = step, 0 // decode as fast as the cache is big
+	return sc
 }

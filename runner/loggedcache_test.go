@@ -16,7 +16,6 @@ import (
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/scheduler"
-	"github.com/llm-replay/replay/sim"
 )
 
 // writeTokensOnlyLog writes a gateway log with no prompt text, only token counts, as Envoy AI
@@ -69,11 +68,7 @@ func TestTokensOnlyLogReplaysItsHitRate(t *testing.T) {
 	}
 	// A roomy simulator with fast steps, so a conversation's previous request is cached
 	// (and its prefill done) when the next one arrives.
-	sc := sim.DefaultConfig()
-	sc.NumBlocks = 1 << 20
-	sc.TokenBudget = 1 << 16
-	sc.PrefillPerToken = time.Microsecond / 2
-	sc.StepBase, sc.StepPerKVToken = 2*time.Millisecond, 0
+	sc := roomySim(2 * time.Millisecond)
 	var stderr bytes.Buffer
 	cfg := Config{
 		Trace: path, Out: t.TempDir(), Tokenizer: testenv.SampleTokenizer(),

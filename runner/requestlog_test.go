@@ -18,7 +18,6 @@ import (
 	"github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
-	"github.com/llm-replay/replay/sim"
 )
 
 // TestRequestLogReplay replays a generated raw request log (chat and completions requests,
@@ -73,11 +72,7 @@ func TestRequestLogReplay(t *testing.T) {
 
 	// A simulator whose KV cache holds the whole log and whose steps are short, so a
 	// conversation's next turn finds the previous one's blocks cached, as a roomy server would.
-	sc := sim.DefaultConfig()
-	sc.NumBlocks = 1 << 20
-	sc.TokenBudget = 1 << 16
-	sc.PrefillPerToken = time.Microsecond / 2
-	sc.StepBase, sc.StepPerKVToken = 2*time.Millisecond, 0
+	sc := roomySim(2 * time.Millisecond)
 	var stderr bytes.Buffer
 	cfg := Config{
 		Trace: path, Ingest: ingest.Options{Format: ingest.FormatOpenAILog}, Out: t.TempDir(),
