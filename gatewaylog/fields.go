@@ -39,24 +39,31 @@ func cachedOf(vs ...Value) (int, error) {
 }
 
 // samplingInto reads an OpenAI-shaped parameter object's output cap and sampling into e:
-// max_tokens or max_completion_tokens (max_output_tokens for the Responses API), temperature,
+// max_tokens, max_completion_tokens or (the Responses API) max_output_tokens, temperature,
 // top_p.
 func samplingInto(e *Entry, params Value) error {
 	for _, k := range []string{"max_tokens", "max_completion_tokens", "max_output_tokens"} {
-		n, ok, err := params.Get(k).Int()
-		if err != nil {
-			return err
+		if params.Get(k).Exists() {
+			return samplingFrom(e, params, k, "temperature", "top_p")
 		}
-		if ok {
-			e.MaxTokens = &n
-			break
-		}
+	}
+	return samplingFrom(e, params, "max_tokens", "temperature", "top_p")
+}
+
+// samplingFrom reads a cap and sampling under the body's own key names.
+func samplingFrom(e *Entry, v Value, maxKey, tempKey, topPKey string) error {
+	n, ok, err := v.Get(maxKey).Int()
+	if err != nil {
+		return err
+	}
+	if ok {
+		e.MaxTokens = &n
 	}
 	for _, p := range []struct {
 		key string
 		to  **float64
-	}{{"temperature", &e.Temperature}, {"top_p", &e.TopP}} {
-		f, ok, err := params.Get(p.key).Float()
+	}{{tempKey, &e.Temperature}, {topPKey, &e.TopP}} {
+		f, ok, err := v.Get(p.key).Float()
 		if err != nil {
 			return err
 		}
