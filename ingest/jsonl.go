@@ -66,7 +66,7 @@ func (s *jsonlSource) next(r *row) error {
 		if sp.isUint && s.conv.setUint(r, f, sp.num) {
 			continue
 		}
-		b := line[sp.start:sp.end]
+		b := sp.in(line)
 		if sp.kind == kString {
 			b = s.scan.text(line, sp)
 		}

@@ -39,7 +39,11 @@ func buildPaths(m mapping) *pathNode {
 			continue
 		}
 		n := root
-		for _, p := range strings.Split(col, ".") {
+		parts, err := SplitPath(col)
+		if err != nil { // checkMap refused it already; a preset's paths are plain
+			parts = strings.Split(col, ".")
+		}
+		for _, p := range parts {
 			n = n.child(p)
 		}
 		n.field = f
@@ -79,6 +83,9 @@ type jsonSpan struct {
 	// checked, so the converter need not read it again.
 	isUint bool
 	num    uint64
+	// buf, when set, is the decoded JSON string the span indexes into instead of the line: a
+	// mapped path went on into a string that holds JSON (decodeInto).
+	buf []byte
 }
 
 // jsonScanner checks one JSON object per line and records the spans of the mapped paths,
@@ -92,6 +99,9 @@ type jsonScanner struct {
 	// parsed in the same pass that checked it (intsOK); otherwise the converter reparses.
 	ints   []uint64
 	intsOK bool
+	// buf is the decoded string the cursor is reading while a path goes through JSON held in
+	// a string (nil: the line itself).
+	buf []byte
 }
 
 type jsonSyntaxError struct {
@@ -162,6 +172,9 @@ func (s *jsonScanner) value(node *pathNode) {
 	case ch == '"':
 		raw, escaped := c.RawString()
 		sp = jsonSpan{start: sp.start + 1, end: sp.start + 1 + len(raw), kind: kString, escaped: escaped}
+		if len(node.children) > 0 {
+			s.decodeInto(node, raw, escaped)
+		}
 	case ch == '-' || (ch >= '0' && ch <= '9'):
 		sp.kind = kNumber
 		sp.num, sp.isUint = c.Uint64()
@@ -178,10 +191,48 @@ func (s *jsonScanner) value(node *pathNode) {
 		if sp.kind != kString {
 			sp.end = c.Offset()
 		}
+		sp.buf = s.buf
 		s.vals[node.field] = sp
 		if node.field == fHashes {
 			s.intsOK = false // a later duplicate key replaced the fast-parsed array
 		}
+	}
+}
+
+// decodeInto follows node's children into a string that holds a JSON object (LiteLLM's
+// spend-log metadata, Azure's backendResponseBody): the string is decoded into a buffer of its
+// own, which the spans found inside index into, and read with a cursor of its own. Only a
+// mapped path that goes on into a string gets here, so ordinary lines allocate nothing more. A
+// string that is not a JSON object leaves the fields under it missing, which names them.
+func (s *jsonScanner) decodeInto(node *pathNode, raw []byte, escaped bool) {
+	text := raw
+	if escaped {
+		text = jsoncur.AppendUnquoted(nil, raw)
+	} else {
+		text = append([]byte(nil), raw...)
+	}
+	saved, savedBuf := s.c, s.buf
+	s.c, s.buf = jsoncur.Cursor{}, text
+	s.c.Reset(text)
+	if s.c.Peek() == '{' {
+		s.object(node)
+	}
+	inner := s.c.End()
+	s.c, s.buf = saved, savedBuf
+	if inner != nil {
+		for _, c := range node.children {
+			s.clear(c) // a string that is not whole JSON gives nothing under it
+		}
+	}
+}
+
+// clear forgets the fields recorded under n.
+func (s *jsonScanner) clear(n *pathNode) {
+	if n.field >= 0 {
+		s.vals[n.field] = jsonSpan{}
+	}
+	for _, c := range n.children {
+		s.clear(c)
 	}
 }
 
@@ -288,5 +339,13 @@ func scanDigits(b []byte, i int) (uint64, int) {
 // text returns a recorded string's text: its bytes in line, decoded (into the cursor's
 // scratch, valid until the next call) when they are escaped.
 func (s *jsonScanner) text(line []byte, sp jsonSpan) []byte {
-	return s.c.Unquote(line[sp.start:sp.end], sp.escaped)
+	return s.c.Unquote(sp.in(line), sp.escaped)
+}
+
+// in is the span's bytes: in its decoded string, or in line.
+func (sp jsonSpan) in(line []byte) []byte {
+	if sp.buf != nil {
+		return sp.buf[sp.start:sp.end]
+	}
+	return line[sp.start:sp.end]
 }

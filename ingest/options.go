@@ -122,25 +122,27 @@ func (o Options) normalized() (Options, error) {
 // checkMap checks that every mapped field is one of Fields. It is not part of normalized: a
 // registered format's reader has fields of its own and checks its mapping itself.
 func checkMap(m map[string]string) error {
-	for f := range m {
+	for f, col := range m {
 		if fieldIndex(f) < 0 {
 			return fmt.Errorf("--map: unknown field %q (want one of %s)", f, strings.Join(Fields[:], ", "))
+		}
+		if _, err := SplitPath(col); err != nil {
+			return fmt.Errorf("--map: field %s: %w", f, err)
 		}
 	}
 	return nil
 }
 
-// ParseMap reads the command-line mapping "field=column,field=column" (columns may be dotted
-// JSON paths such as usage.prompt_tokens).
+// ParseMap reads the command-line mapping "field=column,field=column": columns may be dotted
+// JSON paths such as usage.prompt_tokens, with a key that holds dots in brackets
+// (["gen_ai.usage.input_tokens"]), and may go on into a string that holds JSON (SplitPath).
 func ParseMap(s string) (map[string]string, error) {
 	m, err := ParsePairs(s, "column")
 	if err != nil {
 		return nil, err
 	}
-	for k := range m {
-		if fieldIndex(k) < 0 {
-			return nil, fmt.Errorf("--map: unknown field %q (want one of %s)", k, strings.Join(Fields[:], ", "))
-		}
+	if err := checkMap(m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

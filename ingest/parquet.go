@@ -6,7 +6,6 @@ package ingest
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -49,7 +48,10 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		if col == "" {
 			continue
 		}
-		parts := strings.Split(col, ".")
+		parts, err := SplitPath(col)
+		if err != nil {
+			return nil, &RowError{File: name, Row: -1, Err: fmt.Errorf("--map: field %s: %w", Fields[fi], err)}
+		}
 		leaf, ok := schema.Lookup(parts...)
 		if !ok && fi == fHashes {
 			leaf, ok = schema.Lookup(append(parts, "list", "element")...)

@@ -51,11 +51,9 @@ func buildMapping(over map[string]string) (mapping, error) {
 			delete(m, f)
 			continue
 		}
-		parts := strings.Split(p, ".")
-		for _, s := range parts {
-			if s == "" {
-				return nil, fmt.Errorf("requestlog: --map: field %s: empty step in path %q", f, p)
-			}
+		parts, err := ingest.SplitPath(p)
+		if err != nil {
+			return nil, fmt.Errorf("requestlog: --map: field %s: %w", f, err)
 		}
 		m[f] = parts
 	}
@@ -67,7 +65,20 @@ func buildMapping(over map[string]string) (mapping, error) {
 	return m, nil
 }
 
-func (m mapping) name(f string) string { return strings.Join(m[f], ".") }
+func (m mapping) name(f string) string {
+	var b strings.Builder
+	for i, p := range m[f] {
+		if strings.ContainsAny(p, ".[") {
+			fmt.Fprintf(&b, "[%q]", p)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
 
 // ParseMap reads the command-line mapping "field=path,field=path" (fields from Fields, paths
 // dotted from the line's root, e.g. request=body,timestamp=meta.ts).
