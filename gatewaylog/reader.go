@@ -100,7 +100,7 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
 	}
 	slices.SortStableFunc(entries, func(a, b entryAt) int { return a.at.Compare(b.at) })
-	r.recs = records(path, entries)
+	r.recs, r.counts.CachedUnplaced = records(path, entries)
 	r.counts.Records = int64(len(r.recs))
 	return r, nil
 }

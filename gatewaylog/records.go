@@ -12,7 +12,7 @@ import (
 // records turns the sorted entries into trace records: times from the first arrival, the
 // options the entries hold, the key as a pseudonym (a session id of the trace), and block
 // hashes where the log says what was cached (ingest.CachedPrefixes).
-func records(path string, entries []entryAt) []trace.Record {
+func records(path string, entries []entryAt) ([]trace.Record, int64) {
 	origin := entries[0].at
 	out := make([]trace.Record, len(entries))
 	var prefixes ingest.CachedPrefixes
@@ -38,7 +38,7 @@ func records(path string, entries []entryAt) []trace.Record {
 		prefixes.Apply(&rec)
 		out[i] = rec
 	}
-	return out
+	return out, prefixes.Unplaced
 }
 
 // pseudonym is a stable stand-in for a logged key (a user or API key must not reach a trace).

@@ -73,3 +73,9 @@ func (r *cachedPrefixReader) Next() (trace.Record, error) {
 	}
 	return rec, err
 }
+
+func (r *cachedPrefixReader) Counts() Counts {
+	c := r.Reader.Counts()
+	c.CachedUnplaced = r.c.Unplaced
+	return c
+}

@@ -33,6 +33,10 @@ type Counts struct {
 	// Skipped counts records that are no model request (a gateway's MCP or tool calls, its
 	// health checks), left out without being bad rows.
 	Skipped int64 `json:"skipped,omitempty"`
+	// CachedUnplaced counts records whose logged cached tokens no earlier record of their
+	// session was long enough to share (CachedPrefixes): a cache warmed before the log began,
+	// which a replay of the log alone cannot reproduce.
+	CachedUnplaced int64 `json:"cached_unplaced,omitempty"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.

@@ -67,8 +67,15 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, error) {
 			break
 		}
 	}
-	if n := rd.Counts().Rejected; n > 0 {
-		fmt.Fprintf(cfg.Stderr, "replay: %s: %d rows rejected (--on-error skip)\n", path, n)
+	c := rd.Counts()
+	if c.Rejected > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: %s: %d rows rejected (--on-error skip)\n", path, c.Rejected)
+	}
+	if c.Skipped > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records skipped: no model request (tool or MCP calls, health checks)\n", path, c.Skipped)
+	}
+	if c.CachedUnplaced > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records log cached prompt tokens that no earlier request of their session could have left in the cache (it was warm before the log began); they replay uncached, so the measured hit rate falls short of the logged one by that much\n", path, c.CachedUnplaced)
 	}
 	return recs, nil
 }
