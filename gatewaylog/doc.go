@@ -1,7 +1,7 @@
 // Package gatewaylog reads the logs a team already has of yesterday's traffic, as AI gateways,
-// observability stores, clouds and engines write them (LiteLLM, Envoy AI Gateway, Kong AI
-// Gateway, Portkey, Helicone, Langfuse, AWS Bedrock, Azure API Management, Vertex AI, vLLM's
-// and SGLang's request logs), into trace records: one Schema per source (a file each, citing
+// clouds and engines write them (so far LiteLLM's StandardLoggingPayload, AWS Bedrock's model
+// invocation logs, Envoy AI Gateway's access logs and Kong AI Gateway's log records), into
+// trace records: one Schema per source (a file each, citing
 // the source's own documentation of its record), every record turned into one Entry (arrival
 // time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries
 // sorted by arrival (several sources log the end time, so a request's start is its end minus

@@ -20,7 +20,7 @@ const maxRecord = 64 << 20
 // Options are ingest's, plus the year of timestamps logged without one.
 type Options struct {
 	ingest.Options
-	// Year is the year of vLLM's and SGLang's log-line timestamps, which have none; 0 takes
+	// Year is the year of timestamps logged without one (a server log's month-day times); 0 takes
 	// the file's modification time's year.
 	Year int
 }

@@ -13,7 +13,7 @@ import (
 type Record struct {
 	Raw  []byte
 	root any
-	// Year is the year of timestamps logged without one (vLLM's and SGLang's log lines).
+	// Year is the year of timestamps logged without one (a server log's month-day times).
 	Year int
 }
 

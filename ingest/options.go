@@ -71,8 +71,8 @@ type Options struct {
 	Sort bool
 	// MaxTokens bounds plausible token counts; 0 means DefaultMaxTokens.
 	MaxTokens int
-	// LogYear is the year of a log's timestamps written without one (vLLM's and SGLang's
-	// log lines); 0 takes the file's modification time's year.
+	// LogYear is the year of a log's timestamps written without one (a server log's
+	// month-day times); 0 takes the file's modification time's year.
 	LogYear int
 	// Tokenizer is the served model's tokenizer.json or its folder, for a format whose token
 	// counts come from tokenizing the text it holds (openai-log, read by a registered reader);
