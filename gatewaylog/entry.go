@@ -35,6 +35,11 @@ type Entry struct {
 // counted, never an error.
 var ErrNotModelRequest = errors.New("not a model request")
 
+// ErrCountedElsewhere is what Read returns for a record that describes part of a request
+// another record of the log counts (SGLang's request.received line beside its
+// request.finished one): left out, and counted neither as skipped nor as bad.
+var ErrCountedElsewhere = errors.New("part of a request another record counts")
+
 // NewEntry is an Entry with nothing known, CachedTokens -1.
 func NewEntry() Entry { return Entry{CachedTokens: -1} }
 

@@ -66,6 +66,8 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
 		e, err := readOne(s, raw, opts.Year)
 		switch {
+		case errors.Is(err, ErrCountedElsewhere):
+			return nil
 		case errors.Is(err, ErrNotModelRequest):
 			r.counts.Skipped++
 			return nil
