@@ -29,6 +29,9 @@ const (
 type fakeServer struct {
 	broken breakage
 	turn   atomic.Int64 // of the overload burst
+	// endAtOnce is how many streamed text answers end before any content, as a model that
+	// draws its end-of-sequence token first does.
+	endAtOnce atomic.Int64
 }
 
 const chunkGap = 4 * time.Millisecond
@@ -79,6 +82,8 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			content = `{"name":"Ada Lovelace","age":"thirty-six"}`
 		}
 		f.answer(w, q, pieces(content, 5), "")
+	case q.Stream && f.endAtOnce.Add(-1) >= 0:
+		f.answer(w, q, nil, "")
 	default:
 		f.answer(w, q, f.words(q), "")
 	}
