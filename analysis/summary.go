@@ -66,6 +66,32 @@ type RunInfo struct {
 	// TokenizeCheck is the server's own token count of the sent prompts against replay's
 	// (tokenize.go); nil when the check was not run.
 	TokenizeCheck *TokenizeCheck `json:"tokenize_check,omitempty"`
+	// Resume, for a run that went on from a kill (replay run --resume), says what it went on
+	// from and the gap; nil for a run that ran in one go.
+	Resume *Resume `json:"resume,omitempty"`
+}
+
+// Resume is a resumed run's account: the rows the killed run left (every attempt, warmup
+// included) and its measured requests among them that finished, those it sent that never
+// finished (lost at the kill: the server saw them, so they were not sent again; also
+// requests.lost_at_kill), the wall time from the killed run's last write to the resumed run's
+// first send (the gap, which no row's offsets hold: the resumed rows go on from ResumedAtS,
+// where the next unsent request was due, or the killed run's last row ended when that was
+// later), and where on the run's time line the resumed part began.
+type Resume struct {
+	RowsBefore     int64   `json:"rows_before"`
+	FinishedBefore int64   `json:"finished_before"`
+	LostAtKill     int64   `json:"lost_at_kill"`
+	GapS           float64 `json:"gap_s"`
+	ResumedAtS     float64 `json:"resumed_at_s"`
+}
+
+// lostAtKill is the requests a resumed run's kill lost, 0 for a run in one go.
+func (info RunInfo) lostAtKill() int64 {
+	if info.Resume == nil {
+		return 0
+	}
+	return info.Resume.LostAtKill
 }
 
 // EngineInfo is the serving engine of a run (--engine, or detected): its name and version, the
@@ -116,6 +142,9 @@ type Requests struct {
 	CancelledAsLogged int64 `json:"cancelled_as_logged,omitempty"`
 	Warmup            int64 `json:"warmup"`
 	NotSent           int64 `json:"not_sent,omitempty"`
+	// LostAtKill counts requests a killed run sent that never finished, when it was resumed
+	// (RunInfo.Resume): Total + LostAtKill + NotSent is every request of the window.
+	LostAtKill int64 `json:"lost_at_kill,omitempty"`
 	// Retried counts attempts tried again under --retries; each has its row, not counted here.
 	Retried int64 `json:"retried,omitempty"`
 }
@@ -271,7 +300,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		Run: info,
 		Requests: Requests{
 			Total: m.total, OK: m.ok, Failed: m.failed, Warmup: m.warmup, NotSent: info.NotSent,
-			Retried: m.retried, CancelledAsLogged: m.cancelled,
+			Retried: m.retried, CancelledAsLogged: m.cancelled, LostAtKill: info.lostAtKill(),
 		},
 		Client: ClientSide{Limit: info.ClientLimit, MaxInFlight: info.MaxInFlight, Held: m.held,
 			Backlog: m.backlog.dist(), Errors: m.clientFailed},

@@ -65,6 +65,9 @@ func (s *Summary) judge(stop string) {
 		lim = *s.Run.Limits
 	}
 	defer func() {
+		if r := s.Run.Resume; r != nil {
+			s.Verdict = withResume(s.Verdict, r)
+		}
 		if s.Run.Partial {
 			s.Verdict = VerdictPartial + ": the run is still going; so far " + s.Verdict
 		}
@@ -85,6 +88,16 @@ func (s *Summary) judge(stop string) {
 	default:
 		s.Verdict = VerdictOK
 	}
+}
+
+// withResume adds a resumed run's gap and its kill's losses to verdict v: "ok" becomes "ok:
+// resumed ...", any other kind gets it after its own reason.
+func withResume(v string, r *Resume) string {
+	what := fmt.Sprintf("resumed after a %.1f s gap at %.1f s of the run; %d requests lost at the kill", r.GapS, r.ResumedAtS, r.LostAtKill)
+	if v == VerdictOK {
+		return v + ": " + what
+	}
+	return v + "; " + what
 }
 
 // clientBound says why the run measured the client, "" when it did not.

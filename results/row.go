@@ -121,3 +121,28 @@ func (r *Row) Final() bool { return !r.Retried }
 
 // OK reports whether the request succeeded.
 func (r *Row) OK() bool { return r.ErrorClass == "" }
+
+// Shift moves every offset of the row d nanoseconds later (a resumed run's rows onto the
+// killed run's time line); the offsets whose 0 means "none" (written, first and last token)
+// stay 0. The row's ChunkNS is replaced, not written through: the slice may be shared with an
+// output that kept the row.
+func (r *Row) Shift(d int64) {
+	if d == 0 {
+		return
+	}
+	r.ScheduledNS += d
+	r.SentNS += d
+	r.DoneNS += d
+	for _, p := range []*int64{&r.WrittenNS, &r.FirstTokenNS, &r.LastTokenNS} {
+		if *p != 0 {
+			*p += d
+		}
+	}
+	if len(r.ChunkNS) > 0 {
+		c := make([]int64, len(r.ChunkNS))
+		for i, v := range r.ChunkNS {
+			c[i] = v + d
+		}
+		r.ChunkNS = c
+	}
+}

@@ -11,6 +11,16 @@ const (
 	Requests = "requests.parquet"
 	// Journal is the crash journal beside Requests while the run goes (rowfile.JournalPath).
 	Journal = "requests.journal"
+	// Sends marks each measured request as it leaves (runner's send log): what a killed run
+	// sent, so --resume tells the requests lost at the kill from those never sent. Removed
+	// when a run sent and finished its whole schedule.
+	Sends = "requests.sends"
+	// BeforeResume holds a resumed run's earlier rows while they are copied into the new
+	// requests.parquet; removed once the resumed run closes.
+	BeforeResume = "requests.before-resume.parquet"
+	// RunConfig is the run's settings, every flag by name (replay run --config repeats it,
+	// --resume goes on from a kill with it).
+	RunConfig = "run.yaml"
 	// Summary and Report are written once at the end, from the rows (analysis).
 	Summary = "summary.json"
 	Report  = "report.html"

@@ -31,6 +31,8 @@ type outcome struct {
 	// buildErr is why a plan built as the run went stopped the run (a record it could not
 	// build): the rows sent before it are written and summarised, and the run ends with it.
 	buildErr error
+	// resume is a resumed run's account (resume.go); nil for a run in one go.
+	resume *analysis.Resume
 }
 
 // execution is what a run's legs share while it sends: the plan, one schedule (each request
@@ -47,6 +49,9 @@ type execution struct {
 	prog     *progress.Display
 	stream   *streamPlan
 	stopLive func() error
+	// shift is where a resumed run's clock starts on the killed run's time line (its rows are
+	// moved there); 0 for a run in one go.
+	shift int64
 }
 
 // holdLimit is the scheduler's ClientLimit for this run: cfg.ClientLimit when given, else what
@@ -85,6 +90,9 @@ func execute(ctx context.Context, cfg Config, p *plan, legs []*leg) error {
 		return err
 	}
 	x.announce()
+	if err := x.copyResumed(); err != nil {
+		return errors.Join(err, x.close())
+	}
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	pre, err := x.build(ctx, runCtx, stopRun)
@@ -98,7 +106,8 @@ func execute(ctx context.Context, cfg Config, p *plan, legs []*leg) error {
 	}
 	runErr = x.endStream(runErr)
 	x.prog.Finish()
-	return errors.Join(runErr, x.close())
+	runErr = errors.Join(runErr, x.close())
+	return errors.Join(runErr, x.endSends(runErr))
 }
 
 // newExecution lays out the schedule of the measured phase: live counters, the client's
@@ -107,6 +116,9 @@ func newExecution(cfg Config, p *plan, legs []*leg) *execution {
 	x := &execution{cfg: cfg, p: p, legs: legs, sched: cfg.Schedule}
 	var span time.Duration
 	x.items, span = scheduleItems(p.reqs, false)
+	if p.resume != nil {
+		x.items, x.shift = p.resume.items(x.items, speedOf(cfg.Schedule))
+	}
 	x.sched.Counters = &scheduler.Counters{}
 	x.sched.From, x.sched.To = 0, 0 // the scheduler re-bases to the first record
 	x.limit, x.why = holdLimit(cfg, legs[0].tg)
@@ -174,6 +186,9 @@ func (x *execution) build(ctx, runCtx context.Context, stop context.CancelCauseF
 		if err != nil {
 			return nil, err
 		}
+		if p.resume != nil {
+			mine = p.resume.unsent
+		}
 		takers := make([]*sender, len(x.legs))
 		for i, l := range x.legs {
 			takers[i], l.s.leg = l.s, i
@@ -190,7 +205,11 @@ func (x *execution) build(ctx, runCtx context.Context, stop context.CancelCauseF
 	}
 	pre := make([]*prebuilder, len(x.legs))
 	for i, l := range x.legs {
-		l.s.pre = startPrebuild(ctx, l.s, p.reqs)
+		var keep []bool
+		if p.resume != nil {
+			keep = p.resume.unsent
+		}
+		l.s.pre = startPrebuild(ctx, l.s, p.reqs, keep)
 		pre[i] = l.s.pre
 	}
 	return pre, nil
@@ -245,6 +264,7 @@ func (x *execution) run(ctx context.Context) error {
 	for _, l := range x.legs {
 		preconnect(ctx, l.tg.client, n, l.ep.Label, x.cfg.Stderr)
 	}
+	x.noteResume()
 	restoreGC := gchold.Hold(x.cfg.Stderr)
 	stats, err := scheduler.Run(ctx, x.items, x.sched, send)
 	restoreGC()

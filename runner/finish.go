@@ -59,7 +59,7 @@ func runInfo(cfg Config, p *plan, tg *target, o *outcome) analysis.RunInfo {
 		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
 		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight,
 		Options: optionsName(p.logged), Body: cfg.Body,
-		Engine: tg.eng.summary(o), Checks: tg.checks}
+		Engine: tg.eng.summary(o), Checks: tg.checks, Resume: o.resume}
 }
 
 // optionsName is the summary's word for whether the logged options were sent.

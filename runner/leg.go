@@ -10,6 +10,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/live"
+	"github.com/llm-replay/replay/runfolder"
 	"github.com/llm-replay/replay/scrape"
 	"github.com/llm-replay/replay/snapshot"
 )
@@ -28,6 +29,8 @@ type leg struct {
 	live *live.Metrics
 	scr  *scrape.Scraper
 	gpus []*scrape.Scraper
+	// sends is the leg's send log (sendlog.go), what a resume reads.
+	sends *sendLog
 }
 
 // runEndpoints are the run's endpoints: Config.Endpoints when there are two or more (checked
@@ -104,8 +107,13 @@ func probeLegs(ctx context.Context, legs []*leg) error {
 // its partial summaries, the run's progress line) and its sender.
 func (l *leg) open(x *execution) error {
 	cfg, p := l.cfg, x.p
+	var err error
+	if l.sends, err = openSends(cfg.Out, p); err != nil {
+		return err
+	}
 	w, err := openRows(cfg.Out, cfg.Calibration)
 	if err != nil {
+		_ = l.sends.close(false)
 		return err
 	}
 	// Started after the journal was created: a summary older than the journal is another run's.
@@ -132,8 +140,18 @@ func (l *leg) open(x *execution) error {
 	l.s = &sender{client: l.tg.client, sendIDs: cfg.SendIDs, api: cfg.Client.API,
 		keepPrompts: cfg.KeepPrompts, label: l.tg.label, sink: l.sk, retries: cfg.Retries,
 		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, cfg.Stderr),
-		unforcedAPIs: l.tg.eng.unforcedAPIs(p, cfg.Client.API, cfg.Stderr)}
+		unforcedAPIs: l.tg.eng.unforcedAPIs(p, cfg.Client.API, cfg.Stderr), sends: l.sends, shift: x.shift}
 	return nil
+}
+
+// openSends starts the send log in dir for p's measured requests, or for a resumed plan goes on
+// with the killed run's.
+func openSends(dir string, p *plan) (*sendLog, error) {
+	path := filepath.Join(dir, runfolder.Sends)
+	if p.resume != nil {
+		return appendSendLog(path, p.resume.sends.size)
+	}
+	return createSendLog(path, len(p.reqs))
 }
 
 // shardLabel is the live series' shard label: "K/N", or "" for a run that is not sharded.

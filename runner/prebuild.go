@@ -28,8 +28,9 @@ type prebuilder struct {
 	done   sync.WaitGroup
 }
 
-// startPrebuild starts encoding reqs' bodies for s, earliest first; stop it with close.
-func startPrebuild(ctx context.Context, s *sender, reqs []synth.Request) *prebuilder {
+// startPrebuild starts encoding reqs' bodies for s, earliest first, those keep marks (all of
+// them for a nil keep: a resumed run sends only its unsent ones); stop it with close.
+func startPrebuild(ctx context.Context, s *sender, reqs []synth.Request, keep []bool) *prebuilder {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &prebuilder{bodies: make([]atomic.Pointer[client.Encoded], len(reqs)), slots: make(chan struct{}, prebuildWindow), stop: cancel}
 	order := make([]int, len(reqs))
@@ -39,6 +40,9 @@ func startPrebuild(ctx context.Context, s *sender, reqs []synth.Request) *prebui
 	slices.SortStableFunc(order, func(x, y int) int { return int(reqs[x].Record.Timestamp - reqs[y].Record.Timestamp) })
 	b.done.Go(func() {
 		for _, i := range order {
+			if keep != nil && !keep[i] {
+				continue
+			}
 			select {
 			case b.slots <- struct{}{}:
 			case <-ctx.Done():

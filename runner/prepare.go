@@ -34,6 +34,9 @@ type plan struct {
 	// logged: each request is sent with its logged options (--options); verbatim: with its
 	// logged body (--body verbatim), so its prompt is not synthesized.
 	logged, verbatim bool
+	// resume, under Config.Resume, is the killed run the plan goes on from (resume.go): only
+	// its unsent requests are sent, with no warmup.
+	resume *resumeState
 }
 
 // prepare reads the trace window and builds every prompt, so that the send path does no

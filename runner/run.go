@@ -148,6 +148,11 @@ type Config struct {
 	// An error from either ends the run there. Nil for none.
 	OnPlan  func(Plan) error
 	OnStart func(context.Context, Target) error
+	// Resume goes on from the killed or stopped run in Out (resume.go): its rows are kept
+	// once, the requests it sent that never finished are counted lost at the kill, and the
+	// requests it never sent are sent from where the schedule stopped. The settings must be
+	// the killed run's (cmd/replay reads them from its run.yaml). A single run's only.
+	Resume bool
 }
 
 // ErrTooManyFailures is returned (wrapped) when the run completed but more than MaxErrorRate
@@ -204,6 +209,12 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	p, err := prepare(ctx, pcfg, true)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Resume {
+		if p.resume, err = loadResume(cfg, p); err != nil {
+			return nil, err
+		}
+		p.warm = nil // the killed run's warmup is in its rows; the server is as it left it
 	}
 	if err := onPlan(cfg, p); err != nil {
 		return nil, err

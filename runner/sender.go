@@ -42,6 +42,10 @@ type sender struct {
 	// the body encoded for this sender's endpoint (the stream's taker number leg).
 	stream *streamPlan
 	leg    int
+	// sends marks each measured request as it leaves (sendlog.go); shift moves a resumed
+	// run's rows onto the killed run's time line (resume.go).
+	sends *sendLog
+	shift int64
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -67,12 +71,16 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 		req.Encoded = s.pre.take(it.Index) // it.Index is the position in the plan's requests
 	}
 	req.ID = requestID(r, it.Warmup)
+	if !it.Warmup && s.sends != nil {
+		s.sends.mark(it.Index)
+	}
 	for attempt := 0; ; attempt++ {
 		resp, cancelled := s.do(ctx, req, r, t.Clock.Now)
 		again := !cancelled && attempt < s.retries && retryable(&resp) && ctx.Err() == nil
 		row := rowFor(r, it.Warmup, t, &resp, s.label, s.keepPrompts)
 		s.sentAs(&row, r)
 		row.Attempt, row.Retried, row.CancelledAsLogged = int32(attempt), again, cancelled
+		row.Shift(s.shift)
 		s.sink.put(row)
 		if !again {
 			return

@@ -40,6 +40,12 @@ func (c Config) Validate() error {
 			return &SettingError{"Checks", fmt.Sprintf("%q: want %s", c.Checks, strings.Join(ChecksLevels, ", "))}
 		}
 	}
+	if c.Resume && len(c.Endpoints) > 1 {
+		return &SettingError{"Resume", "of a paired run: not supported yet (resume each endpoint's run on its own)"}
+	}
+	if c.Resume && c.Schedule.Shards > 1 {
+		return &SettingError{"Resume", "of a shard: not supported yet (run the shard again)"}
+	}
 	if c.Engine != "" && CheckEngine(c.Engine) != nil {
 		return &SettingError{"Engine", fmt.Sprintf("%q: want one of %s", c.Engine, strings.Join(EngineNames(), ", "))}
 	}

@@ -231,11 +231,18 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 	checks := fs.String("checks", runner.ChecksAuto, "behaviour checks probed before the warmup (streaming, stop, max_tokens, sampling; all adds tool calls and json_schema), and overload (Retry-After) over the run's answers: "+strings.Join(runner.ChecksLevels, ", ")+" (auto: basic against an endpoint, none against the built-in simulator or in a --shard run); a failed check is reported, and exits 4 only under --require checks")
 	tokCheck := fs.String("tokenize-check", runner.TokenizeAuto, "after the measured run, ask the endpoint's own tokenize route (llama.cpp's /apply-template and /tokenize, vLLM's /tokenize) how many tokens each sent prompt is and compare with replay's count: auto (on when the engine is known to serve one), none, on; at most 2000 prompts, evenly spaced, are checked, and a plan built as the run went (too large to keep its prompts) is not checked")
 	calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into the predicted prefill of one request alone and queueing (summary, report, queueing.csv)")
+	var rc runConfigFlags
+	rc.add(fs)
 	return func(ctx context.Context, args []string) error {
+		resume, err := rc.apply(fs)
+		if err != nil {
+			return err
+		}
 		cfg, err := config(args)
 		if err != nil {
 			return err
 		}
+		cfg.Resume = resume
 		if *calibration != "" {
 			if cfg.Calibration, err = analysis.ReadCalibration(*calibration); err != nil {
 				return fmt.Errorf("--calibration: %w", err)
@@ -252,6 +259,11 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 			return err
 		}
 		cfg.TokenizeCheck = *tokCheck
+		if !resume { // a resumed run's run.yaml is the killed run's, as it was
+			if err := writeRunConfig(fs, cfg.Out); err != nil {
+				return err
+			}
+		}
 		if len(cfg.Endpoints) > 1 { // every endpoint and each B against A, judged by the comparison
 			_, err := compare.Paired(ctx, cfg, req.reqs)
 			return runExit(err)

@@ -16,6 +16,7 @@ var settingFlags = map[string]string{
 	"Checks":   "--checks",
 	"Engine":   "--engine",
 	"API":      "--api",
+	"Resume":   "--resume",
 }
 
 // flagError is an error whose text names a flag where the library named a setting; it
