@@ -61,43 +61,19 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		defer q.Close()
 		quarantine = q
 	}
-	r := &reader{}
-	var entries []entryAt
-	err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
-		e, err := readOne(s, raw, opts.Year)
-		switch {
-		case errors.Is(err, ErrCountedElsewhere):
-			return nil
-		case errors.Is(err, ErrNotModelRequest):
-			r.counts.Skipped++
-			return nil
-		case err != nil:
-			rowErr := &ingest.RowError{File: path, Line: line, Row: -1, Err: err}
-			var fe *FieldError
-			if errors.As(err, &fe) {
-				rowErr.Field, rowErr.Err = fe.Field, fe.Err
-			}
-			if opts.OnError != ingest.OnErrorSkip {
-				return rowErr
-			}
-			r.counts.Rejected++
-			if len(r.counts.Errors) < 10 {
-				r.counts.Errors = append(r.counts.Errors, rowErr.Error())
-			}
-			if quarantine != nil {
-				if _, err := quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
-					return fmt.Errorf("quarantine: %w", err)
-				}
-			}
-			return nil
-		}
-		at, _ := e.Arrival()
-		entries = append(entries, entryAt{Entry: e, at: at, line: line})
-		return nil
-	})
+	c := &collector{path: path, opts: opts, quarantine: quarantine, r: &reader{}}
+	if s.Join == nil {
+		err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
+			e, err := readOne(s, raw, opts.Year)
+			return c.take(raw, line, e, err)
+		})
+	} else {
+		err = readJoined(f, s, c)
+	}
 	if err != nil {
 		return nil, err
 	}
+	r, entries := c.r, c.entries
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
 	}
@@ -107,15 +83,121 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	return r, nil
 }
 
-// readOne reads one record with its schema; a JSON record is decoded first.
-func readOne(s Schema, raw []byte, year int) (Entry, error) {
-	rec := Record{Raw: raw, Year: year}
-	if !s.Lines {
-		var err error
-		if rec, err = decodeRecord(raw, year); err != nil {
-			return Entry{}, fmt.Errorf("not a JSON record: %w", err)
+// collector gathers a log's entries, counts what it skips, and rejects or quarantines bad
+// records under the options.
+type collector struct {
+	path       string
+	opts       Options
+	quarantine io.Writer
+	r          *reader
+	entries    []entryAt
+}
+
+// take takes one record's reading: an entry, a skip, or an error (returned under
+// OnErrorFail, else counted and quarantined).
+func (c *collector) take(raw []byte, line int64, e Entry, err error) error {
+	switch {
+	case errors.Is(err, ErrCountedElsewhere):
+		return nil
+	case errors.Is(err, ErrNotModelRequest):
+		c.r.counts.Skipped++
+		return nil
+	case err != nil:
+		rowErr := &ingest.RowError{File: c.path, Line: line, Row: -1, Err: err}
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			rowErr.Field, rowErr.Err = fe.Field, fe.Err
+		}
+		if c.opts.OnError != ingest.OnErrorSkip {
+			return rowErr
+		}
+		c.r.counts.Rejected++
+		if len(c.r.counts.Errors) < 10 {
+			c.r.counts.Errors = append(c.r.counts.Errors, rowErr.Error())
+		}
+		if c.quarantine != nil {
+			if _, err := c.quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
+				return fmt.Errorf("quarantine: %w", err)
+			}
+		}
+		return nil
+	}
+	at, _ := e.Arrival()
+	c.entries = append(c.entries, entryAt{Entry: e, at: at, line: line})
+	return nil
+}
+
+// readJoined reads a log whose schema joins records (join.go): every record is held until the
+// whole file is in, then the joined ones are read in line order, with those that were not JSON
+// rejected at their lines among them.
+func readJoined(src io.Reader, s Schema, c *collector) error {
+	type held struct {
+		rec Record
+		err error
+	}
+	var joinable []Record
+	var all []held
+	err := eachRecord(src, s.Lines, func(raw []byte, line int64) error {
+		rec, err := decodeOne(s, raw, c.opts.Year)
+		rec.Line = line
+		if err != nil {
+			all = append(all, held{rec, err})
+		} else {
+			joinable = append(joinable, rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rec := range s.Join(joinable) {
+		all = append(all, held{rec: rec})
+	}
+	slices.SortStableFunc(all, func(a, b held) int { return cmpLine(a.rec.Line, b.rec.Line) })
+	for _, h := range all {
+		e, err := Entry{}, h.err
+		if err == nil {
+			e, err = readRecord(s, h.rec)
+		}
+		if err := c.take(h.rec.Raw, h.rec.Line, e, err); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// readOne reads one record with its schema; a JSON record is decoded first, and, for a schema
+// with a Join, joined on its own (as the only record of its file).
+func readOne(s Schema, raw []byte, year int) (Entry, error) {
+	rec, err := decodeOne(s, raw, year)
+	if err != nil {
+		return Entry{}, err
+	}
+	if s.Join != nil {
+		recs := s.Join([]Record{rec})
+		if len(recs) != 1 {
+			return Entry{}, ErrCountedElsewhere
+		}
+		rec = recs[0]
+	}
+	return readRecord(s, rec)
+}
+
+// decodeOne is a record as its schema reads it: decoded when the source writes JSON.
+func decodeOne(s Schema, raw []byte, year int) (Record, error) {
+	rec := Record{Raw: raw, Year: year}
+	if s.Lines {
+		return rec, nil
+	}
+	dec, err := decodeRecord(raw, year)
+	if err != nil {
+		return rec, fmt.Errorf("not a JSON record: %w", err)
+	}
+	return dec, nil
+}
+
+// readRecord reads a decoded record with its schema, which must give it an arrival.
+func readRecord(s Schema, rec Record) (Entry, error) {
 	e, err := s.Read(rec)
 	if err != nil {
 		return e, err

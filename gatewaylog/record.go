@@ -15,6 +15,11 @@ type Record struct {
 	root any
 	// Year is the year of timestamps logged without one (a server log's month-day times).
 	Year int
+	// Line is the record's 1-based line in its file (its element, in an array export), for a
+	// Schema's Join, whose merged records keep their parts' lines.
+	Line int64
+	// Parts are the other records a Join merged into this one (see join.go).
+	Parts []Record
 }
 
 // FieldError is a record's field that is missing or of the wrong kind.

@@ -63,6 +63,10 @@ func TestTimeForms(t *testing.T) {
 		{"1737710446.847371", want},
 		{"1737710446847.371", want},
 		{"1737710446847371000", want},
+		{"2025-01-24 09:20:46.847371 UTC", want},
+		{"1.737710446847371E9", want},
+		{"1.737710446847371e+09", want},
+		{"1.7377104468E9", want.Truncate(100 * time.Millisecond)},
 	} {
 		got, err := ParseText(c.in, 2025)
 		if err != nil || !got.Equal(c.want) {
@@ -77,7 +81,7 @@ func TestTimeForms(t *testing.T) {
 	if _, err := ParseText("01-24 09:20:46", 0); err == nil {
 		t.Error("a timestamp without a year read without one given")
 	}
-	for _, bad := range []string{"yesterday", "", "12"} {
+	for _, bad := range []string{"yesterday", "", "12", "2025-01-24 09:20:46 PST", "1E400", "1.5E-3"} {
 		if _, err := ParseText(bad, 2025); err == nil {
 			t.Errorf("%q read as a time", bad)
 		}

@@ -16,10 +16,13 @@ type Schema struct {
 	// Read turns one record into an Entry, or ErrNotModelRequest, or an error naming the
 	// field that is wrong (FieldError). year is the year for timestamps logged without one.
 	Read func(rec Record) (Entry, error)
+	// Join, when set, sees every record of the file before Read does and returns the records
+	// to read: a source that logs one request as several records merges them (join.go).
+	Join func(recs []Record) []Record
 }
 
 // schemas are the sources read, one file each.
-var schemas = []Schema{bedrockSchema, envoySchema, kongSchema, litellmSchema, sglangSchema}
+var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, kongSchema, litellmSchema, sglangSchema, vertexSchema}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }

@@ -12,9 +12,12 @@ import (
 // The timestamp forms the sources log, each read where its source is (the schemas name
 // theirs): epoch numbers in seconds (LiteLLM's startTime as a float), milliseconds,
 // microseconds or nanoseconds; RFC 3339 at any precision; a date and time with no zone
-// ("2025-01-24 09:20:46.847371", read as UTC, as the sources that write it mean); .NET ticks
-// (100 ns since 0001-01-01, UTC); nginx's time_local ("24/Jan/2025:09:20:46 +0000"); and
-// the month-day form of Python's logging in vLLM and SGLang ("01-24 09:20:46", no year).
+// ("2025-01-24 09:20:46.847371", read as UTC, as the sources that write it mean); the same
+// with a literal " UTC" (BigQuery's text form of a TIMESTAMP, in exports of Vertex AI's
+// request-response log); an epoch in scientific notation ("1.737710446847371E9", BigQuery's
+// REST API's form of a TIMESTAMP), read exactly; .NET ticks (100 ns since 0001-01-01, UTC);
+// nginx's time_local ("24/Jan/2025:09:20:46 +0000"); and the month-day form of Python's
+// logging in vLLM and SGLang ("01-24 09:20:46", no year).
 
 // textLayouts are tried in order on a text timestamp.
 var textLayouts = []string{
@@ -22,6 +25,7 @@ var textLayouts = []string{
 	"2006-01-02T15:04:05.999999999",
 	"2006-01-02 15:04:05.999999999Z07:00",
 	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999 UTC", // BigQuery's TIMESTAMP as text; "UTC" is literal here
 	"02/Jan/2006:15:04:05 -0700",
 	"2006-01-02 15:04:05,999", // Python logging's asctime
 }
@@ -47,6 +51,9 @@ func ParseText(s string, year int) (time.Time, error) {
 		}
 	}
 	if t, ok := epochDecimal(s); ok {
+		return t, nil
+	}
+	if t, ok := epochDecimal(plainDecimal(s)); ok {
 		return t, nil
 	}
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
@@ -100,6 +107,30 @@ func epochDecimal(s string) (time.Time, bool) {
 		f, _ = strconv.ParseInt((frac + "000000000")[:9], 10, 64)
 	}
 	return time.Unix(0, i*unit+f*unit/1e9).UTC(), true
+}
+
+// plainDecimal rewrites a number in scientific notation with a positive exponent
+// ("1.737710446847371E9") as a plain decimal ("1737710446.847371"), so that epochDecimal reads
+// it exactly; anything else is returned as is.
+func plainDecimal(s string) string {
+	mant, exp, ok := strings.Cut(strings.ToUpper(s), "E")
+	if !ok {
+		return s
+	}
+	e, err := strconv.Atoi(strings.TrimPrefix(exp, "+"))
+	whole, frac, _ := strings.Cut(mant, ".")
+	if err != nil || e < 0 || e > 30 || whole == "" || strings.Trim(whole+frac, "0123456789") != "" {
+		return s
+	}
+	digits := whole + frac
+	point := len(whole) + e
+	for len(digits) < point {
+		digits += "0"
+	}
+	if point == len(digits) {
+		return digits
+	}
+	return digits[:point] + "." + digits[point:]
 }
 
 // ticksAtEpoch is 1970-01-01 in .NET ticks (100 ns since 0001-01-01).
