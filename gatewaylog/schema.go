@@ -19,7 +19,7 @@ type Schema struct {
 }
 
 // schemas are the sources read, one file each.
-var schemas = []Schema{bedrockSchema, envoySchema, kongSchema, langfuseSchema, litellmSchema, sglangSchema}
+var schemas = []Schema{bedrockSchema, envoySchema, heliconeSchema, kongSchema, langfuseSchema, litellmSchema, sglangSchema}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }
