@@ -28,7 +28,7 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 }
 
 // eachElement calls fn with each element of one JSON array (an export of the source's
-// records: Helicone's and Portkey's exports are arrays), numbered from 1 as "lines".
+// records: Helicone's export tool writes one with --format json), numbered from 1 as "lines".
 func eachElement(src io.Reader, fn func(raw []byte, line int64) error) error {
 	d := json.NewDecoder(src)
 	if _, err := d.Token(); err != nil {

@@ -59,6 +59,11 @@ func samplingFrom(e *Entry, v Value, maxKey, tempKey, topPKey string) error {
 	if ok {
 		e.MaxTokens = &n
 	}
+	return temperatureTopP(e, v, tempKey, topPKey)
+}
+
+// temperatureTopP reads the sampling temperature and top_p under the body's own key names.
+func temperatureTopP(e *Entry, v Value, tempKey, topPKey string) error {
 	for _, p := range []struct {
 		key string
 		to  **float64

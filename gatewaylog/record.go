@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -204,8 +205,10 @@ func (v Value) Float() (float64, bool, error) {
 		return 0, ok, err
 	}
 	f, perr := n.Float64()
-	if perr != nil {
-		return 0, true, v.Err("want a number, got %s", n)
+	if perr != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		// "Infinity" and "NaN" held as strings parse as floats, but no sampling
+		// parameter is one, and a trace cannot hold them.
+		return 0, true, v.Err("want a finite number, got %s", n)
 	}
 	return f, true, nil
 }

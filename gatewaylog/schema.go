@@ -22,7 +22,7 @@ type Schema struct {
 }
 
 // schemas are the sources read, one file each.
-var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, kongSchema, litellmSchema, sglangSchema, vertexSchema}
+var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, heliconeSchema, kongSchema, langfuseSchema, litellmSchema, sglangSchema, vertexSchema}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }
