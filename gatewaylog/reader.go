@@ -30,6 +30,7 @@ type entryAt struct {
 	Entry
 	at   time.Time
 	line int64
+	raw  []byte // kept only while a Finish check may yet reject it into the quarantine
 }
 
 // reader is an ingest.Reader over a whole log, read and sorted at Open: several sources log
@@ -63,41 +64,87 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	}
 	r := &reader{}
 	var entries []entryAt
+	// reject counts a bad record (or, without --on-error skip, stops the read with it).
+	reject := func(raw []byte, line int64, err error) error {
+		rowErr := &ingest.RowError{File: path, Line: line, Row: -1, Err: err}
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			rowErr.Field, rowErr.Err = fe.Field, fe.Err
+		}
+		if opts.OnError != ingest.OnErrorSkip {
+			return rowErr
+		}
+		r.counts.Rejected++
+		if len(r.counts.Errors) < 10 {
+			r.counts.Errors = append(r.counts.Errors, rowErr.Error())
+		}
+		if quarantine != nil {
+			if _, err := quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
+				return fmt.Errorf("quarantine: %w", err)
+			}
+		}
+		return nil
+	}
+	// A source that logs a request over several lines joins them by ID: a Leads part waits
+	// for the next whole record of its ID, a Follows part goes to the latest one.
+	pending := map[string][]Entry{}
+	latest := map[string]int{}
 	err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
 		e, err := readOne(s, raw, opts.Year)
 		switch {
-		case errors.Is(err, ErrCountedElsewhere):
+		case errors.Is(err, ErrCountedElsewhere), errors.Is(err, ErrNotRecord):
 			return nil
 		case errors.Is(err, ErrNotModelRequest):
 			r.counts.Skipped++
 			return nil
 		case err != nil:
-			rowErr := &ingest.RowError{File: path, Line: line, Row: -1, Err: err}
-			var fe *FieldError
-			if errors.As(err, &fe) {
-				rowErr.Field, rowErr.Err = fe.Field, fe.Err
-			}
-			if opts.OnError != ingest.OnErrorSkip {
-				return rowErr
-			}
-			r.counts.Rejected++
-			if len(r.counts.Errors) < 10 {
-				r.counts.Errors = append(r.counts.Errors, rowErr.Error())
-			}
-			if quarantine != nil {
-				if _, err := quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
-					return fmt.Errorf("quarantine: %w", err)
+			return reject(raw, line, err)
+		}
+		if s.Merge != nil && e.Part != Whole {
+			if e.Part == Leads {
+				if len(pending[e.ID]) < 64 { // bounded: a hostile log repeats one ID
+					pending[e.ID] = append(pending[e.ID], e)
 				}
+			} else if i, ok := latest[e.ID]; ok {
+				s.Merge(&entries[i].Entry, e)
 			}
 			return nil
 		}
-		at, _ := e.Arrival()
-		entries = append(entries, entryAt{Entry: e, at: at, line: line})
+		if s.Merge != nil {
+			for _, p := range pending[e.ID] {
+				s.Merge(&e, p)
+			}
+			delete(pending, e.ID)
+			latest[e.ID] = len(entries)
+		}
+		ea := entryAt{Entry: e, line: line}
+		if s.Finish != nil && quarantine != nil {
+			ea.raw = raw // for the quarantine, should Finish reject it
+		}
+		entries = append(entries, ea)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if s.Finish != nil {
+			if err := s.Finish(&e.Entry); err != nil {
+				if err := reject(e.raw, e.line, err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if e.OutputUnknown {
+			r.counts.OutputUnknown++
+		}
+		e.at, _ = e.Arrival()
+		e.raw = nil
+		kept = append(kept, e)
+	}
+	entries = kept
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
 	}

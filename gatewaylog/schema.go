@@ -16,10 +16,15 @@ type Schema struct {
 	// Read turns one record into an Entry, or ErrNotModelRequest, or an error naming the
 	// field that is wrong (FieldError). year is the year for timestamps logged without one.
 	Read func(rec Record) (Entry, error)
+	// Merge folds a Leads or Follows record's Entry into its request's (nil for sources that
+	// log a request in one record); Finish then checks each request once all its records are
+	// in (a vLLM request whose prompt count no line gave is an error), nil for none.
+	Merge  func(into *Entry, part Entry)
+	Finish func(e *Entry) error
 }
 
 // schemas are the sources read, one file each.
-var schemas = []Schema{bedrockSchema, envoySchema, kongSchema, litellmSchema, sglangSchema}
+var schemas = []Schema{bedrockSchema, envoySchema, kongSchema, litellmSchema, sglangSchema, vllmSchema}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }
