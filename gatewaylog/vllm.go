@@ -405,6 +405,8 @@ func finishVLLM(e *Entry) error {
 		return &FieldError{Field: "prompt_token_ids", Err: fmt.Errorf("not logged for request %q: this vLLM release logs a request's prompt token ids only at DEBUG (VLLM_LOGGING_LEVEL=DEBUG), so its prompt length is unknown", e.ID)}
 	}
 	switch {
+	case e.API == trace.APIEmbeddings:
+		e.OutputTokens = 0 // a pooling request generates nothing: no count is missing
 	case st.wholeSeen:
 		e.OutputTokens = st.whole
 	case st.deltaSeen:
