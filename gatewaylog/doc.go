@@ -1,7 +1,7 @@
 // Package gatewaylog reads the logs a team already has of yesterday's traffic, as AI gateways,
 // clouds and engines write them (so far LiteLLM's StandardLoggingPayload, AWS Bedrock's model
-// invocation logs, Envoy AI Gateway's access logs, Kong AI Gateway's log records and SGLang's JSON request
-// log), into
+// invocation logs, Envoy AI Gateway's access logs, Kong AI Gateway's log records, SGLang's JSON request
+// log and vLLM's server log with request logging), into
 // trace records: one Schema per source (a file each, citing
 // the source's own documentation of its record), every record turned into one Entry (arrival
 // time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries
