@@ -137,7 +137,7 @@ func readVLLM(rec Record) (Entry, error) {
 			return e, &FieldError{Field: "params", Err: fmt.Errorf("a received line without its params")}
 		}
 		id, fields, kind = rest[:i], rest[i+2:], Whole
-	case strings.HasPrefix(msg, "Request ") && strings.Contains(msg, " details: "):
+	case strings.HasPrefix(msg, "Request ") && strings.Contains(msg[len("Request "):], " details: "):
 		rest := msg[len("Request "):]
 		i := strings.Index(rest, " details: ")
 		id, fields, kind = rest[:i], rest[i+len(" details: "):], Leads
