@@ -64,27 +64,8 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	}
 	r := &reader{}
 	var entries []entryAt
-	// reject counts a bad record (or, without --on-error skip, stops the read with it).
-	reject := func(raw []byte, line int64, err error) error {
-		rowErr := &ingest.RowError{File: path, Line: line, Row: -1, Err: err}
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			rowErr.Field, rowErr.Err = fe.Field, fe.Err
-		}
-		if opts.OnError != ingest.OnErrorSkip {
-			return rowErr
-		}
-		r.counts.Rejected++
-		if len(r.counts.Errors) < 10 {
-			r.counts.Errors = append(r.counts.Errors, rowErr.Error())
-		}
-		if quarantine != nil {
-			if _, err := quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
-				return fmt.Errorf("quarantine: %w", err)
-			}
-		}
-		return nil
-	}
+	rej := &rejecter{path: path, skip: opts.OnError == ingest.OnErrorSkip, quarantine: quarantine, counts: &r.counts}
+	reject := rej.reject
 	// A source that logs a request over several lines joins them by ID: a Leads part waits
 	// for the next whole record of its ID, a Follows part goes to the latest one.
 	pending := map[string][]Entry{}
@@ -127,6 +108,51 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if entries, err = settle(s, entries, reject, &r.counts); err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
+	}
+	slices.SortStableFunc(entries, func(a, b entryAt) int { return a.at.Compare(b.at) })
+	r.recs, r.counts.CachedUnplaced = records(path, entries)
+	r.counts.Records = int64(len(r.recs))
+	return r, nil
+}
+
+// rejecter counts a bad record and quarantines it, or, without --on-error skip, stops the
+// read with it.
+type rejecter struct {
+	path       string
+	skip       bool
+	quarantine io.Writer
+	counts     *ingest.Counts
+}
+
+func (q *rejecter) reject(raw []byte, line int64, err error) error {
+	rowErr := &ingest.RowError{File: q.path, Line: line, Row: -1, Err: err}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		rowErr.Field, rowErr.Err = fe.Field, fe.Err
+	}
+	if !q.skip {
+		return rowErr
+	}
+	q.counts.Rejected++
+	if len(q.counts.Errors) < 10 {
+		q.counts.Errors = append(q.counts.Errors, rowErr.Error())
+	}
+	if q.quarantine != nil {
+		if _, err := q.quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
+			return fmt.Errorf("quarantine: %w", err)
+		}
+	}
+	return nil
+}
+
+// settle checks each request once all its records are in (Schema.Finish), rejecting those
+// it finds wanting, counts those without an output count, and gives each its arrival.
+func settle(s Schema, entries []entryAt, reject func([]byte, int64, error) error, counts *ingest.Counts) ([]entryAt, error) {
 	kept := entries[:0]
 	for _, e := range entries {
 		if s.Finish != nil {
@@ -138,20 +164,13 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 			}
 		}
 		if e.OutputUnknown {
-			r.counts.OutputUnknown++
+			counts.OutputUnknown++
 		}
 		e.at, _ = e.Arrival()
 		e.raw = nil
 		kept = append(kept, e)
 	}
-	entries = kept
-	if len(entries) == 0 {
-		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
-	}
-	slices.SortStableFunc(entries, func(a, b entryAt) int { return a.at.Compare(b.at) })
-	r.recs, r.counts.CachedUnplaced = records(path, entries)
-	r.counts.Records = int64(len(r.recs))
-	return r, nil
+	return kept, nil
 }
 
 // readOne reads one record with its schema; a JSON record is decoded first.
