@@ -2,7 +2,8 @@
 // clouds and engines write them (so far LiteLLM's StandardLoggingPayload, AWS Bedrock's model
 // invocation logs, Envoy AI Gateway's access logs, Kong AI Gateway's log records, SGLang's JSON request
 // log, Azure API Management's gateway and LLM logs, Vertex AI's request-response log,
-// Langfuse's observations export and Helicone's request export), into
+// Langfuse's observations export, Helicone's request export and vLLM's server log with
+// request logging), into
 // trace records: one Schema per source (a file each, citing
 // the source's own documentation of its record), every record turned into one Entry (arrival
 // time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries

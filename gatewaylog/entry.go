@@ -28,7 +28,42 @@ type Entry struct {
 	Key string
 	// Status is the logged HTTP status, 0 when not logged.
 	Status int
+	// N, Seed and Stop are the sampling's choices, seed and stop strings where the source logs
+	// them (vLLM's SamplingParams); N 0 and Seed nil when not logged. FinishReason is the first
+	// choice's, "" when not logged.
+	N            int
+	Seed         *int64
+	Stop         []string
+	FinishReason string
+	// OutputUnknown says the log holds no output count for the request (vLLM's log without
+	// --enable-log-outputs): OutputTokens is 0 for want of one, not a logged 0.
+	OutputUnknown bool
+
+	// ID is the request's id in the log, where a source writes one request over several
+	// lines (vLLM's received line, its DEBUG details line, its generated-response lines): the
+	// lines of one ID are folded into one Entry (Schema.Merge). Part says which kind of line
+	// this Entry came from.
+	ID   string
+	Part Part
+	// vllm is what a vLLM request's lines have said so far, until its Finish.
+	vllm *vllmState
 }
+
+// Part is how a record stands to the request it describes, for sources that log one request
+// over several records joined by Entry.ID.
+type Part int
+
+const (
+	// Whole is the request's own record, which the others fold into (the default).
+	Whole Part = iota
+	// Leads is a record written before the request's own (vLLM's DEBUG "Request ... details"
+	// line): held, and folded into the next Whole record of its ID.
+	Leads
+	// Follows is a record written after it (vLLM's "Generated response" lines): folded into
+	// the latest Whole record of its ID. One whose request is not in the log (it arrived
+	// before the log began) is left out, uncounted.
+	Follows
+)
 
 // ErrNotModelRequest is what a Schema's Read returns for a record that is no model request
 // (a gateway's MCP or tool call, an embeddings-free admin call, a health check): skipped and
@@ -39,6 +74,11 @@ var ErrNotModelRequest = errors.New("not a model request")
 // another record of the log counts (SGLang's request.received line beside its
 // request.finished one): left out, and counted neither as skipped nor as bad.
 var ErrCountedElsewhere = errors.New("part of a request another record counts")
+
+// ErrNotRecord is what Read returns for a line of a server log that is about no request at
+// all (a startup message, the engine's periodic stats): left out, and counted neither as
+// skipped nor as bad, since a server log is mostly such lines.
+var ErrNotRecord = errors.New("not a request record")
 
 // NewEntry is an Entry with nothing known, CachedTokens -1.
 func NewEntry() Entry { return Entry{CachedTokens: -1} }

@@ -11,7 +11,11 @@ import (
 // record read without error has counts that are not negative and an arrival.
 func FuzzSchemas(f *testing.F) {
 	for _, s := range schemas {
-		b, err := os.ReadFile(filepath.Join("testdata", s.Format+".jsonl"))
+		ext := ".jsonl"
+		if s.Lines {
+			ext = ".log" // a server log's fixture
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", s.Format+ext))
 		if err != nil {
 			continue
 		}

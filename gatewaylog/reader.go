@@ -30,6 +30,7 @@ type entryAt struct {
 	Entry
 	at   time.Time
 	line int64
+	raw  []byte // kept only while a Finish check may yet reject it into the quarantine
 }
 
 // reader is an ingest.Reader over a whole log, read and sorted at Open: several sources log
@@ -61,7 +62,8 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		defer q.Close()
 		quarantine = q
 	}
-	c := &collector{path: path, opts: opts, quarantine: quarantine, r: &reader{}}
+	c := &collector{s: s, path: path, opts: opts, quarantine: quarantine, r: &reader{},
+		pending: map[string][]Entry{}, latest: map[string]int{}}
 	if s.Join == nil {
 		err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
 			e, err := readOne(s, raw, opts.Year)
@@ -73,7 +75,11 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, entries := c.r, c.entries
+	r := c.r
+	entries, err := settle(s, c.entries, c.reject, &r.counts)
+	if err != nil {
+		return nil, err
+	}
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
 	}
@@ -86,45 +92,111 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 // collector gathers a log's entries, counts what it skips, and rejects or quarantines bad
 // records under the options.
 type collector struct {
+	s          Schema
 	path       string
 	opts       Options
 	quarantine io.Writer
 	r          *reader
 	entries    []entryAt
+	// A source that logs a request over several lines joins them by ID (Schema.Merge): a
+	// Leads part waits in pending for the next whole record of its ID, a Follows part goes to
+	// the latest one (latest: its index in entries).
+	pending map[string][]Entry
+	latest  map[string]int
 }
 
 // take takes one record's reading: an entry, a skip, or an error (returned under
 // OnErrorFail, else counted and quarantined).
 func (c *collector) take(raw []byte, line int64, e Entry, err error) error {
 	switch {
-	case errors.Is(err, ErrCountedElsewhere):
+	case errors.Is(err, ErrCountedElsewhere), errors.Is(err, ErrNotRecord):
 		return nil
 	case errors.Is(err, ErrNotModelRequest):
 		c.r.counts.Skipped++
 		return nil
 	case err != nil:
-		rowErr := &ingest.RowError{File: c.path, Line: line, Row: -1, Err: err}
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			rowErr.Field, rowErr.Err = fe.Field, fe.Err
-		}
-		if c.opts.OnError != ingest.OnErrorSkip {
-			return rowErr
-		}
-		c.r.counts.Rejected++
-		if len(c.r.counts.Errors) < 10 {
-			c.r.counts.Errors = append(c.r.counts.Errors, rowErr.Error())
-		}
-		if c.quarantine != nil {
-			if _, err := c.quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
-				return fmt.Errorf("quarantine: %w", err)
-			}
-		}
+		return c.reject(raw, line, err)
+	}
+	if c.s.Merge != nil && !c.merged(&e) {
 		return nil
 	}
-	at, _ := e.Arrival()
-	c.entries = append(c.entries, entryAt{Entry: e, at: at, line: line})
+	ea := entryAt{Entry: e, line: line}
+	if c.s.Finish != nil && c.quarantine != nil {
+		ea.raw = raw // for the quarantine, should Finish reject it
+	}
+	c.entries = append(c.entries, ea)
 	return nil
+}
+
+// merged joins a part of a request logged over several lines with the rest of it: a Leads
+// part is held for the next whole record of its ID, a Follows part merged into the latest
+// one, and a whole record takes the parts held for it. It reports whether e is a whole
+// record to keep.
+func (c *collector) merged(e *Entry) bool {
+	switch e.Part {
+	case Leads:
+		if len(c.pending[e.ID]) < 64 { // bounded: a hostile log repeats one ID
+			c.pending[e.ID] = append(c.pending[e.ID], *e)
+		}
+		return false
+	case Follows:
+		if i, ok := c.latest[e.ID]; ok {
+			c.s.Merge(&c.entries[i].Entry, *e)
+		}
+		return false
+	}
+	for _, p := range c.pending[e.ID] {
+		c.s.Merge(e, p)
+	}
+	delete(c.pending, e.ID)
+	c.latest[e.ID] = len(c.entries)
+	return true
+}
+
+// reject counts a bad record and quarantines it, or, without --on-error skip, stops the
+// read with it.
+func (c *collector) reject(raw []byte, line int64, err error) error {
+	rowErr := &ingest.RowError{File: c.path, Line: line, Row: -1, Err: err}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		rowErr.Field, rowErr.Err = fe.Field, fe.Err
+	}
+	if c.opts.OnError != ingest.OnErrorSkip {
+		return rowErr
+	}
+	c.r.counts.Rejected++
+	if len(c.r.counts.Errors) < 10 {
+		c.r.counts.Errors = append(c.r.counts.Errors, rowErr.Error())
+	}
+	if c.quarantine != nil {
+		if _, err := c.quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
+			return fmt.Errorf("quarantine: %w", err)
+		}
+	}
+	return nil
+}
+
+// settle checks each request once all its records are in (Schema.Finish), rejecting those
+// it finds wanting, counts those without an output count, and gives each its arrival.
+func settle(s Schema, entries []entryAt, reject func([]byte, int64, error) error, counts *ingest.Counts) ([]entryAt, error) {
+	kept := entries[:0]
+	for _, e := range entries {
+		if s.Finish != nil {
+			if err := s.Finish(&e.Entry); err != nil {
+				if err := reject(e.raw, e.line, err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if e.OutputUnknown {
+			counts.OutputUnknown++
+		}
+		e.at, _ = e.Arrival()
+		e.raw = nil
+		kept = append(kept, e)
+	}
+	return kept, nil
 }
 
 // readJoined reads a log whose schema joins records (join.go): every record is held until the

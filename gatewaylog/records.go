@@ -21,7 +21,8 @@ func records(path string, entries []entryAt) ([]trace.Record, int64) {
 			Timestamp: e.at.Sub(origin), PromptTokens: e.PromptTokens, OutputTokens: e.OutputTokens,
 			Model: e.Model, SessionID: pseudonym(e.Key), Source: path, Line: e.line,
 		}
-		o := &trace.Options{API: e.API, Stream: e.Stream, Temperature: e.Temperature, TopP: e.TopP, Status: e.Status}
+		o := &trace.Options{API: e.API, Stream: e.Stream, Temperature: e.Temperature, TopP: e.TopP, Status: e.Status,
+			N: e.N, Seed: e.Seed, Stop: e.Stop, FinishReason: e.FinishReason}
 		if e.MaxTokens != nil {
 			o.MaxTokensField, o.MaxTokens = "max_tokens", *e.MaxTokens
 		}

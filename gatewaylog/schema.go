@@ -19,10 +19,17 @@ type Schema struct {
 	// Join, when set, sees every record of the file before Read does and returns the records
 	// to read: a source that logs one request as several records merges them (join.go).
 	Join func(recs []Record) []Record
+	// Merge folds a Leads or Follows record's Entry into its request's (nil for sources that
+	// log a request in one record): a server log's lines of one request, joined by its id as
+	// they are read, where Join would hold a whole file of text lines; Finish then checks each
+	// request once all its records are in (a vLLM request whose prompt count no line gave is
+	// an error), nil for none.
+	Merge  func(into *Entry, part Entry)
+	Finish func(e *Entry) error
 }
 
 // schemas are the sources read, one file each.
-var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, heliconeSchema, kongSchema, langfuseSchema, litellmSchema, sglangSchema, vertexSchema}
+var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, heliconeSchema, kongSchema, langfuseSchema, litellmSchema, sglangSchema, vertexSchema, vllmSchema}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }

@@ -37,6 +37,9 @@ type Counts struct {
 	// session was long enough to share (CachedPrefixes): a cache warmed before the log began,
 	// which a replay of the log alone cannot reproduce.
 	CachedUnplaced int64 `json:"cached_unplaced,omitempty"`
+	// OutputUnknown counts records whose log holds no output count (vLLM's server log
+	// without --enable-log-outputs): their OutputTokens are 0 for want of one.
+	OutputUnknown int64 `json:"output_unknown,omitempty"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.

@@ -154,7 +154,7 @@ func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Skipped: c.Skipped, CachedUnplaced: c.CachedUnplaced}, shape, o.asJSON)
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Skipped: c.Skipped, CachedUnplaced: c.CachedUnplaced, OutputUnknown: c.OutputUnknown}, shape, o.asJSON)
 }
 
 // ingestCounts is the contract's one-line count, and under --stats what a request log's
@@ -167,8 +167,11 @@ type ingestCounts struct {
 	Skipped int64 `json:"skipped,omitempty"`
 	// CachedUnplaced counts records whose logged cached tokens nothing earlier in the log
 	// could have shared (a cache warmed before it began).
-	CachedUnplaced int64            `json:"cached_unplaced,omitempty"`
-	Stats          *tracestat.Shape `json:"stats,omitempty"`
+	CachedUnplaced int64 `json:"cached_unplaced,omitempty"`
+	// OutputUnknown counts records whose log holds no output count (a vLLM server log
+	// without --enable-log-outputs): their output_tokens are 0 for want of one.
+	OutputUnknown int64            `json:"output_unknown,omitempty"`
+	Stats         *tracestat.Shape `json:"stats,omitempty"`
 	// Carried counts the request body fields, by name, a request log's reader carries as
 	// logged without knowing them (trace.Options.Fields: sent back as they were), Dropped
 	// those it does not replay (--stats only); the Text fields list them for the text form.
