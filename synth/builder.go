@@ -358,11 +358,9 @@ func (b *Builder) verifyCompletions(j *job) (Request, error) {
 func (b *Builder) exactText(words []int32, target, index int, at string) (string, []int, bool, error) {
 	repaired := false
 	for attempt := 0; ; attempt++ {
-		ids, text := b.v.render(words)
-		want := make([]int, 0, len(ids)+len(b.v.prefix)+len(b.v.suffix))
-		want = append(append(append(want, b.v.prefix...), ids...), b.v.suffix...)
+		text := b.v.renderText(words)
 		got := b.tok.Encode(text, true)
-		d := firstDiff(got, want)
+		d := b.v.firstDiffWords(got, words)
 		if d < 0 {
 			if len(got) != target {
 				return "", nil, repaired, fmt.Errorf("%s: internal: prompt has %d tokens, want %d", at, len(got), target)

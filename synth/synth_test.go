@@ -379,3 +379,28 @@ func TestRepair(t *testing.T) {
 		t.Errorf("an unrepairable prompt gave err %v", err)
 	}
 }
+
+// TestFirstDiffParts: firstDiffParts is firstDiff against the joined parts, for matches,
+// early and late differences, and either side longer.
+func TestFirstDiffParts(t *testing.T) {
+	parts := [][]int{{1}, {2, 3, 4}, {5}}
+	joined := []int{1, 2, 3, 4, 5}
+	for _, a := range [][]int{{}, {1}, {1, 2}, {1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 6}, {9, 2}, {1, 2, 9, 4, 5}, {1, 2, 3, 4, 9}, {1, 2, 3, 4}} {
+		if got, want := firstDiffParts(a, parts...), firstDiff(a, joined); got != want {
+			t.Errorf("firstDiffParts(%v) = %d, firstDiff = %d", a, got, want)
+		}
+	}
+}
+
+// TestFirstDiffWords: firstDiffWords is firstDiff against the prefix, the words' ids and the
+// suffix joined, for an encoding that matches, differs in each part, or is short or long.
+func TestFirstDiffWords(t *testing.T) {
+	v := &vocab{head: []int{10, 11, 12}, mid: []int{20, 21, 22}, prefix: []int{1}, suffix: []int{2}}
+	words := []int32{0, 2, 1}
+	joined := []int{1, 10, 22, 21, 2}
+	for _, got := range [][]int{{}, {1}, {9}, {1, 10}, {1, 10, 22, 21}, {1, 10, 22, 21, 2}, {1, 10, 22, 21, 2, 7}, {1, 11}, {1, 10, 22, 9, 2}, {1, 10, 22, 21, 3}} {
+		if d, want := v.firstDiffWords(got, words), firstDiff(got, joined); d != want {
+			t.Errorf("firstDiffWords(%v) = %d, firstDiff = %d", got, d, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -515,25 +516,35 @@ func (h *minHeap) pop() uint64 {
 	return top
 }
 
-// wordCache remembers the ids of words already merged. It is sharded to keep parallel encodes
-// from contending, and each shard is emptied when full rather than tracking recency.
+// wordCache remembers the ids of words already merged. Each shard publishes an immutable map
+// that reads load with one atomic load and no write: under an RWMutex every read's RLock and
+// RUnlock were atomic adds on the shard's reader count, and with the builder's workers on the
+// same shards those adds bounced cache lines between the cores (17.5% of synthesis's CPU on
+// the default shapes, pprof; sync.Map's hash trie was slower still). Words merged since the
+// last publish wait in a small map under a mutex, taken only on a miss, which a merge follows
+// anyway; every publishEvery of them a new map is published, copied from the old one, or
+// started afresh when the old one is full (recency is not tracked).
 type wordCache struct {
 	shards [64]cacheShard
 }
 
 type cacheShard struct {
-	mu sync.RWMutex
-	m  map[string][]int32
+	read  atomic.Pointer[map[string][]int32] // never written once published
+	mu    sync.Mutex
+	fresh map[string][]int32 // merged since the last publish
 }
 
-const cacheShardCap = 4096
+const (
+	cacheShardCap = 4096
+	publishEvery  = 64
+)
 
 // maxCachedWord keeps long words (whole SentencePiece lines) out of the cache.
 const maxCachedWord = 256
 
 func (c *wordCache) init() {
 	for i := range c.shards {
-		c.shards[i].m = make(map[string][]int32)
+		c.shards[i].fresh = make(map[string][]int32)
 	}
 }
 
@@ -550,9 +561,14 @@ func (c *wordCache) get(w string) ([]int32, bool) {
 		return nil, false
 	}
 	s := c.shard(w)
-	s.mu.RLock()
-	ids, ok := s.m[w]
-	s.mu.RUnlock()
+	if m := s.read.Load(); m != nil {
+		if ids, ok := (*m)[w]; ok {
+			return ids, true
+		}
+	}
+	s.mu.Lock()
+	ids, ok := s.fresh[w]
+	s.mu.Unlock()
 	return ids, ok
 }
 
@@ -564,9 +580,22 @@ func (c *wordCache) put(w string, ids []int32) {
 	cp := append([]int32(nil), ids...)
 	key := strings.Clone(w)
 	s.mu.Lock()
-	if len(s.m) >= cacheShardCap {
-		clear(s.m)
+	defer s.mu.Unlock()
+	s.fresh[key] = cp
+	if len(s.fresh) < publishEvery {
+		return
 	}
-	s.m[key] = cp
-	s.mu.Unlock()
+	var old map[string][]int32
+	if m := s.read.Load(); m != nil && len(*m)+len(s.fresh) <= cacheShardCap {
+		old = *m
+	}
+	next := make(map[string][]int32, len(old)+len(s.fresh))
+	for k, v := range old {
+		next[k] = v
+	}
+	for k, v := range s.fresh {
+		next[k] = v
+	}
+	s.read.Store(&next)
+	clear(s.fresh)
 }

@@ -48,7 +48,7 @@ func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 				q = append(q, n)
 			}
 		}
-		return q, nil
+		return fuseSequence(q), nil
 	case "NFC":
 		return normalizerFunc(oldNorm(norm.NFC)), nil
 	case "NFD":
@@ -74,13 +74,7 @@ func parseNormalizer(raw json.RawMessage, where string) (normalizer, error) {
 		if c.Prepend == nil {
 			return nil, fmt.Errorf("%s: Prepend has no \"prepend\"", where)
 		}
-		p := *c.Prepend
-		return normalizerFunc(func(s string) string {
-			if s == "" {
-				return s
-			}
-			return p + s
-		}), nil
+		return prependNorm(*c.Prepend), nil
 	case "Replace":
 		return parseReplace(c, where)
 	case "":
@@ -101,7 +95,7 @@ func parseReplace(c componentJSON, where string) (normalizer, error) {
 		if old == "" {
 			return nil, fmt.Errorf("%s: Replace pattern is empty", where)
 		}
-		return normalizerFunc(func(s string) string { return strings.ReplaceAll(s, old, content) }), nil
+		return replaceNorm{old: old, content: content}, nil
 	}
 	if c.Pattern.Regex == nil {
 		return nil, fmt.Errorf("%s: Replace pattern needs \"String\" or \"Regex\"", where)

@@ -229,7 +229,7 @@ func (p *metaspacePre) splitWord(dst []word, w word, ms *[][2]int) []word {
 	if w.s == "" {
 		return dst
 	}
-	s := strings.ReplaceAll(w.s, " ", p.replacement)
+	s := replaceAll(w.s, " ", p.replacement)
 	switch p.scheme {
 	case "always":
 		if !strings.HasPrefix(s, p.replacement) {
