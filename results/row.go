@@ -10,50 +10,50 @@ type Row struct {
 	// Warmup rows are throwaway requests sent before the measured run; summaries skip them.
 	Warmup    bool   `parquet:"warmup"`
 	SessionID string `parquet:"session_id,optional"`
-	Turn      int32  `parquet:"turn"`
+	Turn      int32  `parquet:"turn,delta"`
 	// OriginalTimestampNS is the record's timestamp in the source trace (from its origin).
-	OriginalTimestampNS int64 `parquet:"original_timestamp_ns"`
+	OriginalTimestampNS int64 `parquet:"original_timestamp_ns,delta"`
 	// ScheduledNS is when the request was due to leave (trace offset / speed).
-	ScheduledNS int64 `parquet:"scheduled_ns"`
+	ScheduledNS int64 `parquet:"scheduled_ns,delta"`
 	// SentNS is when it was handed to the HTTP client; latencies (TTFT, e2e) count from it,
 	// so a connect or TLS handshake on the way is in them.
-	SentNS int64 `parquet:"sent_ns"`
+	SentNS int64 `parquet:"sent_ns,delta"`
 	// WrittenNS is when the request's last byte was handed to the kernel (0 when it never
 	// was, and in older files). Send lateness counts to it (SendNS), as the server's
 	// own clock would: WrittenNS - ScheduledNS - QueueWaitNS.
-	WrittenNS int64 `parquet:"written_ns"`
+	WrittenNS int64 `parquet:"written_ns,delta"`
 	// QueueWaitNS is time spent waiting for a slot under --max-concurrency (included in SentNS).
-	QueueWaitNS int64 `parquet:"queue_wait_ns"`
+	QueueWaitNS int64 `parquet:"queue_wait_ns,delta"`
 	// ClientBacklogNS is time the request was held because the client was at its own limit
 	// (file descriptors, ports), not the endpoint's: included in SentNS, and a sign that the
 	// figures measure the load generator.
-	ClientBacklogNS int64 `parquet:"client_backlog_ns"`
+	ClientBacklogNS int64 `parquet:"client_backlog_ns,delta"`
 	// FirstTokenNS and LastTokenNS are arrival offsets of the first and last content chunks.
-	FirstTokenNS int64 `parquet:"first_token_ns"`
-	LastTokenNS  int64 `parquet:"last_token_ns"`
+	FirstTokenNS int64 `parquet:"first_token_ns,delta"`
+	LastTokenNS  int64 `parquet:"last_token_ns,delta"`
 	// DoneNS is when the response ended (stream closed, error or timeout).
-	DoneNS int64 `parquet:"done_ns"`
+	DoneNS int64 `parquet:"done_ns,delta"`
 	// ChunkNS holds the arrival offset of every content chunk, in order.
-	ChunkNS []int64 `parquet:"chunk_ns,list"`
+	ChunkNS []int64 `parquet:"chunk_ns,list" parquet-element:",delta"`
 	// Target counts the request was built for.
-	TargetPromptTokens int32 `parquet:"target_prompt_tokens"`
-	TargetOutputTokens int32 `parquet:"target_output_tokens"`
+	TargetPromptTokens int32 `parquet:"target_prompt_tokens,delta"`
+	TargetOutputTokens int32 `parquet:"target_output_tokens,delta"`
 	// Server-reported usage; -1 when the server reported none.
-	PromptTokens     int32 `parquet:"prompt_tokens"`
-	CompletionTokens int32 `parquet:"completion_tokens"`
-	CachedTokens     int32 `parquet:"cached_tokens"`
-	HTTPStatus       int32 `parquet:"http_status"`
+	PromptTokens     int32 `parquet:"prompt_tokens,delta"`
+	CompletionTokens int32 `parquet:"completion_tokens,delta"`
+	CachedTokens     int32 `parquet:"cached_tokens,delta"`
+	HTTPStatus       int32 `parquet:"http_status,delta"`
 	// ErrorClass is empty on success, else one of connect, http_429, http_4xx, http_5xx,
 	// stream_broken, bad_stream, short, timeout, canceled, client.
-	ErrorClass   string `parquet:"error_class,optional"`
+	ErrorClass   string `parquet:"error_class,optional,dict"`
 	ErrorMessage string `parquet:"error_message,optional"`
-	Endpoint     string `parquet:"endpoint"`
+	Endpoint     string `parquet:"endpoint,dict"`
 	// RetryAfterNS is the server's Retry-After on a 429 or 503, 0 when it gave none.
-	RetryAfterNS int64 `parquet:"retry_after_ns"`
+	RetryAfterNS int64 `parquet:"retry_after_ns,delta"`
 	// Attempt numbers the tries of one request under --retries, from 0. Every attempt has its
 	// row; Retried marks the ones that were tried again, so a request's outcome is its one row
 	// with Retried false.
-	Attempt int32 `parquet:"attempt"`
+	Attempt int32 `parquet:"attempt,delta"`
 	Retried bool  `parquet:"retried"`
 	// Prompt is the text sent, only when the user asked for it (--keep-prompts).
 	Prompt string `parquet:"prompt,optional"`
@@ -68,13 +68,13 @@ type Row struct {
 	Unforced bool `parquet:"unforced"`
 	// Line is the request's line (or row) in the source trace or request log, 0 when unknown,
 	// so a row joins the log it came from.
-	Line int64 `parquet:"line"`
+	Line int64 `parquet:"line,delta"`
 	// Population is how the request was sent: PopulationStream or PopulationNoStream, a slash,
 	// then KindTools, KindJSON or KindPlain (e.g. "stream/plain"); empty in older files.
-	Population string `parquet:"population,optional"`
+	Population string `parquet:"population,optional,dict"`
 	// API is the API the request was sent to (trace's API names: chat, completions,
 	// responses, messages, embeddings); empty in older files.
-	API string `parquet:"api,optional"`
+	API string `parquet:"api,optional,dict"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the

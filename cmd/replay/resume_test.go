@@ -23,7 +23,8 @@ import (
 // request exactly once: the lost ones were not sent again and the unsent ones were sent. The
 // resumed part's rows lie after the point it resumed at on the run's time line, and the
 // verdict names the gap. Stopping with SIGINT (a clean close with requests unsent) resumes
-// the same way.
+// the same way. With REPLAY_DUCKDB (e2e/duckdb/e2e.sh) DuckDB must count the resumed file's
+// rows and request ids as replay does.
 func TestResumeAfterKill(t *testing.T) {
 	for _, stop := range []struct {
 		name string
@@ -101,6 +102,7 @@ func resumeAfter(t *testing.T, sig os.Signal) {
 	if int64(len(rows)) != q.Total || len(seen) != len(rows) {
 		t.Errorf("%d rows, %d request ids, summary total %d: want one row per request", len(rows), len(seen), q.Total)
 	}
+	duckCount(t, "resumed run", filepath.Join(dir, "requests.parquet"), q.Total) // with REPLAY_DUCKDB (e2e/duckdb)
 	if int64(after) != q.Total-r.FinishedBefore {
 		t.Errorf("%d rows scheduled after the resume point, want the %d the resumed part sent", after, q.Total-r.FinishedBefore)
 	}

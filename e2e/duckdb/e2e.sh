@@ -57,6 +57,7 @@ got=$("$duck" "$snapshot/$glob")
 rows=${got#rows }; rows=${rows%% *}
 ((rows >= counted)) || { echo "e2e/duckdb: the snapshot counts $counted requests, DuckDB reads $got in $glob" >&2; exit 1; }
 echo "e2e/duckdb: DuckDB reads a mid-run snapshot's segments ($glob): $got; its summary counts $counted"
-REPLAY_DUCKDB=$duck go test -count=1 -run '^TestRunKilled$' -v ./cmd/replay 2>&1 | tee "$work/kill.log" | grep -E '^(--- |ok|FAIL|PASS)|kills:' || true
+REPLAY_DUCKDB=$duck go test -count=1 -run '^(TestRunKilled|TestResumeAfterKill)$' -v ./cmd/replay 2>&1 | tee "$work/kill.log" | grep -E '^(--- |ok|FAIL|PASS)|kills:' || true
 grep -q '^--- PASS: TestRunKilled' "$work/kill.log" || { tail -n 40 "$work/kill.log" >&2; exit 1; }
-echo "e2e/duckdb: DuckDB reads every recovered requests.parquet of the kill test"
+grep -q '^--- PASS: TestResumeAfterKill' "$work/kill.log" || { tail -n 40 "$work/kill.log" >&2; exit 1; }
+echo "e2e/duckdb: DuckDB reads every recovered requests.parquet of the kill test, and each resumed run's"
