@@ -294,7 +294,7 @@ func checkFaultShape(t *testing.T, o observed, f Fault, at string, stream bool, 
 		t.Errorf("first-byte stall: first chunk after %v", o.at[0])
 	case f == FaultStall && stream && at == StallFirstToken && (o.at[0] >= stall || o.at[1] < stall || o.at[1]-o.at[0] < stall-deliverySlack):
 		t.Errorf("first-token stall: chunks at %v", o.at)
-	case f == FaultStall && !stream && at == StallFirstToken && (o.headers >= stall || o.end-o.headers < stall):
+	case f == FaultStall && !stream && at == StallFirstToken && (o.headers >= stall || o.end-o.headers < stall-deliverySlack):
 		t.Errorf("first-token stall without streaming: headers at %v, body at %v", o.headers, o.end)
 	case f == FaultStall && !stream && at == StallFirstByte && o.headers < stall:
 		t.Errorf("first-byte stall without streaming: headers at %v", o.headers)
