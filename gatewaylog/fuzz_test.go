@@ -11,16 +11,14 @@ import (
 // record read without error has counts that are not negative and an arrival.
 func FuzzSchemas(f *testing.F) {
 	for _, s := range schemas {
-		ext := ".jsonl"
-		if s.Lines {
-			ext = ".log" // a server log's fixture
-		}
-		b, err := os.ReadFile(filepath.Join("testdata", s.Format+ext))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.SplitN(string(b), "\n", 3)[:2] {
-			f.Add(line)
+		for _, ext := range []string{".jsonl", ".log"} { // JSON records, a server log's lines
+			b, err := os.ReadFile(filepath.Join("testdata", s.Format+ext))
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.SplitN(string(b), "\n", 3)[:2] {
+				f.Add(line)
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, line string) {
