@@ -2,7 +2,6 @@ package gatewaylog
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,12 +10,13 @@ import (
 // record read without error has counts that are not negative and an arrival.
 func FuzzSchemas(f *testing.F) {
 	for _, s := range schemas {
-		for _, ext := range []string{".jsonl", ".log"} { // JSON records, a server log's lines
-			b, err := os.ReadFile(filepath.Join("testdata", s.Format+ext))
+		for _, path := range fixtures(f, s.Format) {
+			b, err := os.ReadFile(path)
 			if err != nil {
-				continue
+				f.Fatal(err)
 			}
-			for _, line := range strings.SplitN(string(b), "\n", 3)[:2] {
+			lines := strings.SplitN(string(b), "\n", 3)
+			for _, line := range lines[:min(2, len(lines))] {
 				f.Add(line)
 			}
 		}
