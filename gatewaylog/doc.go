@@ -3,7 +3,7 @@
 // LiteLLM_SpendLogs rows, AWS Bedrock's model
 // invocation logs, Envoy AI Gateway's access logs, Kong AI Gateway's log records, SGLang's request log
 // (JSON or text), Azure API Management's gateway and LLM logs, Vertex AI's request-response log,
-// Langfuse's observations export, Helicone's request export and vLLM's server log with
+// Langfuse's observations export, Helicone's request export, Portkey's logs export and vLLM's server log with
 // request logging), into
 // trace records: one Schema per source (a file each, citing
 // the source's own documentation of its record), every record turned into one Entry (arrival
