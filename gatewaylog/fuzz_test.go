@@ -2,7 +2,6 @@ package gatewaylog
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,16 +10,15 @@ import (
 // record read without error has counts that are not negative and an arrival.
 func FuzzSchemas(f *testing.F) {
 	for _, s := range schemas {
-		ext := ".jsonl"
-		if s.Lines {
-			ext = ".log" // a server log's fixture
-		}
-		b, err := os.ReadFile(filepath.Join("testdata", s.Format+ext))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.SplitN(string(b), "\n", 3)[:2] {
-			f.Add(line)
+		for _, path := range fixtures(f, s.Format) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				f.Fatal(err)
+			}
+			lines := strings.SplitN(string(b), "\n", 3)
+			for _, line := range lines[:min(2, len(lines))] {
+				f.Add(line)
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, line string) {

@@ -80,3 +80,22 @@ func TestLiteLLM(t *testing.T) {
 		t.Errorf("a bad count: %v", err)
 	}
 }
+
+// TestLiteLLMSpendLogs reads LiteLLM_SpendLogs rows exported as JSON lines: ISO startTime
+// strings (zoneless as psql writes them, with +00:00 and Z as the API does, and with a space),
+// in arrival order; cached tokens from metadata's usage_object, from additional_usage_values
+// (OpenAI's and Anthropic's shapes), metadata held as a string and as an object, none where the
+// usage has none; stream and caps from proxy_server_request held as a string and as an object,
+// none where it is "{}"; a LiteLLM cache hit and an MCP tool call skipped; a bad count rejected.
+func TestLiteLLMSpendLogs(t *testing.T) {
+	checkRecords(t, "litellm-spendlogs.jsonl", "litellm", []want{
+		{0, 1200, 80, 1024, "qwen3-8b", trace.APIChat, "true", 256},
+		{653 * time.Millisecond, 400, 20, -1, "hosted_vllm/Qwen/Qwen3-8B", trace.APICompletions, "", 32},
+		{2153 * time.Millisecond, 900, 60, 300, "claude-sonnet-4-5", trace.APIMessages, "", 0},
+		{2403 * time.Millisecond, 64, 0, -1, "bge-m3", trace.APIEmbeddings, "", 0},
+	}, 2, 1)
+	_, _, err := ingest.ReadAll(filepath.Join("testdata", "litellm-spendlogs.jsonl"), ingest.Options{Format: "litellm"})
+	if err == nil || !strings.Contains(err.Error(), "litellm-spendlogs.jsonl:7") || !strings.Contains(err.Error(), `"prompt_tokens"`) {
+		t.Errorf("a bad count: %v", err)
+	}
+}

@@ -39,7 +39,15 @@ type pyParser struct {
 	s     string
 	i     int
 	depth int
+	// elided reads SGLang's cut values: its request logger prints a string or list longer
+	// than its limit as its head and tail around " ... " ('ab' ... 'yz', [1, 2] ... [8, 9]),
+	// which is no repr; read as one value, kept as pyElided (its length is unknown). Off for
+	// vLLM, whose values are never followed by " ... ".
+	elided bool
 }
+
+// pyElided is a value the log cut to its head and tail: present, but unread.
+const pyElided = pyOpaque("...")
 
 // ParsePyRepr reads s as one Python repr, all of it (white space around it aside).
 func ParsePyRepr(s string) (any, error) {
@@ -63,6 +71,13 @@ func readPyPrefix(s string) (any, int, error) {
 	return v, p.i, err
 }
 
+// readPyElided is readPyPrefix reading SGLang's cut values too (pyParser.elided).
+func readPyElided(s string) (any, int, error) {
+	p := &pyParser{s: s, elided: true}
+	v, err := p.value()
+	return v, p.i, err
+}
+
 func (p *pyParser) errf(format string, args ...any) error {
 	return fmt.Errorf("python repr at byte %d: %s", p.i, fmt.Sprintf(format, args...))
 }
@@ -81,8 +96,21 @@ func (p *pyParser) space() {
 	}
 }
 
-// value reads any value at p.i.
+// value reads any value at p.i, and, when the parser reads cut values, a cut one whole.
 func (p *pyParser) value() (any, error) {
+	v, err := p.one()
+	if err != nil || !p.elided || !strings.HasPrefix(p.s[p.i:], " ... ") {
+		return v, err
+	}
+	p.i += len(" ... ")
+	if _, err := p.one(); err != nil {
+		return nil, err
+	}
+	return pyElided, nil
+}
+
+// one reads one value at p.i.
+func (p *pyParser) one() (any, error) {
 	p.space()
 	if p.i >= len(p.s) {
 		return nil, p.errf("value missing at the end")

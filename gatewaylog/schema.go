@@ -29,7 +29,7 @@ type Schema struct {
 }
 
 // schemas are the sources read, one file each.
-var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, heliconeSchema, kongSchema, langfuseSchema, litellmSchema, sglangSchema, vertexSchema, vllmSchema}
+var schemas = []Schema{apimSchema, bedrockSchema, envoySchema, heliconeSchema, kongSchema, langfuseSchema, litellmSchema, portkeySchema, sglangSchema, vertexSchema, vllmSchema}
 
 // Schemas lists the sources read, by format name.
 func Schemas() []Schema { return slices.Clone(schemas) }
