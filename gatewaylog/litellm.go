@@ -82,24 +82,8 @@ func readLiteLLM(rec Record) (Entry, error) {
 	if rec.Get("request_id").Exists() && !rec.Get("model_parameters").Exists() {
 		return readSpendLog(rec)
 	}
-	e := NewEntry()
-	ct, _ := rec.Get("call_type").String()
-	api, ok := litellmModelCalls[ct]
-	if !ok {
-		return e, ErrNotModelRequest
-	}
-	e.API = api
-	var err error
-	if e.Start, _, err = rec.Get("startTime").Time(rec.Year); err != nil {
-		return e, err
-	}
-	if e.Start.IsZero() {
-		return e, rec.Get("startTime").Err("missing")
-	}
-	if e.PromptTokens, err = requiredInt(rec.Get("prompt_tokens")); err != nil {
-		return e, err
-	}
-	if e.OutputTokens, err = requiredInt(rec.Get("completion_tokens")); err != nil {
+	e, err := litellmCall(rec)
+	if err != nil {
 		return e, err
 	}
 	if b, ok := rec.Get("stream").Bool(); ok {
@@ -119,16 +103,14 @@ func readLiteLLM(rec Record) (Entry, error) {
 	return e, nil
 }
 
-// readSpendLog reads a LiteLLM_SpendLogs row (see litellmSchema).
-func readSpendLog(rec Record) (Entry, error) {
+// litellmCall reads what both of LiteLLM's records hold alike: the call type (a model call or
+// ErrNotModelRequest), the start and the two counts.
+func litellmCall(rec Record) (Entry, error) {
 	e := NewEntry()
 	ct, _ := rec.Get("call_type").String()
 	api, ok := litellmModelCalls[ct]
 	if !ok {
 		return e, ErrNotModelRequest
-	}
-	if hit, _ := rec.Get("cache_hit").Bool(); hit {
-		return e, ErrNotModelRequest // answered from LiteLLM's cache: no engine saw it
 	}
 	e.API = api
 	var err error
@@ -142,6 +124,18 @@ func readSpendLog(rec Record) (Entry, error) {
 		return e, err
 	}
 	if e.OutputTokens, err = requiredInt(rec.Get("completion_tokens")); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// readSpendLog reads a LiteLLM_SpendLogs row (see litellmSchema).
+func readSpendLog(rec Record) (Entry, error) {
+	if hit, _ := rec.Get("cache_hit").Bool(); hit {
+		return NewEntry(), ErrNotModelRequest // answered from LiteLLM's cache: no engine saw it
+	}
+	e, err := litellmCall(rec)
+	if err != nil {
 		return e, err
 	}
 	e.Model = firstString(rec.Get("model_group"), rec.Get("model"))

@@ -75,10 +75,7 @@ func TestLiteLLM(t *testing.T) {
 		{2152629 * time.Microsecond, 900, 60, 300, "claude-sonnet-4-5", trace.APIMessages, "false", 1024},
 		{2402629 * time.Microsecond, 64, 0, -1, "bge-m3", trace.APIEmbeddings, "", 0},
 	}, 1, 1)
-	_, _, err := ingest.ReadAll(filepath.Join("testdata", "litellm.jsonl"), ingest.Options{Format: "litellm"})
-	if err == nil || !strings.Contains(err.Error(), "litellm.jsonl:6") || !strings.Contains(err.Error(), `"prompt_tokens"`) {
-		t.Errorf("a bad count: %v", err)
-	}
+	checkRejected(t, "litellm.jsonl", "litellm", 6, "prompt_tokens")
 }
 
 // TestLiteLLMSpendLogs reads LiteLLM_SpendLogs rows exported as JSON lines: ISO startTime
@@ -94,8 +91,15 @@ func TestLiteLLMSpendLogs(t *testing.T) {
 		{2153 * time.Millisecond, 900, 60, 300, "claude-sonnet-4-5", trace.APIMessages, "", 0},
 		{2403 * time.Millisecond, 64, 0, -1, "bge-m3", trace.APIEmbeddings, "", 0},
 	}, 2, 1)
-	_, _, err := ingest.ReadAll(filepath.Join("testdata", "litellm-spendlogs.jsonl"), ingest.Options{Format: "litellm"})
-	if err == nil || !strings.Contains(err.Error(), "litellm-spendlogs.jsonl:7") || !strings.Contains(err.Error(), `"prompt_tokens"`) {
-		t.Errorf("a bad count: %v", err)
+	checkRejected(t, "litellm-spendlogs.jsonl", "litellm", 7, "prompt_tokens")
+}
+
+// checkRejected: read strictly (--on-error fail), file's first bad record stops the read with
+// an error naming the file, its line and the field.
+func checkRejected(t *testing.T, file, format string, line int, field string) {
+	t.Helper()
+	_, _, err := ingest.ReadAll(filepath.Join("testdata", file), ingest.Options{Format: format})
+	if err == nil || !strings.Contains(err.Error(), file+":"+itoa(line)) || !strings.Contains(err.Error(), `"`+field+`"`) {
+		t.Errorf("%s: a bad record: %v, want line %d and field %q named", file, err, line, field)
 	}
 }

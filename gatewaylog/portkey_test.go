@@ -1,12 +1,9 @@
 package gatewaylog
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -26,10 +23,7 @@ func TestPortkey(t *testing.T) {
 		{2153 * time.Millisecond, 900, 60, 300, "claude-sonnet-4-5", trace.APIMessages, "false", 1024},
 		{2403 * time.Millisecond, 64, 0, -1, "text-embedding-3-small", trace.APIEmbeddings, "false", 0},
 	}, 1, 1)
-	_, _, err := ingest.ReadAll(filepath.Join("testdata", "portkey.jsonl"), ingest.Options{Format: "portkey"})
-	if err == nil || !strings.Contains(err.Error(), "portkey.jsonl:6") || !strings.Contains(err.Error(), `"req_units"`) {
-		t.Errorf("a bad count: %v", err)
-	}
+	checkRejected(t, "portkey.jsonl", "portkey", 6, "req_units")
 }
 
 // TestPortkeyKey: the key is metadata's _user from parallel arrays, an object or JSON held in
