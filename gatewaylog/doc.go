@@ -1,10 +1,9 @@
 // Package gatewaylog reads the logs a team already has of yesterday's traffic, as AI gateways,
-// clouds and engines write them (so far LiteLLM's StandardLoggingPayload and
-// LiteLLM_SpendLogs rows, AWS Bedrock's model
-// invocation logs, Envoy AI Gateway's access logs, Kong AI Gateway's log records, SGLang's request log
-// (JSON or text), Azure API Management's gateway and LLM logs, Vertex AI's request-response log,
-// Langfuse's observations export, Helicone's request export, Portkey's logs export and vLLM's server log with
-// request logging), into
+// clouds and engines write them (LiteLLM's StandardLoggingPayload and LiteLLM_SpendLogs rows,
+// AWS Bedrock's model invocation logs, Envoy AI Gateway's access logs, Kong AI Gateway's log
+// records, SGLang's request log (JSON or text), Azure API Management's gateway and LLM logs,
+// Vertex AI's request-response log, Langfuse's observations export, Helicone's request export,
+// Portkey's logs export and vLLM's server log with request logging), into
 // trace records: one Schema per source (a file each, citing
 // the source's own documentation of its record), every record turned into one Entry (arrival
 // time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries
