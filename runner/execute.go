@@ -194,7 +194,7 @@ func (x *execution) build(ctx, runCtx context.Context, stop context.CancelCauseF
 			takers[i], l.s.leg = l.s, i
 		}
 		lead := time.Duration(float64(streamLead) * speedOf(x.cfg.Schedule)) // the first streamLead of the run's wall time
-		x.stream = startStream(runCtx, p.stream.builder, p.stream.recs, mine, takers, p.stream.budget, p.synth.BlockSize, lead, stop)
+		x.stream = startStream(runCtx, p.stream.builder, p.reqs, mine, takers, p.stream.budget, p.synth.BlockSize, lead, stop)
 		for _, l := range x.legs {
 			l.s.stream = x.stream
 		}
@@ -265,7 +265,11 @@ func (x *execution) run(ctx context.Context) error {
 		preconnect(ctx, l.tg.client, n, l.ep.Label, x.cfg.Stderr)
 	}
 	x.noteResume()
-	restoreGC := gchold.Hold(x.cfg.Stderr)
+	restoreGC, err := gchold.Hold(x.cfg.Stderr, uint64(memoryBudget(x.cfg.Memory)))
+	if err != nil {
+		unwatch(x.legs)
+		return overBudget(err, x.p)
+	}
 	stats, err := scheduler.Run(ctx, x.items, x.sched, send)
 	restoreGC()
 	unwatch(x.legs)

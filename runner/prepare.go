@@ -102,8 +102,8 @@ func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record, ma
 	if err != nil {
 		return nil, err
 	}
-	if need, budget := planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory); mayStream && budget > 0 && need > budget {
-		p.stream = &streamSource{builder: b, recs: recs, budget: budget}
+	if need, budget := planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory, memoryBudget(cfg.Memory)); mayStream && budget > 0 && need > budget {
+		p.stream = &streamSource{builder: b, budget: budget}
 		fmt.Fprintf(cfg.Stderr, "replay: the window's %d prompts would hold about %.1f GiB: building them with %s as the run goes, %v of the run (at most %.0f MiB) ahead of their sends (--plan-memory)\n",
 			len(recs), float64(need)/(1<<30), p.tokPath, streamLead, float64(budget)/(1<<20))
 		return recordRequests(recs), nil
@@ -209,6 +209,18 @@ func newBuilder(tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record,
 		return nil, nil, err
 	}
 	return b, recs, nil
+}
+
+// eachPlanned is Builder.Stream's source over a plan's requests' records, in order, then io.EOF.
+func eachPlanned(reqs []synth.Request) func() (trace.Record, error) {
+	i := 0
+	return func() (trace.Record, error) {
+		if i == len(reqs) {
+			return trace.Record{}, io.EOF
+		}
+		i++
+		return reqs[i-1].Record, nil
+	}
 }
 
 // eachRecord is Builder.Stream's source over recs: each in order, then io.EOF.

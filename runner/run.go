@@ -104,7 +104,13 @@ type Config struct {
 	// window that needs more builds its prompts as the run goes, at most this much ahead of
 	// their sends (stream_plan.go). 0: the default (1 GiB, or an eighth of the machine's
 	// memory when less); negative: always build before the run.
-	PlanMemory  int64
+	PlanMemory int64
+	// Memory is the process's memory budget, in bytes, while the schedule runs: garbage
+	// collection waits until the process nears it, and a run whose state before the first
+	// send leaves too little of it stops there with an error. 0: the default
+	// (defaultMemory, or half the machine's memory when less); negative: no budget, the
+	// collector held at what is in use plus 1 GiB (gchold).
+	Memory      int64
 	CostPerHour float64
 	GPUs        int
 	// Calibration (replay calibrate's calibration.json, --calibration) splits each TTFT into the
@@ -217,6 +223,9 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 		p.warm = nil // the killed run's warmup is in its rows; the server is as it left it
 	}
 	if err := onPlan(cfg, p); err != nil {
+		return nil, err
+	}
+	if err := fitsMemory(cfg, p); err != nil {
 		return nil, err
 	}
 	legs, err := startLegs(ctx, cfg, p, eps)
