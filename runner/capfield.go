@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 
 	"github.com/llm-replay/replay/client"
-	"github.com/llm-replay/replay/synth"
 )
 
 // capAsMaxTokens reports whether the run's logged max_completion_tokens caps go as max_tokens
@@ -19,8 +17,8 @@ func (s *engineState) capAsMaxTokens(p *plan, stderr io.Writer) bool {
 		return false
 	}
 	n := 0
-	for i := range p.reqs {
-		if o := p.reqs[i].Record.Options; o != nil && o.MaxTokensField == client.MaxCompletionTokens {
+	for i := range p.count() {
+		if o := p.record(i).Options; o != nil && o.MaxTokensField == client.MaxCompletionTokens {
 			n++
 		}
 	}
@@ -38,8 +36,8 @@ func (s *engineState) unforcedAPIs(p *plan, def string, stderr io.Writer) map[st
 		return nil
 	}
 	n := map[string]int{}
-	for i := range p.reqs {
-		if a := string(cmp.Or(p.reqs[i].API, synth.RecordAPI(p.reqs[i].Record, synth.API(def)))); !s.choice.Engine.ForcesOn(a) {
+	for i := range p.count() {
+		if a := p.apiOf(i, def); !s.choice.Engine.ForcesOn(a) {
 			n[a]++
 		}
 	}

@@ -115,7 +115,7 @@ func execute(ctx context.Context, cfg Config, p *plan, legs []*leg) error {
 func newExecution(cfg Config, p *plan, legs []*leg) *execution {
 	x := &execution{cfg: cfg, p: p, legs: legs, sched: cfg.Schedule}
 	var span time.Duration
-	x.items, span = scheduleItems(p.reqs, false)
+	x.items, span = p.items()
 	if p.resume != nil {
 		x.items, x.shift = p.resume.items(x.items, speedOf(cfg.Schedule))
 	}
@@ -194,7 +194,7 @@ func (x *execution) build(ctx, runCtx context.Context, stop context.CancelCauseF
 			takers[i], l.s.leg = l.s, i
 		}
 		lead := time.Duration(float64(streamLead) * speedOf(x.cfg.Schedule)) // the first streamLead of the run's wall time
-		x.stream = startStream(runCtx, p.stream.builder, p.reqs, mine, takers, p.stream.budget, p.synth.BlockSize, lead, stop)
+		x.stream = startStream(runCtx, p.stream.builder, p.stream.recs, mine, takers, p.stream.budget, p.synth.BlockSize, lead, stop)
 		for _, l := range x.legs {
 			l.s.stream = x.stream
 		}

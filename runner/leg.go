@@ -151,7 +151,7 @@ func openSends(dir string, p *plan) (*sendLog, error) {
 	if p.resume != nil {
 		return appendSendLog(path, p.resume.sends.size)
 	}
-	return createSendLog(path, len(p.reqs))
+	return createSendLog(path, p.count())
 }
 
 // shardLabel is the live series' shard label: "K/N", or "" for a run that is not sharded.

@@ -30,11 +30,13 @@ const (
 	streamLead = 30 * time.Second
 )
 
-// streamSource is what a streamed plan builds from: the builder, with the budget of prompt
-// bytes it may hold ahead of the sends. Its records are the plan's requests' own (one copy of
-// each record for the run: a day's window is millions of them).
+// streamSource is what a streamed plan builds from: the builder and its records, with the
+// budget of prompt bytes it may hold ahead of the sends. The records are the plan's only copy
+// of its window (plan.reqs is nil): a day's window is millions of them, and a record holds
+// under half what a request does.
 type streamSource struct {
 	builder *synth.Builder
+	recs    []trace.Record
 	budget  int64
 }
 
@@ -97,7 +99,7 @@ func overBudget(err error, p *plan) error {
 		return err
 	}
 	return fmt.Errorf("--memory: %w (the window holds %d requests): raise --memory, shorten the window (--limit, --from, --to), lower --plan-memory or split the window over processes (--shard)",
-		err, len(p.reqs))
+		err, p.count())
 }
 
 // fitsMemory is the budget check before the run starts its targets: the plan as prepared,

@@ -7,11 +7,13 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/samples"
+	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
@@ -28,8 +30,9 @@ type plan struct {
 	reqs    []synth.Request
 	warm    []synth.Request
 	ideal   *analysis.IdealCache
-	// stream, when set, builds reqs' prompts as the run goes (stream_plan.go): reqs then hold
-	// each record's schedule and targets, and the sender takes the built request at its send.
+	// stream, when set, builds the window's prompts as the run goes (stream_plan.go): reqs is
+	// then nil, the window is stream.recs (count, record), and the sender takes each built
+	// request at its send.
 	stream *streamSource
 	// logged: each request is sent with its logged options (--options); verbatim: with its
 	// logged body (--body verbatim), so its prompt is not synthesized.
@@ -37,6 +40,47 @@ type plan struct {
 	// resume, under Config.Resume, is the killed run the plan goes on from (resume.go): only
 	// its unsent requests are sent, with no warmup.
 	resume *resumeState
+}
+
+// items is the measured schedule: the plan's requests, or a streamed plan's records, whose
+// built requests the senders take from the stream (stream_plan.go) and which carry no payload.
+func (p *plan) items() ([]scheduler.Item, time.Duration) {
+	if p.stream == nil {
+		return scheduleItems(p.reqs, false)
+	}
+	items := make([]scheduler.Item, len(p.stream.recs))
+	var span time.Duration
+	for i := range p.stream.recs {
+		r := &p.stream.recs[i]
+		items[i] = scheduler.Item{Index: i, Timestamp: r.Timestamp, SessionID: r.SessionID, Turn: r.Turn}
+		span = max(span, r.Timestamp)
+	}
+	return items, span
+}
+
+// count is the number of requests in the plan's window.
+func (p *plan) count() int {
+	if p.stream != nil {
+		return len(p.stream.recs)
+	}
+	return len(p.reqs)
+}
+
+// record is the window's i-th record.
+func (p *plan) record(i int) *trace.Record {
+	if p.stream != nil {
+		return &p.stream.recs[i]
+	}
+	return &p.reqs[i].Record
+}
+
+// apiOf is the API the window's i-th request goes to: its built request's, else its record's
+// own or def.
+func (p *plan) apiOf(i int, def string) string {
+	if p.stream == nil && p.reqs[i].API != "" {
+		return string(p.reqs[i].API)
+	}
+	return string(synth.RecordAPI(*p.record(i), synth.API(def)))
 }
 
 // prepare reads the trace window and builds every prompt, so that the send path does no
@@ -103,10 +147,10 @@ func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record, ma
 		return nil, err
 	}
 	if need, budget := planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory, memoryBudget(cfg.Memory)); mayStream && budget > 0 && need > budget {
-		p.stream = &streamSource{builder: b, budget: budget}
+		p.stream = &streamSource{builder: b, recs: recs, budget: budget}
 		fmt.Fprintf(cfg.Stderr, "replay: the window's %d prompts would hold about %.1f GiB: building them with %s as the run goes, %v of the run (at most %.0f MiB) ahead of their sends (--plan-memory)\n",
 			len(recs), float64(need)/(1<<30), p.tokPath, streamLead, float64(budget)/(1<<20))
-		return recordRequests(recs), nil
+		return nil, nil
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: building %d prompts with %s\n", len(recs), p.tokPath)
 	return buildAll(ctx, b, p.synth, recs, cfg.SendIDs)
@@ -211,18 +255,6 @@ func newBuilder(tok tokenizer.Tokenizer, scfg synth.Config, recs []trace.Record,
 	return b, recs, nil
 }
 
-// eachPlanned is Builder.Stream's source over a plan's requests' records, in order, then io.EOF.
-func eachPlanned(reqs []synth.Request) func() (trace.Record, error) {
-	i := 0
-	return func() (trace.Record, error) {
-		if i == len(reqs) {
-			return trace.Record{}, io.EOF
-		}
-		i++
-		return reqs[i-1].Record, nil
-	}
-}
-
 // eachRecord is Builder.Stream's source over recs: each in order, then io.EOF.
 func eachRecord(recs []trace.Record) func() (trace.Record, error) {
 	i := 0
@@ -267,26 +299,32 @@ func dropUnsentIDs(r *synth.Request, sendIDs bool) {
 // they are left out and counted; otherwise the first one is an error that says what to do.
 // A record whose request carries tools pays what the template renders for them too.
 func fitChat(b *synth.Builder, scfg synth.Config, recs []trace.Record, skip bool, stderr io.Writer) ([]trace.Record, error) {
-	kept := recs[:0:0]
+	var kept []trace.Record // nil until a record is left out: most windows keep every one, uncopied
 	most := 0
-	for _, r := range recs {
-		if !trace.ChatFamily(string(synth.RecordAPI(r, scfg.API))) {
-			kept = append(kept, r) // completions and embeddings: the builder judges their lengths
-			continue
+	for i, r := range recs {
+		fits := true
+		if trace.ChatFamily(string(synth.RecordAPI(r, scfg.API))) { // completions and embeddings: the builder judges their lengths
+			ov, err := b.RecordOverhead(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", r.Source, r.Line, err)
+			}
+			if fits = r.PromptTokens > ov; !fits && !skip {
+				return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions --api-override, or leave such requests out with --on-error skip",
+					r.Source, r.Line, r.PromptTokens, ov)
+			}
+			if !fits {
+				most = max(most, ov)
+			}
 		}
-		ov, err := b.RecordOverhead(r)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", r.Source, r.Line, err)
-		}
-		if r.PromptTokens > ov {
+		switch {
+		case !fits && kept == nil:
+			kept = append(make([]trace.Record, 0, len(recs)-1), recs[:i]...)
+		case fits && kept != nil:
 			kept = append(kept, r)
-			continue
 		}
-		if !skip {
-			return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions --api-override, or leave such requests out with --on-error skip",
-				r.Source, r.Line, r.PromptTokens, ov)
-		}
-		most = max(most, ov)
+	}
+	if kept == nil {
+		return recs, nil
 	}
 	if n := len(recs) - len(kept); n > 0 {
 		fmt.Fprintf(stderr, "replay: left out %d requests with at most %d prompt tokens, the chat template's own size with their tools (--on-error skip)\n", n, most)

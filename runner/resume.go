@@ -45,8 +45,8 @@ func loadResume(cfg Config, p *plan) (*resumeState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", out, err)
 	}
-	if ss.n != len(p.reqs) {
-		return nil, fmt.Errorf("resume %s: the plan has %d requests, the run being resumed had %d: its trace or settings changed", out, len(p.reqs), ss.n)
+	if ss.n != p.count() {
+		return nil, fmt.Errorf("resume %s: the plan has %d requests, the run being resumed had %d: its trace or settings changed", out, p.count(), ss.n)
 	}
 	r := &resumeState{sends: ss, lastSeen: latestWrite(sendsPath, filepath.Join(out, runfolder.Journal))}
 	rowsPath := filepath.Join(out, runfolder.Requests)

@@ -55,13 +55,15 @@ var errCancelAsLogged = errors.New("cancelled as the log says its client did")
 // send is the scheduler's SendFunc: one attempt, or under --retries as many as it takes, each
 // written as its own row; the scheduler's next turn of the session waits for the last.
 func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing) {
-	r := it.Payload.(*synth.Request)
+	var r *synth.Request
 	var body *client.Encoded
-	if s.stream != nil && !it.Warmup {
+	if s.stream != nil && !it.Warmup { // a streamed plan's item carries no payload
 		var err error
 		if r, body, err = s.stream.take(ctx, it.Index, s.leg); err != nil {
 			return // the build failed or the run stopped first: the run ends with the build's error
 		}
+	} else {
+		r = it.Payload.(*synth.Request)
 	}
 	req := s.request(r)
 	switch {

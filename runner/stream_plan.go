@@ -12,6 +12,7 @@ import (
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/trace"
 )
 
 // streamPlan builds a large window's prompts while the run goes, ahead of their sends, instead
@@ -62,20 +63,20 @@ type streamed struct {
 // errBuildBehind is the error of a send whose prompt was not built: the run was stopped first.
 var errBuildBehind = errors.New("the run stopped before this request's prompt was built")
 
-// startStream starts building the plan's requests (reqs: records and schedule, no prompts) with b, encoding each for every one of takers
+// startStream starts building recs' requests with b, encoding each for every one of takers
 // (a sender an endpoint: each request is built once and taken by each); stop it with close.
 // mine marks a shard's own requests (nil: all); the others are built, for the prompts after
 // them, and dropped. blockSize is the ideal cache's block size (0: each record's own); lead
 // is how far past the latest send, in trace time, the builder goes (the run starts once it is
 // that far past the first, filled); fail stops the run when a record cannot be built.
-func startStream(ctx context.Context, b *synth.Builder, reqs []synth.Request, mine []bool, takers []*sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
+func startStream(ctx context.Context, b *synth.Builder, recs []trace.Record, mine []bool, takers []*sender, budget int64, blockSize int, lead time.Duration, fail context.CancelCauseFunc) *streamPlan {
 	ctx, cancel := context.WithCancel(ctx)
-	sp := &streamPlan{slots: make([]atomic.Pointer[streamed], len(reqs)), budget: budget, need: -1,
-		lead: lead, sentTS: reqs[0].Record.Timestamp, ideal: analysis.NewIdealCounter(), stop: cancel}
+	sp := &streamPlan{slots: make([]atomic.Pointer[streamed], len(recs)), budget: budget, need: -1,
+		lead: lead, sentTS: recs[0].Timestamp, ideal: analysis.NewIdealCounter(), stop: cancel}
 	sp.changed = sync.NewCond(&sp.mu)
 	context.AfterFunc(ctx, sp.wake)
 	sp.wg.Go(func() {
-		err := b.Stream(ctx, 1, eachPlanned(reqs), func(r synth.Request) error {
+		err := b.Stream(ctx, 1, eachRecord(recs), func(r synth.Request) error {
 			sp.ideal.Add(r.BlockHashes, cmp.Or(blockSize, r.Record.BlockSize), r.TargetPromptTokens)
 			sp.ideal.AddLogged(loggedCached(r.Record), r.TargetPromptTokens)
 			if mine != nil && !mine[r.Index] { // another shard's: built for the prompts after it, not kept

@@ -49,7 +49,11 @@ func onPlan(cfg Config, p *plan) error {
 	if cfg.OnPlan == nil {
 		return nil
 	}
-	return cfg.OnPlan(Plan{Trace: p.trace, Requests: p.reqs, Ideal: p.ideal})
+	reqs := p.reqs
+	if p.stream != nil {
+		reqs = recordRequests(p.stream.recs)
+	}
+	return cfg.OnPlan(Plan{Trace: p.trace, Requests: reqs, Ideal: p.ideal})
 }
 
 // onStart hands each started leg to cfg.OnStart, before the checks, the warmup and the first

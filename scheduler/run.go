@@ -53,6 +53,8 @@ type Stats struct {
 // to parked sender goroutines; it never waits on a response. Under MaxConcurrency, a sender
 // waits for a slot after the scheduled time and records the wait.
 //
+// Run may reorder items (the measured phase sorts them by arrival in place).
+//
 // When ctx is canceled Run stops dispatching; in-flight sends see the canceled ctx, and Run
 // waits for them to return so their results can be written. When Duration elapses Run stops
 // dispatching and lets in-flight sends finish. Neither is an error: Stats.Stop says which
@@ -61,15 +63,7 @@ func Run(ctx context.Context, items []Item, cfg Config, send SendFunc) (Stats, e
 	if send == nil {
 		return Stats{}, errors.New("scheduler: no send function")
 	}
-	var warm, measured []Item
-	for _, it := range items {
-		if it.Warmup {
-			warm = append(warm, it)
-		} else {
-			measured = append(measured, it)
-		}
-	}
-	// The split slices are Run's own, so the pacers sort them in place.
+	warm, measured := splitWarmup(items)
 	warmPacer, err := newTracePacer(warm, Config{Speed: cfg.Speed})
 	if err != nil {
 		return Stats{}, fmt.Errorf("warmup: %w", err)
@@ -107,6 +101,30 @@ func Run(ctx context.Context, items []Item, cfg Config, send SendFunc) (Stats, e
 	stats.MaxBacklogNS = counters.MaxBacklogNS()
 	stats.MaxInFlight = int(counters.MaxInFlight())
 	return stats, nil
+}
+
+// splitWarmup splits items into the warmup's and the measured phase's, which the pacers sort in
+// place. Without warmup items the measured phase's are items itself, reordered: a day's
+// schedule is millions of items, and a copy of them would be held for the whole run.
+func splitWarmup(items []Item) (warm, measured []Item) {
+	n := 0
+	for i := range items {
+		if items[i].Warmup {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, items
+	}
+	warm, measured = make([]Item, 0, n), make([]Item, 0, len(items)-n)
+	for _, it := range items {
+		if it.Warmup {
+			warm = append(warm, it)
+		} else {
+			measured = append(measured, it)
+		}
+	}
+	return warm, measured
 }
 
 // runner holds what the phases of one Run share: the senders and the concurrency slots.
