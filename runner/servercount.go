@@ -24,7 +24,11 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 	if err != nil {
 		return err
 	}
-	sc.Counter = serverCounter{tok}
+	count := func(text string, special bool) int { return len(tok.Encode(text, special)) }
+	if hf, ok := tok.(interface{ WithCountMemo(int) *tokenizer.Memo }); ok {
+		count = hf.WithCountMemo(serverMemoEntries).Count // the same counts, most of the work skipped
+	}
+	sc.Counter = serverCounter{count}
 	sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
 	sc.ChatCounter = func(msgs []sim.Message, tools json.RawMessage) (int, error) {
 		m := make([]chat.Message, len(msgs))
@@ -42,13 +46,20 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 		}
 		// The template holds the BOS text already: recognize specials, add none (as
 		// synth.Builder.CountChat does).
-		return len(tok.Encode(rendered, false)), nil
+		return count(rendered, false), nil
 	}
 	return nil
 }
 
+// serverMemoEntries bounds the simulator's memo of prompt openings (tokenizer.Memo): two
+// generations of this many, about 30 MB at most, for a count that skips the model's work on
+// the openings a run's prompts share (a session's earlier turns, shared prefixes).
+const serverMemoEntries = 1 << 19
+
 // serverCounter counts a completions prompt the way a server does: with the specials its
 // tokenizer's post-processor adds (a BOS for Llama and Mistral).
-type serverCounter struct{ tok tokenizer.Tokenizer }
+type serverCounter struct {
+	count func(text string, special bool) int
+}
 
-func (c serverCounter) Count(text string) int { return len(c.tok.Encode(text, true)) }
+func (c serverCounter) Count(text string) int { return c.count(text, true) }

@@ -289,13 +289,57 @@ func (m *bpe) appendChunks(dst []int, word string, sc *bpeScratch) []int {
 	start := 0
 	prev := rune(-1)
 	for i, r := range word {
-		if r == '\u2581' && i > start && prev != '\u2581' && !m.noCutAfter[prev] {
+		if i > start && m.cutBefore(prev, r) {
 			dst = m.appendPiece(dst, word[start:i], false, sc)
 			start = i
 		}
 		prev = r
 	}
 	return m.appendPiece(dst, word[start:], false, sc)
+}
+
+// cutBefore says a long word may be cut between prev and r: r is a "▁" that no token spans
+// from before it.
+func (m *bpe) cutBefore(prev, r rune) bool {
+	return r == '\u2581' && prev != '\u2581' && !m.noCutAfter[prev]
+}
+
+// cutFrom is the first position at or after from where appendChunks cuts s, or len(s) when
+// none is.
+func (m *bpe) cutFrom(s string, from int) int {
+	if from <= 0 {
+		from = 1 // the word's start is no cut
+	}
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	if from >= len(s) {
+		return len(s)
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s[:from])
+	for i, r := range s[from:] {
+		if m.cutBefore(prev, r) {
+			return from + i
+		}
+		prev = r
+	}
+	return len(s)
+}
+
+// chunks says appendWord cuts word into pieces (appendChunks) rather than encoding it whole.
+func (m *bpe) chunks(word string, raw bool) bool {
+	if m.ignoreMerges {
+		var ok bool
+		if raw {
+			_, ok = m.rawVocab[word]
+		} else {
+			_, ok = m.vocab[word]
+		}
+		if ok {
+			return false
+		}
+	}
+	return !raw && m.chunkable && len(word) >= chunkMin
 }
 
 // appendPiece encodes one word (or piece of one) through the cache and the merges.

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -11,7 +12,9 @@ import (
 var fuzzNames = []string{"llama3", "gpt4o", "deepseek_v3", "qwen3"}
 
 // FuzzEncode feeds arbitrary bytes to encode: it must not panic, ids must lie within the
-// vocabulary, Count must agree, and byte-level tokenizers must decode valid UTF-8 back exactly.
+// vocabulary, Count and a Memo's count must agree (the memo's on the text repeated too, so
+// that it spans memo strides and finds them again), and byte-level tokenizers must decode valid
+// UTF-8 back exactly.
 func FuzzEncode(f *testing.F) {
 	f.Add([]byte("Hello, world! It's 2024."))
 	f.Add([]byte("x'ſtring \U0001E5D0's <|begin_of_text|><s>"))
@@ -27,9 +30,18 @@ func FuzzEncode(f *testing.F) {
 	}
 	tks = append(tks, sample.(*HF))
 	lossless = append(lossless, false)
+	memos := make([]*Memo, len(tks))
+	for i, tk := range tks {
+		memos[i] = tk.WithCountMemo(1 << 12)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		text := string(data)
 		for i, tk := range tks {
+			for _, s := range []string{text, strings.Repeat(text+" ", 70), strings.Repeat(text+" ", 80)} {
+				if n, want := memos[i].Count(s, true), len(tk.Encode(s, true)); n != want {
+					t.Fatalf("tokenizer %d: Memo.Count %d != len(Encode) %d for %q", i, n, want, s)
+				}
+			}
 			for _, special := range []bool{false, true} {
 				ids := tk.Encode(text, special)
 				for _, id := range ids {
