@@ -66,7 +66,9 @@ var allowed = map[string][]string{
 	"runload":  {"analysis", "results", "results/rowfile", "runfolder"},
 	"snapshot": {"analysis", "report", "results", "results/rowfile"},
 	"live":     {"results"},
-	"progress": {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
+	// Replay's own spans (one per finished row, over OTLP) and the requests' trace context.
+	"telemetry": {"results"},
+	"progress":  {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
 	// The requirement language: limits judged on summaries; analysis never imports it.
 	"require": {"analysis", "checkresult", "stats"}, // checkresult: the checks terms read the checks' verdicts
 	// Shards: one run's identity across machines and the exact merge of their folders.
@@ -74,7 +76,7 @@ var allowed = map[string][]string{
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
 	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
-		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "tokcheck", "trace"},
+		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "telemetry", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "report", "results/rowfile", "runfolder", "runner", "trace"},
