@@ -7,8 +7,9 @@
 # pid (its file exporter flushes on shutdown), then runs otlp's TestCollectorRoundTrip over the
 # folder: exactly one span per row with the row's trace id, counts and GenAI attribute names;
 # the server saw every request's traceparent; --format otlp reads the file back as the rows'
-# starts and counts, all of them. Then `replay ingest --format otlp` of the file must write
-# as many records. About 30 s warm.
+# starts and counts, all of them (the run is not judged on its lateness: on a shared CI
+# machine a client-bound verdict says nothing of the spans). Then `replay ingest --format
+# otlp` of the file must write as many records. About 30 s warm.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -75,7 +76,7 @@ done
 "$work/replay" gen --shape mixed --duration 40s --rate 3 --seed 5 --out "$work/trace.jsonl"
 n=$(wc -l <"$work/trace.jsonl")
 "$work/replay" run --trace "$work/trace.jsonl" --endpoint "$url" --model replay-sim --tokenizer "$tok" \
-  --speed 4 --otlp-endpoint "http://127.0.0.1:$port" --out "$work/run" >"$work/run.log" 2>&1 ||
+  --speed 4 --max-lateness none --checks none --otlp-endpoint "http://127.0.0.1:$port" --out "$work/run" >"$work/run.log" 2>&1 ||
   { tail -n 30 "$work/run.log" >&2; exit 1; }
 grep 'OTLP:' "$work/run.log"
 
