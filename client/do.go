@@ -54,6 +54,8 @@ type call struct {
 	inputs    int
 	wantUsage bool
 	streamed  bool
+	// trace is the request's traceparent (Request.Trace), zero for none.
+	trace TraceParent
 	// written is when the request's last byte was handed to the kernel (direct.go, or
 	// httptrace's WroteRequest, which net/http calls on its writing goroutine, hence atomic);
 	// 0 until then.
@@ -81,7 +83,7 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 
 func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Response) {
 	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
-	k := call{ctx: ctx, clock: clock}
+	k := call{ctx: ctx, clock: clock, trace: req.Trace}
 	body, url, err := c.bodyOf(&k, req)
 	if _, known := apiKindOf(req.API); req.API == "" || known {
 		r.API = k.api.String()
@@ -220,6 +222,9 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	}
 	if req.ID != "" {
 		hreq.Header["X-Request-Id"] = []string{req.ID}
+	}
+	if !req.Trace.IsZero() {
+		hreq.Header["Traceparent"] = []string{req.Trace.String()}
 	}
 	markReplayable(hreq.Header)
 	return hreq, nil

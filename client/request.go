@@ -32,6 +32,9 @@ type Request struct {
 	// ID, when non-empty, is sent as the X-Request-Id header: servers and gateways log it, so
 	// their logs join the result rows. A value with control bytes fails as ErrClient.
 	ID string
+	// Trace, when not zero, is sent as the traceparent header (W3C Trace Context), so the
+	// server's spans of this request join the sender's trace.
+	Trace TraceParent
 	// Options are the request's own body fields (sampling, stop, tools, structured output,
 	// n, non-streaming); nil sends none of them, streamed.
 	Options *Options

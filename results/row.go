@@ -75,6 +75,13 @@ type Row struct {
 	// API is the API the request was sent to (trace's API names: chat, completions,
 	// responses, messages, embeddings); empty in older files.
 	API string `parquet:"api,optional,dict"`
+	// TraceID is the W3C trace id the request's traceparent header carried (32 lowercase hex
+	// digits), which the server's and replay's exported spans of it share; empty under
+	// --trace-context off and in older files. Unique per row, so plain, not dictionary, encoded.
+	TraceID string `parquet:"trace_id,optional"`
+	// FinishReason is why the answer ended, in chat's words whatever the API ("stop",
+	// "length", "tool_calls", ...); empty when it gave none and in older files.
+	FinishReason string `parquet:"finish_reason,optional,dict"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the

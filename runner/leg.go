@@ -126,6 +126,15 @@ func (l *leg) open(x *execution) error {
 			Queued: x.sched.Counters.Queued, Held: x.sched.Counters.Held, MaxErrorRate: cfg.MaxErrorRate, MaxLateness: cfg.MaxLateness})
 		outs = append(outs, l.live)
 	}
+	traces, spans, err := openTelemetry(cfg, l.tg)
+	if err != nil {
+		_ = w.Close()
+		_ = l.sends.close(false)
+		return err
+	}
+	if spans != nil {
+		outs = append(outs, spans)
+	}
 	if cfg.SnapshotEvery > 0 {
 		// What is known before sending is the snapshot's run block.
 		snap, err := snapshot.New(cfg.Out, cfg.SnapshotEvery, l.o.metrics, runInfo(cfg, p, l.tg, l.o),
@@ -140,7 +149,8 @@ func (l *leg) open(x *execution) error {
 	l.s = &sender{client: l.tg.client, sendIDs: cfg.SendIDs, api: cfg.Client.API,
 		keepPrompts: cfg.KeepPrompts, label: l.tg.label, sink: l.sk, retries: cfg.Retries,
 		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, cfg.Stderr),
-		unforcedAPIs: l.tg.eng.unforcedAPIs(p, cfg.Client.API, cfg.Stderr), sends: l.sends, shift: x.shift}
+		unforcedAPIs: l.tg.eng.unforcedAPIs(p, cfg.Client.API, cfg.Stderr), sends: l.sends, shift: x.shift,
+		traces: traces, spans: spans}
 	return nil
 }
 

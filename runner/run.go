@@ -14,6 +14,7 @@ import (
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/telemetry"
 )
 
 // Config is everything one run needs. The zero value of a field means its documented default.
@@ -126,6 +127,9 @@ type Config struct {
 	// SnapshotEvery refreshes summary.json and report.html, marked partial, this often while
 	// the run goes: 0 means every 5 minutes, negative never.
 	SnapshotEvery time.Duration
+
+	// Telemetry is the requests' trace context and their spans' export (telemetry.go).
+	Telemetry Telemetry
 
 	// Progress is how progress is shown on Stderr: ProgressAuto (""), ProgressPlain or
 	// ProgressJSON (one JSON object a line, for CI logs and other tools).
@@ -263,6 +267,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Client.API == "" {
 		cfg.Client.API = client.APICompletions
+	}
+	if cfg.Telemetry.RunID == "" {
+		cfg.Telemetry.RunID = telemetry.NewRunID()
 	}
 	if cfg.SnapshotEvery == 0 {
 		cfg.SnapshotEvery = DefaultSnapshotEvery

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/telemetry"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -46,6 +48,10 @@ type sender struct {
 	// run's rows onto the killed run's time line (resume.go).
 	sends *sendLog
 	shift int64
+	// traces derives each request's traceparent (nil under --trace-context off); spans, when
+	// set, exports the rows as spans and is told each phase's clock (telemetry.go).
+	traces *telemetry.Traces
+	spans  *telemetry.Exporter
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -76,10 +82,18 @@ func (s *sender) send(ctx context.Context, it scheduler.Item, t scheduler.Timing
 	if !it.Warmup && s.sends != nil {
 		s.sends.mark(it.Index)
 	}
+	var traceID [16]byte
+	if s.traces != nil {
+		traceID = s.traces.TraceID(req.ID)
+	}
 	for attempt := 0; ; attempt++ {
+		s.traceContext(&req, traceID, attempt, it.Warmup, t.Clock)
 		resp, cancelled := s.do(ctx, req, r, t.Clock.Now)
 		again := !cancelled && attempt < s.retries && retryable(&resp) && ctx.Err() == nil
 		row := rowFor(r, it.Warmup, t, &resp, s.label, s.keepPrompts)
+		if s.traces != nil {
+			row.TraceID = hex.EncodeToString(traceID[:])
+		}
 		s.sentAs(&row, r)
 		row.Attempt, row.Retried, row.CancelledAsLogged = int32(attempt), again, cancelled
 		row.Shift(s.shift)
@@ -224,6 +238,7 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		Endpoint:            label,
 		RetryAfterNS:        resp.RetryAfterNS,
 		Line:                r.Record.Line,
+		FinishReason:        resp.FinishReason,
 	}
 	if keepPrompt {
 		row.Prompt = r.Prompt

@@ -10,6 +10,7 @@ import (
 	// Registers the request-log reader with ingest: Config.Ingest reads every format,
 	// openai-log included, whoever calls Run.
 	_ "github.com/llm-replay/replay/gatewaylog"
+	_ "github.com/llm-replay/replay/otlp"
 	_ "github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/trace"
 )

@@ -13,8 +13,9 @@ import (
 // arrivalLog writes one line per request to a served API (chat, completions, responses,
 // messages, embeddings) as it arrives, tab-separated: the server's
 // clock when the handler starts (Unix nanoseconds, read before anything else of the request
-// is looked at), its X-Request-Id, and when the request's bytes reached the server's kernel
-// (the socket's receive timestamp, rxOf; 0 where unknown). It measures lateness from the side
+// is looked at), its X-Request-Id, when the request's bytes reached the server's kernel
+// (the socket's receive timestamp, rxOf; 0 where unknown), and its traceparent header (W3C
+// Trace Context; "-" when it had none, so no line ends in an empty field), so a test sees the trace context the server got. It measures lateness from the side
 // that matters, the server's: a client's own figure cannot see the time its request spent in
 // its kernel, the network and the server's accept queue; the two server instants tell the
 // request's arrival apart from the server's own wake-up for it.
@@ -29,7 +30,7 @@ func (l *arrivalLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now().UnixNano()
 		if r.Method == http.MethodPost && apiPath(r.URL.Path) {
-			l.add(now, r.Header.Get("X-Request-Id"), rxOf(r))
+			l.add(now, r.Header.Get("X-Request-Id"), rxOf(r), r.Header.Get("Traceparent"))
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -45,24 +46,34 @@ func apiPath(p string) bool {
 	return false
 }
 
-func (l *arrivalLog) add(ns int64, id string, rx int64) {
-	var b [128]byte
+func (l *arrivalLog) add(ns int64, id string, rx int64, traceparent string) {
+	var b [192]byte
 	line := strconv.AppendInt(b[:0], ns, 10)
 	line = append(line, '\t')
-	line = append(line, strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, id)...)
+	line = append(line, oneField(id)...)
 	line = append(line, '\t')
 	line = strconv.AppendInt(line, rx, 10)
+	line = append(line, '\t')
+	if traceparent == "" {
+		traceparent = "-"
+	}
+	line = append(line, oneField(traceparent)...)
 	line = append(line, '\n')
 	l.mu.Lock()
 	if _, err := l.w.Write(line); err != nil && l.err == nil {
 		l.err = err
 	}
 	l.mu.Unlock()
+}
+
+// oneField is a header's value made safe for one tab-separated field.
+func oneField(v string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, v)
 }
 
 // flush writes out what is buffered; the log is flushed when the server stops.

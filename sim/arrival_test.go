@@ -43,7 +43,11 @@ func TestArrivalLogTimes(t *testing.T) {
 		if i == 3 {
 			time.Sleep(30 * time.Millisecond)
 		}
-		req := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Request-Id: %s\r\nContent-Length: %d\r\n\r\n%s", id, len(body), body)
+		tp := "" // every other request carries a traceparent, which the log's last field holds
+		if i%2 == 1 {
+			tp = fmt.Sprintf("Traceparent: 00-%032x-%016x-01\r\n", i, i)
+		}
+		req := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Request-Id: %s\r\n%sContent-Length: %d\r\n\r\n%s", id, tp, len(body), body)
 		before[id] = time.Now().UnixNano()
 		if _, err := io.WriteString(c, req); err != nil {
 			t.Fatal(err)
@@ -59,8 +63,13 @@ func TestArrivalLogTimes(t *testing.T) {
 	}
 	for _, line := range lines {
 		f := strings.Split(line, "\t")
-		if len(f) != 3 {
-			t.Fatalf("line %q: want 3 tab-separated fields", line)
+		if len(f) != 4 {
+			t.Fatalf("line %q: want 4 tab-separated fields", line)
+		}
+		var i int
+		fmt.Sscanf(f[1], "req-%d", &i)
+		if want := fmt.Sprintf("00-%032x-%016x-01", i, i); (i%2 == 1 && f[3] != want) || (i%2 == 0 && f[3] != "-") {
+			t.Errorf("line %q: traceparent field %q", line, f[3])
 		}
 		handler, err1 := strconv.ParseInt(f[0], 10, 64)
 		rx, err2 := strconv.ParseInt(f[2], 10, 64)
@@ -162,7 +171,7 @@ func TestArrivalLogAPIs(t *testing.T) {
 	}
 	var ids []string
 	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
-		if f := strings.Split(line, "\t"); len(f) == 3 {
+		if f := strings.Split(line, "\t"); len(f) == 4 {
 			ids = append(ids, f[1])
 		}
 	}

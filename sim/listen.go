@@ -20,7 +20,7 @@ func Listen(ctx context.Context, addr string, cfg Config) (url string, stop func
 
 // ListenLogging is Listen that also writes every API request's arrival (chat, completions,
 // responses, messages, embeddings) to arrivals when it is not nil (replay sim --arrival-log):
-// "<unix ns>\t<X-Request-Id>\t<socket unix ns>" a line (arrivalLog), flushed when the server
+// "<unix ns>\t<X-Request-Id>\t<socket unix ns>\t<traceparent>" a line (arrivalLog), flushed when the server
 // stops.
 func ListenLogging(ctx context.Context, addr string, cfg Config, arrivals io.Writer) (url string, stop func() error, err error) {
 	s := New(cfg)

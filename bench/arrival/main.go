@@ -308,11 +308,11 @@ func readArrivals(path string) (map[string]arrival, error) {
 		fields := strings.Split(sc.Text(), "\t")
 		var a arrival
 		var err1, err2 error
-		if len(fields) == 3 {
+		if len(fields) == 3 || len(fields) == 4 { // a newer sim adds the traceparent
 			a.handler, err1 = strconv.ParseInt(fields[0], 10, 64)
 			a.socket, err2 = strconv.ParseInt(fields[2], 10, 64)
 		}
-		if len(fields) != 3 || err1 != nil || err2 != nil {
+		if (len(fields) != 3 && len(fields) != 4) || err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("%s:%d: not '<unix ns>\\t<id>\\t<socket unix ns>': %q", path, n, sc.Text())
 		}
 		out[fields[1]] = a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llm-replay/replay/gatewaylog"
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/otlp"
 	"github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/trace"
 	"github.com/llm-replay/replay/tracestat"
@@ -56,6 +57,7 @@ func gatewayFormats() string {
 	for _, s := range gatewaylog.Schemas() {
 		fmt.Fprintf(&b, "; %s: %s", s.Format, s.Doc)
 	}
+	fmt.Fprintf(&b, "; %s: %s", otlp.Format, otlp.Doc)
 	return b.String()
 }
 

@@ -144,7 +144,7 @@ func arrivalCounts(t *testing.T, path string) map[string]int {
 	out := map[string]int{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if fields := strings.Split(sc.Text(), "\t"); len(fields) == 3 {
+		if fields := strings.Split(sc.Text(), "\t"); len(fields) == 4 {
 			out[fields[1]]++
 		}
 	}

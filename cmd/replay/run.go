@@ -49,7 +49,12 @@ func init() {
   # and json_schema): exit 4 otherwise, after every file is written
   replay run --trace mooncake.jsonl --endpoint old=http://10.0.0.1:8000/v1 \
       --endpoint new=http://10.0.0.2:8000/v1 --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B \
-      --speed 2 --require 'ttft.p95<=500ms,delta.ttft.p95<=+10%,checks' --out runs/migration`,
+      --speed 2 --require 'ttft.p95<=500ms,delta.ttft.p95<=+10%,checks' --out runs/migration
+
+  # every request's span to an OpenTelemetry Collector (OTLP/HTTP), joined by its traceparent
+  # to the server's spans of it; each row's trace_id names its trace
+  replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B \
+      --tokenizer ~/models/Qwen3-8B --otlp-endpoint http://127.0.0.1:4318 --out runs/traced`,
 		exits: runExitCodes,
 		setup: setupRun,
 	})
@@ -84,6 +89,7 @@ func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config,
 	f.addPrompts(fs)
 	f.addRequests(fs)
 	f.addMeasures(fs)
+	addTelemetry(fs, &f.cfg.Telemetry)
 	f.addSim(fs)
 	return withEngineFlags(fs, f.config)
 }

@@ -45,7 +45,7 @@ func readArrivals(t *testing.T, path string) map[string]int64 {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 3 {
+		if len(f) != 4 { // handler ns, id, socket ns, traceparent
 			t.Fatalf("%s: bad line %q", path, sc.Text())
 		}
 		handler, err1 := strconv.ParseInt(f[0], 10, 64)

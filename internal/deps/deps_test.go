@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"chat":              {"synth/tokenizer"},
 	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "synth/tokenizer", "trace"},
 	"gatewaylog":        {"ingest", "trace"},
+	"otlp":              {"ingest", "trace"},
 	"gen":               {"trace", "prefixcache"},
 	"tracestat":         {"ingest", "prefixcache", "trace"},
 	"internal/genlog":   {"chat"},
@@ -66,15 +67,17 @@ var allowed = map[string][]string{
 	"runload":  {"analysis", "results", "results/rowfile", "runfolder"},
 	"snapshot": {"analysis", "report", "results", "results/rowfile"},
 	"live":     {"results"},
-	"progress": {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
+	// Replay's own spans (one per finished row, over OTLP) and the requests' trace context.
+	"telemetry": {"results"},
+	"progress":  {"results", "scheduler"}, // the run's live display, from the scheduler's counters and failed rows
 	// The requirement language: limits judged on summaries; analysis never imports it.
 	"require": {"analysis", "checkresult", "stats"}, // checkresult: the checks terms read the checks' verdicts
 	// Shards: one run's identity across machines and the exact merge of their folders.
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
-		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "tokcheck", "trace"},
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "ingest", "internal/gchold", "live", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "telemetry", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
 	"calibrate": {"analysis", "report", "results/rowfile", "runfolder", "runner", "trace"},
@@ -82,7 +85,7 @@ var allowed = map[string][]string{
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
 	"cachestudy": {"analysis", "prefixcache", "report", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
 	"compare":    {"analysis", "checkresult", "report", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gatewaylog", "gen", "ingest", "internal/outfiles", "report", "requestlog", "require", "runfolder", "runload", "runner",
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gatewaylog", "gen", "ingest", "internal/outfiles", "otlp", "report", "requestlog", "require", "runfolder", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 }

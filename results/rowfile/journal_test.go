@@ -105,7 +105,7 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-7] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5
+	b = b[:len(b)-9] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -124,7 +124,7 @@ func TestRowCodecReadsLayout2(t *testing.T) {
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV2
-	b = b[:len(b)-4] // the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5
+	b = b[:len(b)-6] // the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
@@ -143,7 +143,7 @@ func TestRowCodecReadsLayout3(t *testing.T) {
 	want.WrittenNS, want.API = 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV3
-	b = b[:len(b)-2] // the written offset's zero varint, the empty API
+	b = b[:len(b)-4] // the written offset's zero varint, the empty API, trace id and finish reason
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 3: %v\n got %+v\nwant %+v", err, got, want)
@@ -156,10 +156,23 @@ func TestRowCodecReadsLayout4(t *testing.T) {
 	want.API = ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV4
-	b = b[:len(b)-1] // the empty API
+	b = b[:len(b)-3] // the empty API, trace id and finish reason
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 4: %v\n got %+v\nwant %+v", err, got, want)
+	}
+}
+
+// A row record of the fifth layout (no trace id or finish reason) still decodes with both "".
+func TestRowCodecReadsLayout5(t *testing.T) {
+	want := makeRow(26)
+	want.API = "chat"
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV5
+	b = b[:len(b)-2] // the empty trace id and finish reason
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 5: %v\n got %+v\nwant %+v", err, got, want)
 	}
 }
 

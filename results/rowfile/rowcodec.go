@@ -15,14 +15,15 @@ import (
 // varints), the chunk offsets (uvarint count, then zigzag varint deltas), then client backlog,
 // Retry-After and the attempt number (zigzag varints), then the source line (zigzag varint)
 // and the population (a string), then the written offset (zigzag varint), then the API (a
-// string): about half the bytes of the row in requests.parquet. The
+// string), then the trace id and the finish reason (strings): about half the bytes of the row in requests.parquet. The
 // decoder checks every length against the bytes left, so a payload that is not exactly one
 // row is an error, never a wrong row.
 
 // rowRecord is the payload type of a record holding one Row in this layout. rowRecordV1 is
 // the layout before client backlog, Retry-After and attempts, rowRecordV2 the one before the
 // source line, the population and the cancelled/unforced flags, rowRecordV3 the one before
-// the written offset, rowRecordV4 the one before the API; all are still read so that
+// the written offset, rowRecordV4 the one before the API, rowRecordV5 the one before the trace
+// id and finish reason; all are still read so that
 // a journal left by an older build recovers. A future layout takes a new type byte; the
 // journal's magic carries the version of the framing.
 const (
@@ -30,7 +31,8 @@ const (
 	rowRecordV2 byte = 2
 	rowRecordV3 byte = 3
 	rowRecordV4 byte = 4
-	rowRecord   byte = 5
+	rowRecordV5 byte = 5
+	rowRecord   byte = 6
 )
 
 // Row flags, the second byte of a row record. Each layout allows the flags it knew.
@@ -47,6 +49,7 @@ var layoutFlags = map[byte]byte{
 	rowRecordV2: flagWarmup | flagRetried,
 	rowRecordV3: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV4: flagWarmup | flagRetried | flagCancelled | flagUnforced,
+	rowRecordV5: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
 }
 
@@ -81,7 +84,11 @@ func appendRow(b []byte, r *results.Row) []byte {
 	b = append(b, r.Population...)
 	b = binary.AppendVarint(b, r.WrittenNS)
 	b = binary.AppendUvarint(b, uint64(len(r.API)))
-	return append(b, r.API...)
+	b = append(b, r.API...)
+	b = binary.AppendUvarint(b, uint64(len(r.TraceID)))
+	b = append(b, r.TraceID...)
+	b = binary.AppendUvarint(b, uint64(len(r.FinishReason)))
+	return append(b, r.FinishReason...)
 }
 
 // rowFlags packs r's booleans into a row record's flags byte.
@@ -214,8 +221,12 @@ func decodeRow(b []byte) (results.Row, error) {
 	if layout >= rowRecordV4 {
 		r.WrittenNS = d.varint()
 	}
-	if layout >= rowRecord {
+	if layout >= rowRecordV5 {
 		r.API = d.str()
+	}
+	if layout >= rowRecord {
+		r.TraceID = d.str()
+		r.FinishReason = d.str()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing
