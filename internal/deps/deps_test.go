@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"checkresult":      {},              // what a behaviour check found and its views; no probing code
 	"stats":            {},              // the statistics of comparing runs, on plain samples
 	"runfolder":        {},              // a run folder's file names and its one atomic write
+	"hfhub":            {},              // the Hugging Face cache's layout and the hub's download protocol; never tokenizes
 	"checks":           {"checkresult"}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
