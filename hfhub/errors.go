@@ -14,6 +14,20 @@ var ErrAccess = errors.New("no access")
 // not have, and of one not in the cache when nothing may be fetched.
 var ErrNotFound = errors.New("not found")
 
+// kindError is a message that is one of the kinds above without saying so.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e kindError) Error() string        { return e.msg }
+func (e kindError) Is(target error) bool { return target == e.kind }
+
+// errorf is fmt.Errorf's message, of kind.
+func errorf(kind error, format string, a ...any) error {
+	return kindError{msg: fmt.Sprintf(format, a...), kind: kind}
+}
+
 // refused is the error of an answer that is not the file: what the hub said and what to do.
 func (h hub) refused(resp *http.Response, r Ref, file string) error {
 	code, what := resp.Header.Get("X-Error-Code"), r.String()
@@ -24,15 +38,17 @@ func (h hub) refused(resp *http.Response, r Ref, file string) error {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden || code == "GatedRepo":
 		if h.token == "" {
-			return fmt.Errorf("hfhub: %s: the hub answered HTTP %d to %s: a gated or private repository (or one of no such name) needs a token: set HF_TOKEN to a token with access to it (or keep one in $HF_HOME/token): %w",
-				what, resp.StatusCode, req, ErrAccess)
+			return errorf(ErrAccess, "hfhub: %s: the hub answered HTTP %d to %s: a gated or private repository (or one of no such name) needs a token: set HF_TOKEN to a token with access to it (or keep one in $HF_HOME/token)",
+				what, resp.StatusCode, req)
 		}
-		return fmt.Errorf("hfhub: %s: the hub answered HTTP %d to %s with the token from %s: request access on the repository's page, or use a token that has it: %w",
-			what, resp.StatusCode, req, h.tokenFrom, ErrAccess)
+		return errorf(ErrAccess, "hfhub: %s: the hub answered HTTP %d to %s with the token from %s: request access on the repository's page, or use a token that has it",
+			what, resp.StatusCode, req, h.tokenFrom)
 	case code == "RevisionNotFound":
-		return fmt.Errorf("hfhub: %s: the hub has no revision %q of %s: %w", what, r.Revision, r.Repo, ErrNotFound)
+		return errorf(ErrNotFound, "hfhub: %s: the hub has no revision %q of %s",
+			what, r.Revision, r.Repo)
 	case code == "RepoNotFound" || resp.StatusCode == http.StatusNotFound:
-		return fmt.Errorf("hfhub: %s: the hub answered HTTP %d to %s (%s): %w", what, resp.StatusCode, req, orNone(code), ErrNotFound)
+		return errorf(ErrNotFound, "hfhub: %s: the hub answered HTTP %d to %s (%s)",
+			what, resp.StatusCode, req, orNone(code))
 	}
 	return fmt.Errorf("hfhub: %s: the hub answered HTTP %d to %s", what, resp.StatusCode, req)
 }

@@ -107,7 +107,8 @@ func fetchFiles(ctx context.Context, h hub, c repoCache, r Ref, commit string) (
 		}
 		if f.absent {
 			if i < len(Required) {
-				return nil, fmt.Errorf("hfhub: %s (commit %s) has no %s: replay reads a Hugging Face fast tokenizer's tokenizer.json: %w", r, commit, file, ErrNotFound)
+				return nil, errorf(ErrNotFound, "hfhub: %s (commit %s) has no %s: replay reads a Hugging Face fast tokenizer's tokenizer.json",
+					r, commit, file)
 			}
 			if err := c.markMissing(commit, file); err != nil {
 				return nil, err
@@ -137,6 +138,6 @@ func offlineError(c repoCache, r Ref, commit string) error {
 	if commit != "" {
 		where = filepath.Join(c.snapshot(commit), Required[0])
 	}
-	return fmt.Errorf("hfhub: %s (revision %s) is not in the Hugging Face cache (looked for %s) and HF_HUB_OFFLINE=1 forbids fetching it: fetch it once online (hf download %s %s tokenizer_config.json), or unset HF_HUB_OFFLINE: %w",
-		r.Repo, r.Revision, where, r.Repo, Required[0], ErrNotFound)
+	return errorf(ErrNotFound, "hfhub: %s (revision %s) is not in the Hugging Face cache (looked for %s) and HF_HUB_OFFLINE=1 forbids fetching it: fetch it once online (hf download %s %s tokenizer_config.json), or unset HF_HUB_OFFLINE",
+		r.Repo, r.Revision, where, r.Repo, Required[0])
 }

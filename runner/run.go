@@ -204,8 +204,15 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	served, err := preflight(ctx, cfg, eps)
+	if err != nil {
+		return nil, err
+	}
 	pcfg := cfg // prepared as for the first endpoint: a real one's tokenizer must be the served model's
-	pcfg.Client.BaseURL = eps[0].URL
+	pcfg.Client.BaseURL, pcfg.Client.Model, pcfg.Client.APIKey = eps[0].URL, eps[0].Model, eps[0].APIKey
+	if pcfg.Tokenizer, err = resolveTokenizer(ctx, pcfg, firstServed(served)); err != nil {
+		return nil, err
+	}
 	p, err := prepare(ctx, pcfg, true)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "hfhub", "ingest", "internal/gchold", "live", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
