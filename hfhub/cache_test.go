@@ -9,36 +9,11 @@ import (
 	"github.com/llm-replay/replay/internal/testenv"
 )
 
-// PythonCache lays a real tokenizer's files out as huggingface_hub's hf_hub_download does
-// (file_download.py at commit ee0a4510f4bc15e26cb722be2efc2bdb01383ca0): each file's bytes
-// in blobs/ named by its git sha1, snapshots/COMMIT/FILE a relative symlink to it,
-// refs/main the commit. It returns the cache folder.
+// PythonCache is a cache folder holding repo at commit, laid out as the Python client lays it
+// out (internal/testenv's HFCache), from a real tokenizer's files.
 func PythonCache(t *testing.T, tokenizerDir, repo, commit string) string {
-	t.Helper()
 	cache := filepath.Join(t.TempDir(), "hub")
-	ref, _ := ParseRef(repo)
-	root := filepath.Join(cache, ref.folderName())
-	for _, dir := range []string{"blobs", "refs", filepath.Join("snapshots", commit)} {
-		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
-		b, err := os.ReadFile(filepath.Join(tokenizerDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		blob := gitSHA1(b)
-		if err := os.WriteFile(filepath.Join(root, "blobs", blob), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.Join("..", "..", "blobs", blob), filepath.Join(root, "snapshots", commit, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "refs", "main"), []byte(commit), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.HFCache(t, cache, tokenizerDir, repo, commit)
 	return cache
 }
 
