@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -231,12 +232,16 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 	checks := fs.String("checks", runner.ChecksAuto, "behaviour checks probed before the warmup (streaming, stop, max_tokens, sampling; all adds tool calls and json_schema), and overload (Retry-After) over the run's answers: "+strings.Join(runner.ChecksLevels, ", ")+" (auto: basic against an endpoint, none against the built-in simulator or in a --shard run); a failed check is reported, and exits 4 only under --require checks")
 	tokCheck := fs.String("tokenize-check", runner.TokenizeAuto, "after the measured run, ask the endpoint's own tokenize route (llama.cpp's /apply-template and /tokenize, vLLM's /tokenize) how many tokens each sent prompt is and compare with replay's count: auto (on when the engine is known to serve one), none, on; at most 2000 prompts, evenly spaced, are checked, and a plan built as the run went (too large to keep its prompts) is not checked")
 	calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into the predicted prefill of one request alone and queueing (summary, report, queueing.csv)")
+	dry := fs.Bool("dry-run", false, "do everything before the first send (read the trace and its window, load the tokenizer, build the prompts, check the endpoint, detect its engine, probe its forcing and run the behaviour checks), print what would be sent, and exit 0 without sending it (--out may be left out)")
 	var rc runConfigFlags
 	rc.add(fs)
 	return func(ctx context.Context, args []string) error {
 		resume, err := rc.apply(fs)
 		if err != nil {
 			return err
+		}
+		if *dry {
+			return dryRun(ctx, fs, config, args)
 		}
 		cfg, err := config(args)
 		if err != nil {
@@ -271,6 +276,35 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 		sum, err := runner.Run(ctx, cfg)
 		return req.gate(runExit(err), sum, nil)
 	}
+}
+
+// dryRun is `replay run --dry-run`: the run up to its first send, into a folder of its own
+// when --out is not given (removed after), and no run.yaml.
+func dryRun(ctx context.Context, fs *pflag.FlagSet, config func([]string) (runner.Config, error), args []string) error {
+	if !fs.Changed("out") {
+		tmp, err := os.MkdirTemp("", "replay-dry-run-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		if err := fs.Set("out", tmp); err != nil {
+			return err
+		}
+	}
+	cfg, err := config(args)
+	if err != nil {
+		return err
+	}
+	cfg.DryRun, cfg.Checks, cfg.TokenizeCheck = true, fs.Lookup("checks").Value.String(), runner.TokenizeNone
+	if err := runner.CheckChecks(cfg.Checks); err != nil {
+		return err
+	}
+	if len(cfg.Endpoints) > 1 {
+		_, err = runner.RunEndpoints(ctx, cfg)
+		return err
+	}
+	_, err = runner.Run(ctx, cfg)
+	return err
 }
 
 // runExitCodes is the exit-code table of --help for run and sweep.

@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/trace"
+)
+
+// dryRun is Config.DryRun's end: everything before the first send has been done (the trace
+// read and its window, the tokenizer, the prompts built or the plan laid out, each endpoint's
+// preflight, engine and forcing probe, the behaviour checks); what would be sent is written
+// to cfg.Stdout, and nothing more is.
+func dryRun(cfg Config, p *plan, legs []*leg) error {
+	w := cfg.Stdout
+	_, span := scheduleItems(p.reqs, false)
+	speed := speedOf(cfg.Schedule)
+	var prompt, output int64
+	apis := map[string]int{}
+	recs := make([]trace.Record, len(p.reqs))
+	for i := range p.reqs {
+		r := &p.reqs[i]
+		prompt += int64(r.TargetPromptTokens)
+		output += int64(r.MaxTokens)
+		apis[string(synth.RecordAPI(r.Record, p.synth.API))]++
+		recs[i] = r.Record
+	}
+	fmt.Fprintf(w, "dry run: nothing was sent\n")
+	fmt.Fprintf(w, "  trace      %s: %d requests over %s of trace time, %s at %gx (%d warmup first)\n",
+		p.trace, len(p.reqs), span.Round(time.Millisecond), time.Duration(float64(span)/speed).Round(time.Millisecond), speed, len(p.warm))
+	fmt.Fprintf(w, "  tokens     %d prompt, %d output at most (%s)\n", prompt, output, apiCounts(apis))
+	fmt.Fprintf(w, "  tokenizer  %s\n", p.tokPath)
+	fmt.Fprintf(w, "  prompts    %s\n", planNote(p, planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory)))
+	for _, l := range legs {
+		writeLeg(w, l)
+	}
+	return nil
+}
+
+// planNote says how the prompts are held: built before the run, or as it goes.
+func planNote(p *plan, need, budget int64) string {
+	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+	switch {
+	case p.verbatim:
+		return "the logged bodies, sent verbatim"
+	case p.stream != nil:
+		return fmt.Sprintf("about %s: built as the run goes, at most %s ahead of their sends (--plan-memory)", mib(need), mib(budget))
+	}
+	return fmt.Sprintf("about %s, built and verified before the run", mib(need))
+}
+
+// writeLeg is one endpoint's line: where, which model, the engine and forcing it was found to
+// have, and the behaviour checks' verdict.
+func writeLeg(w io.Writer, l *leg) {
+	name := l.tg.label
+	if l.ep.Label != "" {
+		name = l.ep.Label + " " + name
+	}
+	fmt.Fprintf(w, "  endpoint   %s, model %q", name, l.tg.model)
+	if e := l.tg.eng; e != nil {
+		fmt.Fprintf(w, ", engine %s, %s", e.choice.Engine, e.info.Forcing)
+	}
+	if c := l.tg.checks; c != nil {
+		verdict := "all passed"
+		if len(c.Failed) > 0 {
+			verdict = "failed: " + strings.Join(c.Failed, ", ")
+		}
+		fmt.Fprintf(w, ", checks %s %s", c.Level, verdict)
+	}
+	fmt.Fprintln(w)
+}
+
+// apiCounts is "chat 10, completions 2", in name order.
+func apiCounts(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, m[n])
+	}
+	return strings.Join(parts, ", ")
+}
