@@ -242,3 +242,62 @@ func TestPreflight(t *testing.T) {
 		t.Errorf("right model: exit %d, %d sent\n%s", code, s.sent.Load(), stderr)
 	}
 }
+
+// A route that answers 404 (an --endpoint without its API root's path) stops the run at the
+// forcing probe, before the first measured send, naming what to check.
+func TestPreflightNotFound(t *testing.T) {
+	var posts atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	code, _, stderr := runCLI(t, "run", "--trace", variedTrace(t), "--endpoint", srv.URL+"/api", "--model", "m", "--engine", "vllm",
+		"--tokenizer", testenv.SampleTokenizer(), "--max-error-rate", "1", "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "the endpoint answered HTTP 404 to the forcing probe's POST under "+srv.URL+"/api") ||
+		!strings.Contains(stderr, "is --endpoint the API root") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if n := posts.Load(); n != 1 {
+		t.Errorf("%d POSTs, want the forcing probe's one", n)
+	}
+}
+
+// --dry-run: everything before the first send, then what would be sent on stdout, exit 0;
+// no measured request is sent and no run file is written.
+func TestDryRun(t *testing.T) {
+	s, url := startServedSim(t, "")
+	var measured atomic.Int64
+	inner := s.sim
+	s.sim = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("X-Request-Id"); r.Method == http.MethodPost && id != "" && !strings.HasPrefix(id, "check-") {
+			measured.Add(1)
+		}
+		inner.ServeHTTP(w, r)
+	})
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--dry-run", "--trace", variedTrace(t), "--endpoint", url, "--model", "replay-sim",
+		"--tokenizer", testenv.SampleTokenizer(), "--metrics-url", "none", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"dry run: nothing was sent", ": 12 requests over", "endpoint   " + url, `model "replay-sim", engine vllm`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout does not say %q:\n%s", want, stdout)
+		}
+	}
+	if n := measured.Load(); n != 0 {
+		t.Errorf("%d measured requests sent, want 0", n)
+	}
+	for _, f := range []string{"requests.parquet", "summary.json", "run.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
+			t.Errorf("a dry run wrote %s (%v)", f, err)
+		}
+	}
+	// Without --out it runs in a folder of its own, removed after.
+	if code, stdout, stderr := runCLI(t, "run", "--dry-run", "--speed", "8"); code != 0 || !strings.Contains(stdout, "dry run: nothing was sent") {
+		t.Errorf("no --out: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
