@@ -94,7 +94,7 @@ func (f *runFlags) addTarget(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringArrayVar(&f.targets.endpoints, "endpoint", nil, endpointUsage)
 	fs.StringArrayVar(&f.targets.models, "model", nil, modelUsage)
-	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer.json or Hugging Face folder (required with --endpoint)")
+	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer: its Hugging Face repo id (ORG/NAME[@REVISION], from the Hugging Face cache, else fetched from the hub into it; HF_TOKEN for gated models, HF_HUB_OFFLINE=1 never fetches), its tokenizer.json or its folder (default with --endpoint: the one the endpoint names for its model, e.g. vLLM's /v1/models root)")
 	fs.StringVar(&cfg.Client.API, "api", client.APICompletions, "the API of requests whose trace names none: chat, completions, responses, messages or embeddings (a request log's requests go to the API each was logged against)")
 	fs.BoolVar(&cfg.APIOverride, "api-override", false, "send every request to --api, whatever API it was logged against")
 }
