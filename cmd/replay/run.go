@@ -25,14 +25,19 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "Replay a trace against an endpoint (or the built-in simulator), open loop and on time",
-		usage:   "[--trace FILE] [--endpoint URL --model NAME --tokenizer FILE] [--speed X] --out DIR",
+		usage:   "[--trace FILE] [--endpoint URL --model NAME [--tokenizer ORG/NAME|FILE]] [--speed X] [--dry-run] --out DIR",
 		example: `  # the default generated workload (replay gen, seed 1) against the built-in simulator
   replay run --speed 4 --out out/
+
+  # against a vLLM server: the model name is enough (its tokenizer is the one vLLM names,
+  # from the Hugging Face cache, else the hub); --dry-run checks everything and sends nothing
+  replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000 --model Qwen/Qwen3-8B --out runs/qwen3
+  replay run --dry-run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000 --model Qwen/Qwen3-8B
 
   # yesterday's traffic at 2x against a vLLM server, with an SLO
   export OPENAI_API_KEY=...    # only if the server wants one
   replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 \
-      --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B --api chat \
+      --model Qwen/Qwen3-8B --tokenizer Qwen/Qwen3-8B --api chat \
       --speed 2 --slo ttft=500ms,itl=60ms --api-key-env OPENAI_API_KEY --out runs/qwen3-2x
 
   # a gateway's raw request log, counted with the served model's tokenizer and chat template;
