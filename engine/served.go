@@ -26,8 +26,9 @@ type Served struct {
 // 0f1457b0e1303e64ea1c1f3a3e6e0bf348348dc2, show_available_models: ModelCard(id=name,
 // root=base_model.model_path)); OpenAI's and most others' have none.
 type ServedModel struct {
-	ID   string `json:"id"`
-	Root string `json:"root"`
+	ID      string `json:"id"`
+	Root    string `json:"root"`
+	OwnedBy string `json:"owned_by"`
 }
 
 // ListModels asks GET /v1/models under baseURL (the API root, --endpoint) once, bounded by the
@@ -52,10 +53,15 @@ func ListModels(ctx context.Context, c *http.Client, baseURL string) Served {
 	return s
 }
 
-// Lists reports whether model is among the listed models' ids.
+// Lists reports whether a request for model would reach a listed model: its id is listed, or
+// Ollama's, which lists every model with its tag and takes a name without one as the default
+// tag "latest" (types/model/name.go), or the server is a single-model llama-server (one model,
+// owned_by "llamacpp"), which answers every request with the model it loaded whatever the
+// request names (only its model router, with several models, reads the field).
 func (s Served) Lists(model string) bool {
 	for _, m := range s.Models {
-		if m.ID == model {
+		single := m.OwnedBy == "llamacpp" && len(s.Models) == 1
+		if m.ID == model || single || (!strings.Contains(model, ":") && m.ID == model+":latest") {
 			return true
 		}
 	}
