@@ -57,10 +57,12 @@ func ListModels(ctx context.Context, c *http.Client, baseURL string) Served {
 // Ollama's, which lists every model with its tag and takes a name without one as the default
 // tag "latest" (types/model/name.go), or the server is a single-model llama-server (one model,
 // owned_by "llamacpp"), which answers every request with the model it loaded whatever the
-// request names (only its model router, with several models, reads the field).
+// request names (only its model router, with several models, reads the field), or TGI's, which
+// lists its one model owned by its own id (router/src/server.rs, openai_get_model_info) and
+// serves it under any name (its documentation's examples send "tgi").
 func (s Served) Lists(model string) bool {
 	for _, m := range s.Models {
-		single := m.OwnedBy == "llamacpp" && len(s.Models) == 1
+		single := len(s.Models) == 1 && (m.OwnedBy == "llamacpp" || m.OwnedBy == m.ID)
 		if m.ID == model || single || (!strings.Contains(model, ":") && m.ID == model+":latest") {
 			return true
 		}

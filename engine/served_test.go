@@ -20,6 +20,8 @@ func TestServedLists(t *testing.T) {
 		{`{"object":"list","data":[{"id":"replay-raw:latest","owned_by":"library"}]}`, "replay-raw", true, ""},
 		{`{"object":"list","data":[{"id":"replay-raw:latest","owned_by":"library"}]}`, "replay-raw:q8", false, ""},
 		{`{"data":[{"id":"model.gguf","owned_by":"llamacpp"}]}`, "anything", true, ""},
+		{`{"data":[{"id":"a.gguf","owned_by":"llamacpp"},{"id":"b.gguf","owned_by":"llamacpp"}]}`, "c.gguf", false, ""},
+		{`{"object":"list","data":[{"id":"Qwen/Qwen3-8B","object":"model","created":0,"owned_by":"Qwen/Qwen3-8B"}]}`, "tgi", true, ""},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/v1/models" {
