@@ -88,7 +88,8 @@ type TokenizerName struct {
 
 // TokenizerNames lists, best first, the names the endpoint gives for model's tokenizer:
 // /v1/models' root for it (vLLM), SGLang's tokenizer_path (asked only when no root was
-// given), then the model id itself. Duplicates are dropped.
+// given), the model id itself, then the one model the endpoint lists when it lists one (TGI's id
+// is the repository it loaded). Duplicates are dropped.
 func TokenizerNames(ctx context.Context, c *http.Client, baseURL string, s Served, model string) []TokenizerName {
 	var out []TokenizerName
 	add := func(name, from string) {
@@ -113,6 +114,9 @@ func TokenizerNames(ctx context.Context, c *http.Client, baseURL string, s Serve
 		}
 	}
 	add(model, "the model id")
+	if len(s.Models) == 1 { // the one model it serves under any name (TGI lists its model id)
+		add(s.Models[0].ID, "the endpoint's one /v1/models id")
+	}
 	return out
 }
 
