@@ -107,7 +107,13 @@ func (c repoCache) link(commit, file, etag string) error {
 		return fmt.Errorf("hfhub: %w", err)
 	}
 	_ = os.Remove(dst) // a stale link to another blob is replaced
-	if err := os.Symlink(rel, dst); err != nil {
+	err = os.Symlink(rel, dst)
+	if errors.Is(err, fs.ErrExist) {
+		if cur, rerr := os.Readlink(dst); rerr == nil && cur == rel {
+			return nil // another process linked it meanwhile, to the same blob
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("hfhub: linking %s: %w", dst, err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package hfhub
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,7 +45,8 @@ func TestParseRef(t *testing.T) {
 	}
 }
 
-// FuzzParseRef: no input panics, and what is taken is a repository the cache can name.
+// FuzzParseRef: no input panics, and what is taken is a repository the cache can name: one
+// folder name, ORG/NAME of the hub's characters (seeds also in testdata/fuzz/FuzzParseRef).
 func FuzzParseRef(f *testing.F) {
 	for _, s := range []string{"Qwen/Qwen3-8B", "a/b@main", "x/y@refs/pr/1", "../a", "a--b/c", "a/b@"} {
 		f.Add(s)
@@ -54,11 +56,12 @@ func FuzzParseRef(f *testing.F) {
 		if !ok {
 			return
 		}
-		if filepath.Base(r.folderName()) != r.folderName() {
-			t.Errorf("%q: folder %q is not one name", spec, r.folderName())
+		name := r.folderName()
+		if filepath.Base(name) != name || strings.Contains(name, "..") || strings.Count(r.Repo, "/") != 1 || r.Revision == "" {
+			t.Errorf("%q: taken as %+v, folder %q", spec, r, name)
 		}
-		if validRevision(r.Revision) != nil && r.Revision != "" {
-			return // refused later, before any file is named by it
+		if !repoPart.MatchString(strings.ReplaceAll(r.Repo, "/", "_")) {
+			t.Errorf("%q: repository %q has characters the hub does not allow", spec, r.Repo)
 		}
 	})
 }
