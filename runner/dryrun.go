@@ -17,21 +17,17 @@ import (
 // to cfg.Stdout, and nothing more is.
 func dryRun(cfg Config, p *plan, legs []*leg) error {
 	w := cfg.Stdout
-	_, span := scheduleItems(p.reqs, false)
-	speed := speedOf(cfg.Schedule)
-	var prompt, output int64
+	recs, prompt, output := dryRunWindow(p)
+	var span time.Duration
 	apis := map[string]int{}
-	recs := make([]trace.Record, len(p.reqs))
-	for i := range p.reqs {
-		r := &p.reqs[i]
-		prompt += int64(r.TargetPromptTokens)
-		output += int64(r.MaxTokens)
-		apis[string(synth.RecordAPI(r.Record, p.synth.API))]++
-		recs[i] = r.Record
+	for i := range recs {
+		span = max(span, time.Duration(recs[i].Timestamp))
+		apis[string(synth.RecordAPI(recs[i], p.synth.API))]++
 	}
+	speed := speedOf(cfg.Schedule)
 	fmt.Fprintf(w, "dry run: nothing was sent\n")
 	fmt.Fprintf(w, "  trace      %s: %d requests over %s of trace time, %s at %gx (%d warmup first)\n",
-		p.trace, len(p.reqs), span.Round(time.Millisecond), time.Duration(float64(span)/speed).Round(time.Millisecond), speed, len(p.warm))
+		p.trace, len(recs), span.Round(time.Millisecond), time.Duration(float64(span)/speed).Round(time.Millisecond), speed, len(p.warm))
 	fmt.Fprintf(w, "  tokens     %d prompt, %d output at most (%s)\n", prompt, output, apiCounts(apis))
 	fmt.Fprintf(w, "  tokenizer  %s\n", p.tokPath)
 	fmt.Fprintf(w, "  prompts    %s\n", planNote(p, planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory)))
@@ -41,9 +37,34 @@ func dryRun(cfg Config, p *plan, legs []*leg) error {
 	return nil
 }
 
+// dryRunWindow is the window's records and the prompt and output tokens it asks for: the
+// built requests' targets, or for a plan built as the run goes (whose records alone are held)
+// the records' own lengths.
+func dryRunWindow(p *plan) (recs []trace.Record, prompt, output int64) {
+	if p.stream != nil {
+		for i := range p.stream.recs {
+			prompt += int64(p.stream.recs[i].PromptTokens)
+			output += int64(max(1, p.stream.recs[i].OutputTokens))
+		}
+		return p.stream.recs, prompt, output
+	}
+	recs = make([]trace.Record, len(p.reqs))
+	for i := range p.reqs {
+		prompt += int64(p.reqs[i].TargetPromptTokens)
+		output += int64(p.reqs[i].MaxTokens)
+		recs[i] = p.reqs[i].Record
+	}
+	return recs, prompt, output
+}
+
 // planNote says how the prompts are held: built before the run, or as it goes.
 func planNote(p *plan, need, budget int64) string {
-	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+	mib := func(n int64) string {
+		if n < 1<<20 {
+			return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+		}
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
 	switch {
 	case p.verbatim:
 		return "the logged bodies, sent verbatim"
