@@ -296,6 +296,11 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("a dry run wrote %s (%v)", f, err)
 		}
 	}
+	// A plan built as the run goes says the same window, and how it is held.
+	code, stdout, stderr = runCLI(t, "run", "--dry-run", "--trace", variedTrace(t), "--tokenizer", testenv.SampleTokenizer(), "--plan-memory", "1KiB")
+	if code != 0 || !strings.Contains(stdout, ": 12 requests over") || !strings.Contains(stdout, "built as the run goes") {
+		t.Errorf("streamed plan: exit %d\n%s%s", code, stdout, stderr)
+	}
 	// Without --out it runs in a folder of its own, removed after.
 	if code, stdout, stderr := runCLI(t, "run", "--dry-run", "--speed", "8"); code != 0 || !strings.Contains(stdout, "dry run: nothing was sent") {
 		t.Errorf("no --out: exit %d\n%s%s", code, stdout, stderr)
