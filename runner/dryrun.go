@@ -30,7 +30,7 @@ func dryRun(cfg Config, p *plan, legs []*leg) error {
 		p.trace, len(recs), span.Round(time.Millisecond), time.Duration(float64(span)/speed).Round(time.Millisecond), speed, len(p.warm))
 	fmt.Fprintf(w, "  tokens     %d prompt, %d output at most (%s)\n", prompt, output, apiCounts(apis))
 	fmt.Fprintf(w, "  tokenizer  %s\n", p.tokPath)
-	fmt.Fprintf(w, "  prompts    %s\n", planNote(p, planMemory(recs, p.synth.API), streamBudget(cfg.PlanMemory)))
+	fmt.Fprintf(w, "  prompts    %s\n", planNote(p, planMemory(recs, p.synth.API)))
 	for _, l := range legs {
 		writeLeg(w, l)
 	}
@@ -58,7 +58,7 @@ func dryRunWindow(p *plan) (recs []trace.Record, prompt, output int64) {
 }
 
 // planNote says how the prompts are held: built before the run, or as it goes.
-func planNote(p *plan, need, budget int64) string {
+func planNote(p *plan, need int64) string {
 	mib := func(n int64) string {
 		if n < 1<<20 {
 			return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
@@ -69,7 +69,7 @@ func planNote(p *plan, need, budget int64) string {
 	case p.verbatim:
 		return "the logged bodies, sent verbatim"
 	case p.stream != nil:
-		return fmt.Sprintf("about %s: built as the run goes, at most %s ahead of their sends (--plan-memory)", mib(need), mib(budget))
+		return fmt.Sprintf("about %s: built as the run goes, at most %s ahead of their sends (--plan-memory)", mib(need), mib(p.stream.budget))
 	}
 	return fmt.Sprintf("about %s, built and verified before the run", mib(need))
 }
