@@ -306,3 +306,24 @@ func TestDryRun(t *testing.T) {
 		t.Errorf("no --out: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// The preflight's refusal quotes the server's answer, and a server that echoes the key in it
+// does not get the key into stderr or the run's folder.
+func TestPreflightKeepsKeyOut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":"key %s is not allowed"}}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	defer srv.Close()
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(sentinelKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--trace", variedTrace(t), "--endpoint", srv.URL+"/v1", "--model", "m",
+		"--tokenizer", testenv.SampleTokenizer(), "--api-key-file", keyFile, "--out", out)
+	if code != 1 || !strings.Contains(stderr, "key [api key] is not allowed") || strings.Contains(stderr+stdout, sentinelKey) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	checkNoKey(t, out)
+}
