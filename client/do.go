@@ -129,7 +129,11 @@ func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Res
 			k.written.Store(0)
 		}
 		r.DoneNS = clock()
-		r.ErrorClass, r.ErrorMessage = k.cut(ErrConnect, err, connectMessage(err), &r)
+		class := ErrConnect
+		if TLSFailure(err) {
+			class = ErrTLS
+		}
+		r.ErrorClass, r.ErrorMessage = k.cut(class, err, connectMessage(err), &r)
 		return r
 	}
 	defer hresp.Body.Close()

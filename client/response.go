@@ -8,8 +8,12 @@ import (
 
 // Error classes, the only values Response.ErrorClass takes besides "" (success).
 const (
-	// ErrConnect: no response at all (dial, TLS, connection refused or reset before headers).
+	// ErrConnect: no response at all (dial, connection refused or reset before headers).
 	ErrConnect = "connect"
+	// ErrTLS: the TLS handshake failed: a certificate that does not verify (unknown
+	// authority, other names, expired) or a handshake the two sides could not complete. The
+	// fix is in this side's settings or the server's certificate, not its load (TLSFailure).
+	ErrTLS = "tls"
 	// ErrHTTP429: the server answered 429 (overloaded, rate limited), or a stream error with
 	// code 429.
 	ErrHTTP429 = "http_429"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // tlsConfig builds the TLS settings of https endpoints: the system roots, plus cfg.CAFile's
@@ -28,6 +29,27 @@ func tlsConfig(cfg Config) (*tls.Config, error) {
 	}
 	t.RootCAs = pool
 	return t, nil
+}
+
+// TLSFailure reports whether err is the TLS handshake's failure: a certificate this side does
+// not accept (crypto/tls's CertificateVerificationError, or x509's own errors where a custom
+// verifier returns them), an alert the server sent, or an answer that is no TLS record (an
+// https URL to a plain-http port, which net/http's transport reports as a plain error of its
+// own words, without the tls.RecordHeaderError behind it).
+func TLSFailure(err error) bool {
+	if err != nil && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		return true
+	}
+	var (
+		cve     *tls.CertificateVerificationError
+		alert   tls.AlertError
+		record  tls.RecordHeaderError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+	)
+	return errors.As(err, &cve) || errors.As(err, &alert) || errors.As(err, &record) ||
+		errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
 }
 
 // connectMessage explains a failure before any answer. A certificate the client does not

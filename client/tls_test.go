@@ -31,7 +31,7 @@ func TestTLS(t *testing.T) {
 	}
 	r := do(nil)
 	want := "TLS: x509: certificate signed by unknown authority (give --ca-file with the server's CA, or --insecure)"
-	if r.ErrorClass != ErrConnect || r.ErrorMessage != want {
+	if r.ErrorClass != ErrTLS || r.ErrorMessage != want {
 		t.Fatalf("default: %q %q", r.ErrorClass, r.ErrorMessage)
 	}
 	ca := filepath.Join(t.TempDir(), "ca.pem")
@@ -47,7 +47,7 @@ func TestTLS(t *testing.T) {
 	// A trusted certificate for other names (httptest's lists 127.0.0.1 and example.com).
 	host := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
 	r = newClient(t, host, APIChat, func(c *Config) { c.CAFile = ca }).Do(context.Background(), Request{Prompt: "x"}, newClock())
-	if r.ErrorClass != ErrConnect || !strings.HasPrefix(r.ErrorMessage, "TLS: x509: certificate is valid for") ||
+	if r.ErrorClass != ErrTLS || !strings.HasPrefix(r.ErrorMessage, "TLS: x509: certificate is valid for") ||
 		!strings.HasSuffix(r.ErrorMessage, "(the certificate is for other names: connect by one it lists, or give --insecure)") {
 		t.Fatalf("host name: %q %q", r.ErrorClass, r.ErrorMessage)
 	}
@@ -65,5 +65,17 @@ func TestTLSBadCAFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("CA file %s: error %v", path, err)
 		}
+	}
+}
+
+// An https URL to a plain-http port fails the handshake: that is a TLS failure, not a
+// connect one (the fix is the URL's scheme).
+func TestTLSToPlainPort(t *testing.T) {
+	srv := httptest.NewServer(vllmChat(2, 0, nil))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "https://", 1)
+	r := newClient(t, u, APIChat, nil).Do(context.Background(), Request{Prompt: "x", MaxTokens: 2}, newClock())
+	if r.ErrorClass != ErrTLS {
+		t.Fatalf("https to a plain port: %q %q, want %q", r.ErrorClass, r.ErrorMessage, ErrTLS)
 	}
 }

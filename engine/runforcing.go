@@ -37,6 +37,9 @@ type Forcing struct {
 	Note   string
 	Fields map[string]any
 	Probe  string
+	// ProbeStatus is the probe's HTTP status (0 when none was sent or none came): a 404 says
+	// the run's route is not there.
+	ProbeStatus int
 }
 
 // hasForcing reports whether extra holds one of the withheld fields, which force the output
@@ -109,7 +112,7 @@ func (c Choice) Force(ctx context.Context, hc *http.Client, baseURL string, s Fo
 		fmt.Fprintf(w, "replay: warning: %v; output lengths may not be forced\n", err)
 		return f, nil
 	}
-	f.Probe = res.Note
+	f.Probe, f.ProbeStatus = res.Note, res.Status
 	if res.Forced {
 		f.Forced, f.Note = true, "forced"
 		if userForcing {

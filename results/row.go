@@ -43,7 +43,7 @@ type Row struct {
 	CompletionTokens int32 `parquet:"completion_tokens,delta"`
 	CachedTokens     int32 `parquet:"cached_tokens,delta"`
 	HTTPStatus       int32 `parquet:"http_status,delta"`
-	// ErrorClass is empty on success, else one of connect, http_429, http_4xx, http_5xx,
+	// ErrorClass is empty on success, else one of connect, tls, http_429, http_4xx, http_5xx,
 	// stream_broken, bad_stream, short, timeout, canceled, client.
 	ErrorClass   string `parquet:"error_class,optional,dict"`
 	ErrorMessage string `parquet:"error_message,optional"`

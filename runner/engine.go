@@ -146,6 +146,10 @@ func (s *engineState) force(ctx context.Context, cfg Config, model string) (map[
 	if err != nil {
 		return nil, err
 	}
+	if f.ProbeStatus == http.StatusNotFound { // the route every request would go to is not there
+		return nil, setupf("the endpoint answered HTTP 404 to the forcing probe's POST under %s (%s): is --endpoint the API root (such as http://host:8000/v1), --api one it serves, and --model a model it serves?",
+			s.base, f.Probe)
+	}
 	s.info.Forced, s.info.Forcing, s.info.ForceFields, s.info.Probe = f.Forced, f.Note, f.Fields, f.Probe
 	return f.Extra, nil
 }

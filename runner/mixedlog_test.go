@@ -77,7 +77,7 @@ func testMixedLog(t *testing.T, name string) {
 	rec := &apiRecorder{next: srv, tok: tok, tpl: tpl, got: map[string]recorded{}}
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
-	cfg := Config{Trace: tracePath, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: "m"}, Tokenizer: tokPath,
+	cfg := Config{Trace: tracePath, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: sc.ModelName}, Tokenizer: tokPath,
 		Options: OptionsLogged, MetricsURL: "none", MaxLateness: -1, Checks: "none", Stderr: io.Discard, Stdout: io.Discard}
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/samples"
 	"github.com/llm-replay/replay/scheduler"
@@ -89,7 +89,7 @@ func (p *plan) apiOf(i int, def string) string {
 func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	p := &plan{slo: cfg.SLO}
 	var err error
-	if p.tokPath, err = resolveTokenizer(cfg); err != nil {
+	if p.tokPath, err = resolveTokenizer(ctx, cfg, nil); err != nil {
 		return nil, err
 	}
 	if p.tok, err = tokenizer.Load(p.tokPath); err != nil {
@@ -180,12 +180,16 @@ func resolveTrace(cfg Config, tokPath string) (string, []trace.Record, error) {
 	return DefaultWorkload, recs, err
 }
 
-func resolveTokenizer(cfg Config) (string, error) {
+// resolveTokenizer is the tokenizer to count with: --tokenizer (a path, or a Hugging Face
+// repository id, FindTokenizer), else against an endpoint the one it names for its model
+// (servedTokenizer, from served, its /v1/models answer, when the caller has it), else the
+// embedded sample against the simulator.
+func resolveTokenizer(ctx context.Context, cfg Config, served *engine.Served) (string, error) {
 	if cfg.Tokenizer != "" {
-		return cfg.Tokenizer, nil
+		return FindTokenizer(ctx, cfg.Tokenizer, cfg.Stderr)
 	}
 	if cfg.Client.BaseURL != "" {
-		return "", errors.New("--tokenizer is required with --endpoint: prompt lengths must be counted by the served model's own tokenizer (give its tokenizer.json or Hugging Face folder)")
+		return servedTokenizer(ctx, cfg, served)
 	}
 	p, err := samples.Extract(samples.Tokenizer, filepath.Join(cfg.Out, ".sample"))
 	if err != nil {

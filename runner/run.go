@@ -158,6 +158,11 @@ type Config struct {
 	// An error from either ends the run there. Nil for none.
 	OnPlan  func(Plan) error
 	OnStart func(context.Context, Target) error
+	// DryRun does everything before the first send (the trace's window, the tokenizer, the
+	// prompts, each endpoint's preflight, engine and forcing probe, the behaviour checks),
+	// then writes what would be sent to Stdout and returns (nil, nil): no request of the run is
+	// sent and no run file is written.
+	DryRun bool
 	// Resume goes on from the killed or stopped run in Out (resume.go): its rows are kept
 	// once, the requests it sent that never finished are counted lost at the kill, and the
 	// requests it never sent are sent from where the schedule stopped. The settings must be
@@ -214,8 +219,15 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	served, err := preflight(ctx, cfg, eps)
+	if err != nil {
+		return nil, err
+	}
 	pcfg := cfg // prepared as for the first endpoint: a real one's tokenizer must be the served model's
-	pcfg.Client.BaseURL = eps[0].URL
+	pcfg.Client.BaseURL, pcfg.Client.Model, pcfg.Client.APIKey = eps[0].URL, eps[0].Model, eps[0].APIKey
+	if pcfg.Tokenizer, err = resolveTokenizer(ctx, pcfg, firstServed(served)); err != nil {
+		return nil, err
+	}
 	p, err := prepare(ctx, pcfg, true)
 	if err != nil {
 		return nil, err
@@ -242,6 +254,9 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if err := probeLegs(ctx, legs); err != nil {
 		return nil, err
+	}
+	if cfg.DryRun {
+		return nil, dryRun(cfg, p, legs)
 	}
 	if err := execute(ctx, cfg, p, legs); err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 // Limit), or without a Trace the default workload's, a request log counted with cfg's
 // tokenizer (the embedded sample's against the simulator, extracted under cfg.Out).
 func Window(cfg Config) (string, []trace.Record, error) {
-	tok, err := resolveTokenizer(cfg)
+	tok, err := resolveTokenizer(context.Background(), cfg, nil)
 	if err != nil {
 		return "", nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/tracestat"
 )
 
@@ -46,7 +47,7 @@ func (f *cacheSimFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.gib, "capacity-gib", "", "cache capacity in GiB of KV cache (a list or a range, as --capacity-blocks), converted to whole blocks with --kv-bytes-per-token or --model-config and the trace's block size")
 	fs.IntVar(&f.kvBytes, "kv-bytes-per-token", 0, "KV cache bytes one token takes (2 x layers x KV heads x head dim x bytes per element), to convert blocks and GiB")
 	fs.StringVar(&f.modelConfig, "model-config", "", "the model's Hugging Face config.json (or its folder), giving --kv-bytes-per-token from its layers, KV heads, head dim and torch_dtype")
-	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer.json or folder, to count and hash the prompts")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer (a Hugging Face repo id ORG/NAME, a tokenizer.json or its folder), to count and hash the prompts")
 }
 
 func setupCacheSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
@@ -62,7 +63,11 @@ func setupCacheSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []
 		if err != nil {
 			return err
 		}
-		opts.Tokenizer = f.tokenizer
+		if f.tokenizer != "" {
+			if opts.Tokenizer, err = runner.FindTokenizer(ctx, f.tokenizer, std.stderr); err != nil {
+				return err
+			}
+		}
 		sizes, err := f.sizes()
 		if err != nil {
 			return err

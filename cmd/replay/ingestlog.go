@@ -9,6 +9,7 @@ import (
 
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/requestlog"
+	"github.com/llm-replay/replay/runner"
 )
 
 // logFlags are `replay ingest`'s flags for request logs (--format openai-log).
@@ -18,7 +19,7 @@ type logFlags struct {
 }
 
 func (f *logFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer.json or its folder; its tokenizer_config.json gives the chat template")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "request logs (openai-log): the served model's tokenizer (a Hugging Face repo id ORG/NAME, a tokenizer.json or its folder); its tokenizer_config.json gives the chat template")
 	fs.StringVar(&f.export, "export", "", "request logs: write --out in this shape instead of the normalized trace (mooncake: JSONL with timestamp ms, input_length, output_length, hash_ids renumbered densely, and each request's options: streaming, sampling, stop, tools, response_format, status, cancellation; the normalized trace has them in its options column)")
 	fs.StringVar(&f.hashKeyFile, "hash-key-file", "", "request logs: key for the prefix block hashes (raw bytes or hex); default a random key, shown nowhere, so hashes cannot be looked up in a dictionary")
 	fs.BoolVar(&f.keepText, "keep-text", false, "request logs: keep the text: the prompt (template applied) and response, in the Mooncake lines as prompt/response or beside a Parquet trace in OUT.text.jsonl; in the options, the logged body verbatim (for run --body verbatim) and the tools' and JSON schemas' descriptions, titles and enum values as written. Default: no text at all; those are replaced by synthetic text of the same token length. Tool and property names, types, patterns, tool_choice and stop strings are kept either way: they are configuration, not content")
@@ -51,6 +52,9 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 	}
 	m, err := requestlog.ParseMap(in.mapping)
 	if err != nil {
+		return err
+	}
+	if lf.tokenizer, err = runner.FindTokenizer(ctx, lf.tokenizer, std.stderr); err != nil {
 		return err
 	}
 	shape, observe := o.shape()

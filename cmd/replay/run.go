@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -24,14 +25,19 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "Replay a trace against an endpoint (or the built-in simulator), open loop and on time",
-		usage:   "[--trace FILE] [--endpoint URL --model NAME --tokenizer FILE] [--speed X] --out DIR",
+		usage:   "[--trace FILE] [--endpoint URL --model NAME [--tokenizer ORG/NAME|FILE]] [--speed X] [--dry-run] --out DIR",
 		example: `  # the default generated workload (replay gen, seed 1) against the built-in simulator
   replay run --speed 4 --out out/
+
+  # against a vLLM server: the model name is enough (its tokenizer is the one vLLM names,
+  # from the Hugging Face cache, else the hub); --dry-run checks everything and sends nothing
+  replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000 --model Qwen/Qwen3-8B --out runs/qwen3
+  replay run --dry-run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000 --model Qwen/Qwen3-8B
 
   # yesterday's traffic at 2x against a vLLM server, with an SLO
   export OPENAI_API_KEY=...    # only if the server wants one
   replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 \
-      --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B --api chat \
+      --model Qwen/Qwen3-8B --tokenizer Qwen/Qwen3-8B --api chat \
       --speed 2 --slo ttft=500ms,itl=60ms --api-key-env OPENAI_API_KEY --out runs/qwen3-2x
 
   # a gateway's raw request log, counted with the served model's tokenizer and chat template;
@@ -99,7 +105,7 @@ func (f *runFlags) addTarget(fs *pflag.FlagSet) {
 	cfg := &f.cfg
 	fs.StringArrayVar(&f.targets.endpoints, "endpoint", nil, endpointUsage)
 	fs.StringArrayVar(&f.targets.models, "model", nil, modelUsage)
-	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer.json or Hugging Face folder (required with --endpoint)")
+	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer: its Hugging Face repo id (ORG/NAME[@REVISION], from the Hugging Face cache, else fetched from the hub into it; HF_TOKEN for gated models, HF_HUB_OFFLINE=1 never fetches), its tokenizer.json or its folder (default with --endpoint: the one the endpoint names for its model, e.g. vLLM's /v1/models root)")
 	fs.StringVar(&cfg.Client.API, "api", client.APICompletions, "the API of requests whose trace names none: chat, completions, responses, messages or embeddings (a request log's requests go to the API each was logged against)")
 	fs.BoolVar(&cfg.APIOverride, "api-override", false, "send every request to --api, whatever API it was logged against")
 }
@@ -238,12 +244,16 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 	checks := fs.String("checks", runner.ChecksAuto, "behaviour checks probed before the warmup (streaming, stop, max_tokens, sampling; all adds tool calls and json_schema), and overload (Retry-After) over the run's answers: "+strings.Join(runner.ChecksLevels, ", ")+" (auto: basic against an endpoint, none against the built-in simulator or in a --shard run); a failed check is reported, and exits 4 only under --require checks")
 	tokCheck := fs.String("tokenize-check", runner.TokenizeAuto, "after the measured run, ask the endpoint's own tokenize route (llama.cpp's /apply-template and /tokenize, vLLM's /tokenize) how many tokens each sent prompt is and compare with replay's count: auto (on when the engine is known to serve one), none, on; at most 2000 prompts, evenly spaced, are checked, and a plan built as the run went (too large to keep its prompts) is not checked")
 	calibration := fs.String("calibration", "", "replay calibrate's calibration.json: split each TTFT into the predicted prefill of one request alone and queueing (summary, report, queueing.csv)")
+	dry := fs.Bool("dry-run", false, "do everything before the first send (read the trace and its window, load the tokenizer, build the prompts, check the endpoint, detect its engine, probe its forcing and run the behaviour checks), print what would be sent, and exit 0 without sending it (--out may be left out)")
 	var rc runConfigFlags
 	rc.add(fs)
 	return func(ctx context.Context, args []string) error {
 		resume, err := rc.apply(fs)
 		if err != nil {
 			return err
+		}
+		if *dry {
+			return dryRun(ctx, fs, config, args)
 		}
 		cfg, err := config(args)
 		if err != nil {
@@ -278,6 +288,35 @@ func setupRun(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 		sum, err := runner.Run(ctx, cfg)
 		return req.gate(runExit(err), sum, nil)
 	}
+}
+
+// dryRun is `replay run --dry-run`: the run up to its first send, into a folder of its own
+// when --out is not given (removed after), and no run.yaml.
+func dryRun(ctx context.Context, fs *pflag.FlagSet, config func([]string) (runner.Config, error), args []string) error {
+	if !fs.Changed("out") {
+		tmp, err := os.MkdirTemp("", "replay-dry-run-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		if err := fs.Set("out", tmp); err != nil {
+			return err
+		}
+	}
+	cfg, err := config(args)
+	if err != nil {
+		return err
+	}
+	cfg.DryRun, cfg.Checks, cfg.TokenizeCheck = true, fs.Lookup("checks").Value.String(), runner.TokenizeNone
+	if err := runner.CheckChecks(cfg.Checks); err != nil {
+		return err
+	}
+	if len(cfg.Endpoints) > 1 {
+		_, err = runner.RunEndpoints(ctx, cfg)
+		return err
+	}
+	_, err = runner.Run(ctx, cfg)
+	return err
 }
 
 // runExitCodes is the exit-code table of --help for run and sweep.

@@ -29,7 +29,7 @@ func init() {
 func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	cfg := sim.DefaultConfig()
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
-	tokPath := fs.String("tokenizer", "", "the served model's tokenizer.json or folder: count prompts as a real server does (BOS, the chat template with its tools and tool calls); without it prompt counts are approximate (about 4 bytes a token)")
+	tokPath := fs.String("tokenizer", "", "the served model's tokenizer (a Hugging Face repo id ORG/NAME, a tokenizer.json or its folder): count prompts as a real server does (BOS, the chat template with its tools and tool calls); without it prompt counts are approximate (about 4 bytes a token)")
 	arrivalLog := fs.String("arrival-log", "", "write each API request's arrival (chat, completions, responses, messages, embeddings) to FILE as it comes, on the server's clock: '<unix ns>\\t<X-Request-Id>\\t<socket unix ns>\\t<traceparent>' a line, the first when the handler starts, the third when the request's bytes reached the kernel (0 where unknown), the last the request's W3C traceparent header ('-' when none)")
 	addSimFlags(fs, &cfg, "")
 	return func(ctx context.Context, args []string) error {
@@ -37,6 +37,10 @@ func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 			return fmt.Errorf("unexpected arguments %q", args)
 		}
 		if *tokPath != "" {
+			var err error
+			if *tokPath, err = runner.FindTokenizer(ctx, *tokPath, std.stderr); err != nil {
+				return err
+			}
 			tk, err := tokenizer.Load(*tokPath)
 			if err != nil {
 				return err

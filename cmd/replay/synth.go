@@ -11,6 +11,7 @@ import (
 
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
@@ -31,7 +32,7 @@ func init() {
 func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	var in ingestFlags
 	in.add(fs)
-	tokPath := fs.String("tokenizer", "", "tokenizer.json, or a folder with tokenizer.json and tokenizer_config.json (required)")
+	tokPath := fs.String("tokenizer", "", "a Hugging Face repo id (ORG/NAME[@REVISION]), a tokenizer.json, or a folder with tokenizer.json and tokenizer_config.json (required)")
 	out := fs.String("out", "", "JSON lines file to write, one request per line (required)")
 	seed := fs.Uint64("seed", 0, "seed for the prompt words; the same seed and trace give byte-identical prompts")
 	var maxPrompt, limit, overhead, workers int
@@ -53,6 +54,9 @@ func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 		}
 		if *out == "" {
 			return errors.New("--out is required")
+		}
+		if *tokPath, err = runner.FindTokenizer(ctx, *tokPath, std.stderr); err != nil {
+			return err
 		}
 		cfg := synth.Config{Seed: *seed, BlockSize: in.blockSize, MaxPromptTokens: maxPrompt, API: synth.API(*api)}
 		if cfg.API == synth.APIChat {

@@ -5,17 +5,20 @@ import (
 	"encoding/pem"
 	"io"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/llm-replay/replay/sim"
 )
 
-// An https endpoint with a self-signed certificate is refused by default, with an error that
-// says what to do, and accepted with its certificate as --ca-file.
+// An https endpoint with a self-signed certificate is refused before the first send (exit 1,
+// no request on the API's routes) with an error that says what to do, and accepted with its
+// certificate as --ca-file.
 func TestTLSSelfSigned(t *testing.T) {
 	sc := sim.DefaultConfig()
 	sc.ZeroCost = true
@@ -24,7 +27,13 @@ func TestTLSSelfSigned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	ts := httptest.NewUnstartedServer(srv)
+	var sent atomic.Int64 // requests that reached the API's routes
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			sent.Add(1)
+		}
+		srv.ServeHTTP(w, r)
+	}))
 	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
 	ts.StartTLS()
 	defer ts.Close()
@@ -35,14 +44,15 @@ func TestTLSSelfSigned(t *testing.T) {
 	bin := replayBin(t)
 	trace := writeRateTrace(t, 10, 50, 4)
 
-	code, out, stderr, _ := runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none", "--max-lateness", "0")
-	if code != 3 {
-		t.Fatalf("self-signed, no --ca-file: exit %d, want 3:\n%s", code, stderr)
+	code, out, stderr, _ := runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none", "--max-lateness", "0", "--max-error-rate", "1")
+	if code != 1 || !strings.Contains(stderr, "the endpoint's certificate does not verify (") || !strings.Contains(stderr, "pass --ca-file FILE") {
+		t.Fatalf("self-signed, no --ca-file: exit %d, want 1 naming --ca-file:\n%s", code, stderr)
 	}
-	s := readRunSummary(t, out)
-	msg := s.ErrorSamples["connect"]
-	if s.Errors["connect"] != 10 || !strings.Contains(msg, "certificate") || !strings.Contains(msg, "--ca-file") {
-		t.Fatalf("errors %v, message %q: want every request refused on its certificate, pointing at --ca-file", s.Errors, msg)
+	if n := sent.Load(); n != 0 {
+		t.Fatalf("%d requests reached the endpoint's API before the refusal, want 0", n)
+	}
+	if _, err := os.Stat(filepath.Join(out, "requests.parquet")); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote requests.parquet (%v)", err)
 	}
 
 	code, out, stderr, _ = runAgainst(t, bin, ts.URL+"/v1", trace, 0, "--metrics-url", "none", "--ca-file", ca, "--max-lateness", "0")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
@@ -18,7 +19,7 @@ func init() {
 		example: "  echo '{\"text\": \"Hello world\"}' | replay tokenize --tokenizer samples/tokenizer/mistral/tokenizer.json\n" +
 			"  replay tokenize --tokenizer ~/models/llama3/ --special < prompts.jsonl > ids.jsonl",
 		setup: func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
-			path := fs.String("tokenizer", "", "tokenizer.json file, or a folder holding one (Hugging Face layout)")
+			path := fs.String("tokenizer", "", "a Hugging Face repo id (ORG/NAME[@REVISION]), a tokenizer.json file, or a folder holding one")
 			special := fs.Bool("special", false, "add the special tokens of the post-processor (BOS etc.)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -27,7 +28,11 @@ func init() {
 				if *path == "" {
 					return errors.New("--tokenizer is required")
 				}
-				tk, err := tokenizer.Load(*path)
+				p, err := runner.FindTokenizer(ctx, *path, std.stderr)
+				if err != nil {
+					return err
+				}
+				tk, err := tokenizer.Load(p)
 				if err != nil {
 					return err
 				}

@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"checkresult":      {},              // what a behaviour check found and its views; no probing code
 	"stats":            {},              // the statistics of comparing runs, on plain samples
 	"runfolder":        {},              // a run folder's file names and its one atomic write
+	"hfhub":            {},              // the Hugging Face cache's layout and the hub's download protocol; never tokenizes
 	"checks":           {"checkresult"}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
@@ -76,7 +77,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "ingest", "internal/gchold", "live", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "hfhub", "ingest", "internal/gchold", "live", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "telemetry", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file

@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/engine"
+)
+
+// ErrSetup is wrapped by the error of a setup mistake found before the run's first send (a
+// certificate that does not verify, a key the endpoint refuses, a model it does not serve):
+// nothing was sent, and the message names the fix.
+var ErrSetup = errors.New("setup")
+
+// setupError is a setup mistake's message, which is ErrSetup without saying so.
+type setupError struct{ msg string }
+
+func (e setupError) Error() string        { return e.msg }
+func (e setupError) Is(target error) bool { return target == ErrSetup }
+
+func setupf(format string, a ...any) error { return setupError{fmt.Sprintf(format, a...)} }
+
+// preflight asks each real endpoint GET /v1/models before anything is built or sent, and
+// stops the run on what would only make every request fail: a certificate that does not
+// verify, a 401 or 403, a model the endpoint does not list (when it lists models). What it
+// cannot tell (no answer in time, no model list) is left to the run, whose rows keep their
+// classes. It returns each endpoint's answer (the tokenizer's name may come from it); nil
+// against the simulator, which needs none.
+func preflight(ctx context.Context, cfg Config, eps []Endpoint) ([]engine.Served, error) {
+	if eps[0].URL == "" {
+		return nil, nil
+	}
+	out := make([]engine.Served, len(eps))
+	for i, e := range eps {
+		s, err := preflightOne(ctx, cfg, e)
+		if err != nil {
+			if e.Label != "" {
+				err = fmt.Errorf("endpoint %s: %w", e.Label, err)
+			}
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// preflightOne is one endpoint's GET /v1/models, judged.
+func preflightOne(ctx context.Context, cfg Config, e Endpoint) (engine.Served, error) {
+	base, err := baseURL(e.URL)
+	if err != nil {
+		return engine.Served{}, err
+	}
+	hc, err := preflightClient(cfg, e, base)
+	if err != nil {
+		return engine.Served{}, err
+	}
+	s := engine.ListModels(ctx, hc, base)
+	if err := ctx.Err(); err != nil {
+		return s, err
+	}
+	switch {
+	case s.Err != nil && client.TLSFailure(s.Err):
+		return s, setupf("the endpoint's certificate does not verify (%v): pass --ca-file FILE with the CA that signed it (or --insecure to skip the check)", tlsCause(s.Err))
+	case s.Status == http.StatusUnauthorized || s.Status == http.StatusForbidden:
+		return s, setupf("the endpoint refused %s (HTTP %d on GET %s: %s): pass its API key with --api-key-env NAME (the variable holding it) or --api-key-file FILE",
+			keyNote(e.APIKey), s.Status, s.URL, withoutKey(s.Body, e.APIKey))
+	case e.Model == "" && s.Listed:
+		return s, setupf("--model is required with --endpoint: %s serves %s", base, modelList(s))
+	case e.Model != "" && s.Listed && !s.Lists(e.Model):
+		return s, setupf("model %q is not served at %s: its /v1/models lists %s (pass one with --model)", e.Model, base, modelList(s))
+	}
+	return s, nil
+}
+
+// preflightClient is an HTTP client with the run's TLS settings and the endpoint's key.
+func preflightClient(cfg Config, e Endpoint, base string) (*http.Client, error) {
+	ccfg := cfg.Client
+	ccfg.BaseURL, ccfg.Model, ccfg.APIKey = base, e.Model, e.APIKey
+	if ccfg.Model == "" {
+		ccfg.Model = "-" // only the transport is used
+	}
+	c, err := client.New(ccfg)
+	if err != nil {
+		return nil, err
+	}
+	return engine.WithBearer(&http.Client{Transport: transportOf(c)}, e.APIKey), nil
+}
+
+// tlsCause is the TLS error without the request's words around it.
+func tlsCause(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": tls: "); i >= 0 {
+		return msg[i+2:]
+	}
+	if i := strings.Index(msg, "x509: "); i >= 0 {
+		return msg[i:]
+	}
+	return msg
+}
+
+// withoutKey is text with the key taken out (a server may quote a credential back).
+func withoutKey(text, key string) string {
+	if key == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, key, "[api key]")
+}
+
+// keyNote says which key was refused, never the key.
+func keyNote(key string) string {
+	if key == "" {
+		return "a request without an API key"
+	}
+	return "the API key given"
+}
+
+// modelList is the listed models, at most ten of them.
+func modelList(s engine.Served) string {
+	ids := s.IDs()
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%q", ids[i])
+	}
+	if len(ids) > 10 {
+		return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// firstServed is the first endpoint's /v1/models answer, nil when none was asked.
+func firstServed(s []engine.Served) *engine.Served {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
