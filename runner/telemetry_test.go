@@ -22,7 +22,12 @@ func TestTraceContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := func(edit func(*Config)) map[string]string {
-		_, out, _ := engineRun(t, url, 12, edit)
+		_, out, _ := engineRun(t, url, 12, func(c *Config) {
+			c.Client.Model = "replay-sim" // the simulator's listed model: the preflight refuses others
+			if edit != nil {
+				edit(c)
+			}
+		})
 		rows, err := rowfile.ReadAll(filepath.Join(out, runfolder.Requests))
 		if err != nil {
 			t.Fatal(err)
