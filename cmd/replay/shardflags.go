@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -40,7 +41,7 @@ func (f *shardFlags) apply(cfg *runner.Config, stderr io.Writer) error {
 		return err
 	}
 	k, n := sh.K, sh.N
-	if sh.From != "--shard "+f.shard {
+	if strings.HasPrefix(strings.TrimSpace(f.shard), "auto") {
 		fmt.Fprintf(stderr, "replay: --shard %s: shard %d of %d (%s)\n", f.shard, k, n, sh.From)
 	}
 	if n > 1 && f.startAt == "" {
