@@ -242,7 +242,8 @@ say "trace of $rows requests; 4 tasks and the merge took $(since "$t_submit" "$t
 
 # 2. One task fails: task 2 gets a bad --speed (through REPLAY_BIN, a wrapper), so it exits
 # at once; the merge must be cancelled, never run, and the script must say which task and why.
-# The other tasks' timing is not what this part checks (--max-lateness 0: not judged).
+# The other tasks' timing is not what this part checks (--max-lateness 0: not judged), so
+# its lead is short.
 cat >"$work/replay-fail-2" <<EOF
 #!/bin/bash
 [[ \$SLURM_ARRAY_TASK_ID == 2 ]] && exec "$work/replay" "\$@" --speed fast
@@ -251,7 +252,7 @@ EOF
 chmod +x "$work/replay-fail-2"
 port=$(free_port)
 start_sim "$port"
-submit "$work/fail" "$lead" "$work/replay-fail-2" --trace "$work/trace.jsonl" $(run_flags "$port") --limit 20 --max-lateness 0
+submit "$work/fail" 1 "$work/replay-fail-2" --trace "$work/trace.jsonl" $(run_flags "$port") --limit 20 --max-lateness 0
 state=$(wait_merge "$array" "$merge" 60)
 report=$(failed_tasks "$array" 4 "$work/fail" 2>&1 >/dev/null)
 echo "$report" >&2
