@@ -1,6 +1,7 @@
 // Package shard owns what makes one replay run on N machines one replay: a shard's identity
 // (which share of which trace, scheduled from which shared instant, shard.json in its folder),
-// the --shard K/N and --start-at TIME flag values, and the exact merge of the shards' folders
+// the --shard K/N (or auto: K and N from the scheduler that started the process, auto.go) and
+// --start-at TIME flag values, and the exact merge of the shards' folders
 // into one run folder (`replay merge`).
 //
 // Why a package of its own: the scheduler only splits a schedule (scheduler.Config.Shard,

@@ -50,6 +50,13 @@ func init() {
       --endpoint new=http://10.0.0.2:8000/v1 --model Qwen/Qwen3-8B --tokenizer ~/models/Qwen3-8B \
       --speed 2 --out runs/migration    # runs/migration/{old,new}/, compare.json, compare.html
 
+  # one shard of 4 in a Slurm job array (sbatch --array=0-3; deploy/slurm) or a Kubernetes
+  # Indexed Job (REPLAY_SHARDS=4; deploy/k8s): K and N from the scheduler, every shard
+  # scheduled from one instant the submitter chose; replay merge then makes one run of them
+  replay run --trace trace.parquet --endpoint http://vllm:8000/v1 --model Qwen/Qwen3-8B \
+      --tokenizer ~/models/Qwen3-8B --shard auto --start-at "$REPLAY_START_AT" \
+      --out /shared/run1/shard-$SLURM_ARRAY_TASK_ID
+
   # ... as a CI gate: every endpoint within the SLO, new at most 10% slower at p95 than old,
   # and every behaviour check passed (probed before the warmup; --checks all adds tool calls
   # and json_schema): exit 4 otherwise, after every file is written
@@ -228,7 +235,7 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	if cfg.Client.StallTimeout < 0 || cfg.Client.Timeout < 0 {
 		return cfg, errors.New("--timeout and --stall-timeout: want 0 (none) or a positive duration")
 	}
-	if err := f.shards.apply(&cfg); err != nil {
+	if err := f.shards.apply(&cfg, f.std.stderr); err != nil {
 		return cfg, err
 	}
 	cfg.Sim = f.sc

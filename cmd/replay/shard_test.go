@@ -220,3 +220,24 @@ func TestShardStartedLate(t *testing.T) {
 	}
 	t.Logf("late shard's worst lateness %v; merged verdict %q", worst.Round(time.Millisecond), s.Verdict)
 }
+
+// --shard auto takes its share from the scheduler's environment and says which it took; with
+// no scheduler's variables it exits 1 saying what it looked for. (shard's own tests cover
+// every combination; this is the command's wiring.)
+func TestShardAuto(t *testing.T) {
+	for _, v := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
+		"SLURM_ARRAY_TASK_STEP", "SLURM_JOB_ID", "JOB_COMPLETION_INDEX", "REPLAY_SHARDS"} {
+		t.Setenv(v, "")
+	}
+	code, _, stderr := runCLI(t, "run", "--shard", "auto", "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "--shard auto: no scheduler's index") || !strings.Contains(stderr, "SLURM_ARRAY_TASK_ID") {
+		t.Fatalf("no scheduler: exit %d, stderr %q; want 1 and what --shard auto looked for", code, stderr)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "3")
+	t.Setenv("SLURM_ARRAY_TASK_COUNT", "4")
+	code, _, stderr = runCLI(t, "run", "--shard", "auto", "--out", t.TempDir()) // no --start-at: refused after the share is read
+	if code != 1 || !strings.Contains(stderr, "replay: --shard auto: shard 3 of 4 (SLURM_ARRAY_TASK_ID=3 of SLURM_ARRAY_TASK_COUNT=4)") ||
+		!strings.Contains(stderr, "--shard needs --start-at") {
+		t.Fatalf("a Slurm task: exit %d, stderr %q; want its share said, then --start-at asked for", code, stderr)
+	}
+}

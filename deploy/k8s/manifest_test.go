@@ -118,9 +118,7 @@ func TestJob(t *testing.T) {
 	c := &pod.Containers[0]
 	checkEnvRefs(t, c)
 	checkIndexEnv(t, c)
-	if got, want := flag(t, c, "--shard"), fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", n); got != want {
-		t.Errorf("--shard %q: want %q (completions is %d)", got, want, n)
-	}
+	checkShard(t, c, n)
 	checkStart(t, c)
 	mounts := checkVolumes(t, pod, c, volumes(t).pvcs)
 	out := flag(t, c, "--out")
@@ -198,6 +196,19 @@ func checkIndexEnv(t *testing.T, c *corev1.Container) {
 	e := env(c, "JOB_COMPLETION_INDEX")
 	if e == nil || e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != indexAnnotation {
 		t.Errorf("env JOB_COMPLETION_INDEX %+v: want it from %s", e, indexAnnotation)
+	}
+}
+
+// checkShard checks that the pod takes its share as a Slurm task does: --shard auto, K from
+// JOB_COMPLETION_INDEX, N from REPLAY_SHARDS set in the pod's env to the Job's completions.
+func checkShard(t *testing.T, c *corev1.Container, n int) {
+	t.Helper()
+	if got := flag(t, c, "--shard"); got != "auto" {
+		t.Errorf("--shard %q: want auto (K and N from the pod's env)", got)
+	}
+	e := env(c, "REPLAY_SHARDS")
+	if e == nil || e.ValueFrom != nil || e.Value != strconv.Itoa(n) {
+		t.Errorf("env REPLAY_SHARDS %+v: want the value %d, the Job's completions", e, n)
 	}
 }
 
