@@ -4,9 +4,11 @@
 # (SLURM_CONF points there; the system's Slurm and munge configuration is never read or
 # touched), then submits deploy/slurm's job array (4 tasks, one shard each, `--shard auto`)
 # and its merge job against a `replay sim` with --arrival-log, exactly as the guide does.
-# Checks, with slurmcheck (main.go here, its own module): the merged run has exactly the
-# request ids of an unsharded replay of the same trace, and the combined schedule's
-# server-clock lateness p99 is within 2 ms. Then an array with one task made to fail (task 2
+# Checks, with slurmcheck (main.go here): the merged run has exactly the
+# request ids of an unsharded replay of the same trace, and the combined schedule as the server
+# saw it: median lateness within 2 ms (a shard that read the start wrong is tens of ms off),
+# p99 within 10 ms of one process's on the same machine (the tail of four senders and the
+# server on two cores is the machine's; the quiet figure is in BENCHMARKS.md, "Shards"). Then an array with one task made to fail (task 2
 # given a bad flag through REPLAY_BIN, a wrapper): the merge job must not run, and the script
 # names the task and its stderr file. Every daemon it started is stopped by its pid on exit.
 # Installs Debian's slurmctld, slurmd, slurm-client and munge when missing (about 15 s);
@@ -127,7 +129,7 @@ pids+=($slurmd)
 
 # While the daemons come up: replay, the checker and the trace.
 go build -o "$work/replay" ./cmd/replay
-(cd e2e/slurm && go build -o "$work/slurmcheck" .)
+go build -o "$work/slurmcheck" ./e2e/slurm
 tok=$root/samples/tokenizer/mistral
 "$work/replay" gen --out "$work/trace.jsonl" --duration 8s --rate 60 --seed 7
 rows=$(wc -l <"$work/trace.jsonl")
@@ -225,7 +227,10 @@ port=$(free_port)
 start_sim "$port" --arrival-log "$work/arrivals.tsv"
 shard_sim=$sim_pid
 t_submit=$(date +%s.%N)
-submit "$work/run" "$lead" "$work/replay" --trace "$work/trace.jsonl" $(run_flags "$port")
+# Each task's own verdict is not what decides (--max-lateness 0): four senders and the server
+# share two cores here, and a shard judged client-bound would cancel the merge; slurmcheck
+# judges the merged schedule on the server's clock instead.
+submit "$work/run" "$lead" "$work/replay" --trace "$work/trace.jsonl" $(run_flags "$port") --max-lateness 0
 state=$(wait_merge "$array" "$merge" 90)
 t_merged=$(date +%s.%N)
 if [[ $state != COMPLETED ]]; then
@@ -237,7 +242,7 @@ fi
 stop "$shard_sim" # the arrival log is complete once the sim stops
 for k in 0 1 2 3; do grep -h "^replay: --shard auto" "$work/run/logs/shard-$k.err" >&2 || true; done
 "$work/slurmcheck" --merged "$work/run/merged" --reference "$work/reference" --shard "$work/run/shard-0" \
-  --arrivals "$work/arrivals.tsv" --max-p99 2ms --reference-arrivals "$work/reference-arrivals.tsv" --reference-start "$refstart"
+  --arrivals "$work/arrivals.tsv" --reference-arrivals "$work/reference-arrivals.tsv" --reference-start "$refstart"
 say "trace of $rows requests; 4 tasks and the merge took $(since "$t_submit" "$t_merged") s from submission ($lead s lead)"
 
 # 2. One task fails: task 2 gets a bad --speed (through REPLAY_BIN, a wrapper), so it exits

@@ -31,19 +31,26 @@ func main() {
 	arrivals := flag.String("arrivals", "", "replay sim's --arrival-log of the sharded run")
 	refArrivals := flag.String("reference-arrivals", "", "replay sim's --arrival-log of the unsharded run")
 	refStart := flag.String("reference-start", "", "the unsharded run's --start-at")
-	maxP99 := flag.Duration("max-p99", 2*time.Millisecond, "the largest server-clock lateness p99 that passes")
+	maxP50 := flag.Duration("max-p50", 2*time.Millisecond, "the largest server-clock lateness median that passes: a shard that read the start wrong is off by tens of ms or more")
+	maxTail := flag.Duration("max-p99-over-reference", 10*time.Millisecond, "how far the shards' server-clock p99 may exceed one process's on the same machine and trace")
 	flag.Parse()
-	if err := describeReference(*reference, *refArrivals, *refStart); err != nil {
+	refP99, err := describeReference(*reference, *refArrivals, *refStart)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "slurmcheck:", err)
 		os.Exit(1)
 	}
-	if err := check(*merged, *reference, *shardDir, *arrivals, *maxP99); err != nil {
+	if err := check(*merged, *reference, *shardDir, *arrivals, *maxP50, refP99+float64(*maxTail)/1e6); err != nil {
 		fmt.Fprintln(os.Stderr, "slurmcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func check(merged, reference, shardDir, arrivalLog string, maxP99 time.Duration) error {
+// check holds the merged run to the unsharded one's request ids and its schedule as the server
+// saw it: the median within maxP50 (a start read wrong moves it by tens of milliseconds or
+// more) and the tail within maxP99 ms (one process's own p99 on this machine plus a margin:
+// the tail of four senders and the server on two cores is the machine's, 2.8-8 ms on a CI
+// machine where a quiet one gives about 1 ms; BENCHMARKS.md, "Shards", keeps the quiet figure).
+func check(merged, reference, shardDir, arrivalLog string, maxP50 time.Duration, maxP99 float64) error {
 	rows, err := rowfile.ReadAll(filepath.Join(merged, "requests.parquet"))
 	if err != nil {
 		return err
@@ -69,8 +76,11 @@ func check(merged, reference, shardDir, arrivalLog string, maxP99 time.Duration)
 	}
 	fmt.Printf("merged rows %d = unsharded rows %d, same request ids; the 4 shards' server-clock lateness ms: %s\n",
 		len(rows), len(ref), figures(late))
-	if p99 := pct(late, 99); p99 > float64(maxP99)/1e6 {
-		return fmt.Errorf("server-clock lateness p99 %.3f ms: want at most %v", p99, maxP99)
+	if p50 := pct(late, 50); p50 > float64(maxP50)/1e6 {
+		return fmt.Errorf("server-clock lateness p50 %.3f ms: want at most %v (did a shard read the start wrong?)", p50, maxP50)
+	}
+	if p99 := pct(late, 99); maxP99 > 0 && p99 > maxP99 {
+		return fmt.Errorf("server-clock lateness p99 %.3f ms: want at most %.3f ms (one process's p99 here plus the margin)", p99, maxP99)
 	}
 	if late[0] < -1 {
 		return fmt.Errorf("a request reached the server %.3f ms before its time: a shard read the start wrong", -late[0])
@@ -78,29 +88,30 @@ func check(merged, reference, shardDir, arrivalLog string, maxP99 time.Duration)
 	return nil
 }
 
-// describeReference prints the unsharded run's server-clock lateness, for comparison.
-func describeReference(dir, arrivalLog, start string) error {
+// describeReference prints the unsharded run's server-clock lateness, for comparison, and
+// returns its p99 in ms (0 without an arrival log).
+func describeReference(dir, arrivalLog, start string) (float64, error) {
 	if arrivalLog == "" {
-		return nil
+		return 0, nil
 	}
 	at, err := shard.ParseStartAt(start)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	rows, err := rowfile.ReadAll(filepath.Join(dir, "requests.parquet"))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	arr, err := readArrivals(arrivalLog)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	late, err := lateness(rows, arr, at, arrivalLog)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fmt.Printf("one process, the same trace: server-clock lateness ms: %s\n", figures(late))
-	return nil
+	return pct(late, 99), nil
 }
 
 // lateness is each row's arrival at the server less its instant in the schedule, in ms,

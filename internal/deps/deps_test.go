@@ -89,6 +89,7 @@ var allowed = map[string][]string{
 	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gatewaylog", "gen", "ingest", "internal/outfiles", "otlp", "report", "requestlog", "require", "runfolder", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
+	"e2e/slurm":                  {"results", "results/rowfile", "shard"}, // e2e/slurm/e2e.sh's checker of the merged run
 }
 
 // TestImports checks every package's imports of the module against the table.
