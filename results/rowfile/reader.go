@@ -45,7 +45,14 @@ func ReadAll(path string) ([]results.Row, error) {
 	return rows, nil
 }
 
-func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) (err error) {
+func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) error {
+	return readWith(path, in, size, true, fn)
+}
+
+// readWith is read by the column reader when columnar and the file's columns are all
+// results.Row's own, else by parquet-go's generic reader (the tests and the benchmark
+// compare the two).
+func readWith(path string, in io.ReaderAt, size int64, columnar bool, fn func(results.Row) error) (err error) {
 	row := 0
 	// parquet-go panics on some malformed inputs (and its generic reader panics on schema
 	// errors): turn those into errors that name the file and row.
@@ -67,6 +74,27 @@ func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) (
 	if err != nil {
 		return fmt.Errorf("results: %s: %w", path, err)
 	}
+	if fields, ok := columnFields(pf.Schema()); ok && columnar {
+		err := readColumns(pf, fields, &row, fn)
+		var fe errFn
+		switch {
+		case errors.As(err, &fe):
+			return fmt.Errorf("results: %s: row %d: %w", path, row, fe.err)
+		case err != nil:
+			return fmt.Errorf("results: %s: row %d: %w", path, row, err)
+		case int64(row) != pf.NumRows():
+			return fmt.Errorf("results: %s: read %d rows, footer says %d", path, row, pf.NumRows())
+		}
+		return nil
+	}
+	return readGeneric(path, pf, &row, fn)
+}
+
+// readGeneric reads rows through parquet-go's GenericReader[results.Row], which converts a
+// file of another schema (an older build's) to the row's.
+func readGeneric(path string, pf *parquet.File, rowp *int, fn func(results.Row) error) error {
+	row := *rowp
+	defer func() { *rowp = row }()
 	r := parquet.NewGenericReader[results.Row](pf)
 	defer r.Close()
 	buf := make([]results.Row, readBatch)
