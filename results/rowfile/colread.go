@@ -1,6 +1,7 @@
 package rowfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -172,32 +173,9 @@ func (cr *colReader) fillChunks(c *column, rows []results.Row) error {
 	ends := grow(cr.ends, len(rows))
 	cr.ends = ends
 	for j := range rows {
-		if c.page == nil || c.lvl == c.levels {
-			if err := c.nextPage(); err != nil {
-				return err
-			}
-		}
-		if c.reps[c.lvl] != 0 {
-			return fmt.Errorf("column %s: row starts at repetition level %d, not 0", c.f.path, c.reps[c.lvl])
-		}
-		for first := true; ; first = false {
-			if !first && c.reps[c.lvl] == 0 {
-				break
-			}
-			if c.defs[c.lvl] == c.f.maxDef {
-				block = append(block, c.i64[c.val])
-				c.val++
-			} else if !first {
-				return fmt.Errorf("column %s: a null inside a list", c.f.path)
-			}
-			c.lvl++
-			end, err := c.skipEmpty()
-			if err != nil {
-				return err
-			}
-			if end {
-				break
-			}
+		var err error
+		if block, err = c.appendList(block); err != nil {
+			return err
 		}
 		ends[j] = len(block)
 	}
@@ -238,4 +216,49 @@ func (c *column) skipEmpty() (end bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// appendList appends to dst the values of the list that starts at the column's current level
+// (a row's: repetition level 0), run by run of its levels on each page it spans.
+func (c *column) appendList(dst []int64) ([]int64, error) {
+	if err := c.nextPage(); err != nil {
+		return dst, err
+	}
+	if c.reps[c.lvl] != 0 {
+		return dst, fmt.Errorf("column %s: row starts at repetition level %d, not 0", c.f.path, c.reps[c.lvl])
+	}
+	if c.defs[c.lvl] != c.f.maxDef { // an empty list: one level, no value
+		c.lvl++
+		if c.lvl < c.levels && c.reps[c.lvl] != 0 {
+			return dst, fmt.Errorf("column %s: an empty list with elements", c.f.path)
+		}
+		_, err := c.skipEmpty()
+		return dst, err
+	}
+	for {
+		at := c.lvl
+		end := c.levels
+		if k := bytes.IndexByte(c.reps[at+1:], 0); k >= 0 {
+			end = at + 1 + k
+		}
+		for _, d := range c.defs[at:end] {
+			if d != c.f.maxDef {
+				return dst, fmt.Errorf("column %s: a null inside a list", c.f.path)
+			}
+		}
+		n := end - at
+		if c.val+n > len(c.i64) {
+			return dst, fmt.Errorf("column %s: %d values in a page of %d", c.f.path, c.val+n, len(c.i64))
+		}
+		dst = append(dst, c.i64[c.val:c.val+n]...)
+		c.val, c.lvl = c.val+n, end
+		if end < c.levels {
+			return dst, nil // the next row starts here
+		}
+		// The page ends: the list goes on if the next page continues it (repetition above 0).
+		last, err := c.skipEmpty()
+		if err != nil || last || c.reps[c.lvl] == 0 {
+			return dst, err
+		}
+	}
 }
