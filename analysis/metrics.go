@@ -156,7 +156,8 @@ func (m *Metrics) addSession(r *results.Row) {
 	}
 }
 
-// Add aggregates one row. Warmup rows only count as warmup.
+// Add aggregates one row. Warmup rows only count as warmup. It keeps none of the row's
+// slices (LoadRows's rows may share theirs).
 func (m *Metrics) Add(r *results.Row) {
 	m.closed = false
 	if r.Warmup {

@@ -1,5 +1,5 @@
 // Package runload reads a finished (or cut) run folder's rows for the figures: it makes a
-// cut run whole first (rowfile.Recover), streams requests.parquet (rowfile.Rows) into
+// cut run whole first (rowfile.Recover), streams requests.parquet (rowfile.RowsReused) into
 // analysis' aggregator (analysis.LoadRows), and reads two folders' rows into the paired
 // tests' per-request values.
 //

@@ -8,8 +8,9 @@ import (
 	"github.com/llm-replay/replay/runfolder"
 )
 
-// LoadDir aggregates dir/requests.parquet, streaming its rows, with the rest of the run
-// folder as analysis.LoadRows reads it (summary.json, server_metrics.jsonl, GPU series).
+// LoadDir aggregates dir/requests.parquet, streaming its rows (rowfile.RowsReused: the
+// aggregation keeps no row's slices), with the rest of the run folder as analysis.LoadRows
+// reads it (summary.json, server_metrics.jsonl, GPU series).
 //
 // A run cut before its writer closed is recovered first (rowfile.Recover): requests.parquet
 // is rebuilt from requests.journal and the returned RunInfo is marked Recovered with the
@@ -20,5 +21,5 @@ func LoadDir(dir string, o analysis.Options) (*analysis.Metrics, analysis.RunInf
 	if err != nil {
 		return nil, analysis.RunInfo{}, err
 	}
-	return analysis.LoadRows(dir, rec, rowfile.Rows(path), o)
+	return analysis.LoadRows(dir, rec, rowfile.RowsReused(path), o)
 }

@@ -1,13 +1,16 @@
 package runload
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
@@ -100,5 +103,52 @@ func TestReadRequestValues(t *testing.T) {
 	}
 	if _, _, err := ReadRequestValues(a, t.TempDir()); err == nil {
 		t.Error("B without requests.parquet: no error")
+	}
+}
+
+// LoadDir, whose rows share one array of chunk offsets per batch, sums a run up exactly as
+// the same rows each with their own slices do (read by rowfile.Rows, and as written): the
+// aggregation keeps no row's slices.
+func TestLoadDirSharedChunksSameSummary(t *testing.T) {
+	dir := t.TempDir()
+	rows := testenv.SynthRows(testenv.SynthRun{N: 3000, Seed: 11, Rate: 50, TTFTMS: 120, TTFTSigma: 0.5,
+		ITLMS: 20, MaxOut: 200, ErrRate: 0.02, Warmup: 5})
+	path := filepath.Join(dir, runfolder.Requests)
+	w, err := rowfile.NewWriterWith(path, rowfile.WriterOptions{FlushRows: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		r.ChunkNS = slices.Clone(r.ChunkNS) // the writer owns what it is given
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(m *analysis.Metrics, info analysis.RunInfo, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(m.Summary(info))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	opts := analysis.Options{SLO: analysis.SLO{TTFT: 200 * time.Millisecond, ITL: 40 * time.Millisecond}}
+	shared := summary(LoadDir(dir, opts))
+	own := summary(analysis.LoadRows(dir, nil, rowfile.Rows(path), opts))
+	written := summary(analysis.LoadRows(dir, nil, func(yield func(results.Row, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}, opts))
+	if shared != own || own != written {
+		t.Fatalf("summaries differ:\nshared:  %s\nown:     %s\nwritten: %s", shared, own, written)
 	}
 }

@@ -29,12 +29,14 @@ type colReader struct {
 	ends   []int   // where each row's offsets end in block
 	// hasChunks is whether the file has the chunk_ns column (older files may not).
 	hasChunks bool
+	// shared reuses block for every batch: fn must not keep a row's ChunkNS.
+	shared bool
 }
 
 // readColumns reads every row group of pf column by column, calling fn for each row; row
 // counts from the file's index. It returns the rows read so far with any error.
-func readColumns(pf *parquet.File, fields []field, row *int, fn func(results.Row) error) error {
-	cr := &colReader{fields: fields, rows: make([]results.Row, colBatch)}
+func readColumns(pf *parquet.File, fields []field, shared bool, row *int, fn func(results.Row) error) error {
+	cr := &colReader{fields: fields, rows: make([]results.Row, colBatch), shared: shared}
 	for _, f := range fields {
 		cr.hasChunks = cr.hasChunks || f.path == chunkPath
 	}
@@ -187,7 +189,11 @@ func (cr *colReader) fillChunks(c *column, rows []results.Row) error {
 		}
 		start = ends[j]
 	}
-	cr.block = make([]int64, 0, cap(block)) // the rows own this batch's array now
+	if cr.shared {
+		cr.block = block // the next batch writes over this one's offsets
+	} else {
+		cr.block = make([]int64, 0, cap(block)) // the rows own this batch's array now
+	}
 	return nil
 }
 

@@ -74,12 +74,12 @@ func BenchmarkRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var took [2]time.Duration
+	var took [3]time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		for k, columnar := range []bool{true, false} {
+		for k, mode := range []readMode{byColumns, byColumnsShared, byGeneric} {
 			start, rows := time.Now(), 0
-			err := readWith(path, bytes.NewReader(data), int64(len(data)), columnar, func(results.Row) error {
+			err := readWith(path, bytes.NewReader(data), int64(len(data)), mode, func(results.Row) error {
 				rows++
 				return nil
 			})
@@ -94,6 +94,8 @@ func BenchmarkRead(b *testing.B) {
 	}
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) / float64(n) }
 	b.ReportMetric(per(took[0]), "columns-ns/row")
-	b.ReportMetric(per(took[1]), "generic-ns/row")
-	b.ReportMetric(float64(took[1])/float64(took[0]), "generic/columns")
+	b.ReportMetric(per(took[1]), "shared-ns/row")
+	b.ReportMetric(per(took[2]), "generic-ns/row")
+	b.ReportMetric(float64(took[2])/float64(took[0]), "generic/columns")
+	b.ReportMetric(float64(took[2])/float64(took[1]), "generic/shared")
 }
