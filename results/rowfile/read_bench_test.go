@@ -58,17 +58,21 @@ func writeBenchFile(tb testing.TB, path string, n int) {
 }
 
 // BenchmarkRead reads one file of benchRows rows by the column reader and by parquet-go's
-// generic reader in turn, each iteration, and reports both per row and their ratio (so a busy
-// machine slows both alike). REPLAY_BENCH_OUT keeps the file there (a run folder's
-// requests.parquet, for measuring `replay report`).
+// generic reader in turn (and by the column reader with its offsets reused, RowsReused's),
+// each iteration, and reports each per row and their ratios (so a busy machine slows all
+// alike). REPLAY_BENCH_OUT=PATH only writes the file there (a run folder's requests.parquet,
+// for measuring `replay report` on it) and reads nothing.
 //
 //	go test ./results/rowfile -run '^$' -bench BenchmarkRead -benchtime 3x
+//	REPLAY_BENCH_ROWS=600000 REPLAY_BENCH_OUT=/tmp/run/requests.parquet go test ./results/rowfile -run '^$' -bench BenchmarkRead -benchtime 1x
 func BenchmarkRead(b *testing.B) {
 	n := benchRows(b)
-	path := filepath.Join(b.TempDir(), "requests.parquet")
 	if out := os.Getenv("REPLAY_BENCH_OUT"); out != "" {
-		path = out
+		writeBenchFile(b, out, n)
+		b.Logf("wrote %d rows to %s", n, out)
+		return
 	}
+	path := filepath.Join(b.TempDir(), "requests.parquet")
 	writeBenchFile(b, path, n)
 	data, err := os.ReadFile(path)
 	if err != nil {
