@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -151,4 +152,35 @@ func TestLoadDirSharedChunksSameSummary(t *testing.T) {
 	if shared != own || own != written {
 		t.Fatalf("summaries differ:\nshared:  %s\nown:     %s\nwritten: %s", shared, own, written)
 	}
+}
+
+// LoadDir runs the collector at LoadGCPercent and puts the earlier target back, also when
+// loads overlap; a target the user set with $GOGC is left alone.
+func TestLoadDirGCTarget(t *testing.T) {
+	dir := t.TempDir()
+	writeRows(t, dir, 5, false)
+	t.Setenv("GOGC", "") // as unset: holdLoadGC reads only whether it is empty
+	prev := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(prev)
+	outer := holdLoadGC()
+	if got := debug.SetGCPercent(LoadGCPercent); got != LoadGCPercent {
+		t.Fatalf("held: GC target %d, want %d", got, LoadGCPercent)
+	}
+	if _, _, err := LoadDir(dir, analysis.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(LoadGCPercent); got != LoadGCPercent {
+		t.Fatalf("after an overlapping load: GC target %d, want %d still", got, LoadGCPercent)
+	}
+	outer()
+	outer() // releasing twice is once
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Fatalf("after the loads: GC target %d, want 77 back", got)
+	}
+	t.Setenv("GOGC", "300")
+	release := holdLoadGC()
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Fatalf("with $GOGC set: GC target %d, want 77 left alone", got)
+	}
+	release()
 }
