@@ -33,8 +33,9 @@ type colReader struct {
 	shared bool
 }
 
-// readColumns reads every row group of pf column by column, calling fn for each row; row
-// counts from the file's index. It returns the rows read so far with any error.
+// readColumns reads every row group of pf column by column, calling fn for each row, and
+// counts in *row the rows fn took (so an error names where it stopped). fn's own error comes
+// back as an errFn.
 func readColumns(pf *parquet.File, fields []field, shared bool, row *int, fn func(results.Row) error) error {
 	cr := &colReader{fields: fields, rows: make([]results.Row, colBatch), shared: shared}
 	for _, f := range fields {

@@ -49,10 +49,6 @@ func ReadAll(path string) ([]results.Row, error) {
 	return rows, nil
 }
 
-func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) error {
-	return readWith(path, in, size, byColumns, fn)
-}
-
 // readMode is how readWith reads a file whose columns are all results.Row's own.
 type readMode int
 
