@@ -11,7 +11,7 @@ import (
 // send, TTFT and e2e, for the arrival measures, the per-window TTFT percentiles and run
 // comparison), so the heap grows with the run; under Go's default of 100 the collector lets it
 // reach twice that. On a 10M-row file (BenchmarkRead's writer) `replay report` peaked at
-// 934-982 MiB RSS under 100 and 761-781 MiB under 25, 3-5% slower: the samples hold no
+// 913-982 MiB RSS under 100 and 744-776 MiB under 25, 3-5% slower: the samples hold no
 // pointers, so a collection marks little however large they are, and the read's garbage is
 // the rows' strings.
 const LoadGCPercent = 25
