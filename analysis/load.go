@@ -17,6 +17,8 @@ import (
 // metadata comes from dir/summary.json when a run wrote one (so `replay report` can
 // regenerate it faithfully); a non-zero o.Speed or o.SLO overrides the speed and SLO found
 // there. rows is read once, after the summary and the calibration; its error ends the load.
+// No row's slices are kept past its step (Metrics.Add keeps numbers only), so rows may share
+// one array of chunk offsets (rowfile.RowsReused).
 //
 // rec is the recovery of a run cut before its writer closed (rowfile.Recover), or nil: the
 // returned RunInfo is then marked Recovered with the Recovery (its String is the line to

@@ -156,7 +156,8 @@ func (m *Metrics) addSession(r *results.Row) {
 	}
 }
 
-// Add aggregates one row. Warmup rows only count as warmup.
+// Add aggregates one row. Warmup rows only count as warmup. It keeps none of the row's
+// slices (LoadRows's rows may share theirs).
 func (m *Metrics) Add(r *results.Row) {
 	m.closed = false
 	if r.Warmup {
@@ -268,16 +269,11 @@ func (m *Metrics) addOK(r *results.Row, done int64) int64 {
 	m.e2eUS = append(m.e2eUS, clampU32((r.DoneNS-r.SentNS+500)/1000))
 	m.e2eSched.recordNS(r.DoneNS - r.ScheduledNS)
 
-	var maxGap int64
 	chunks := r.ChunkNS
 	if !streamed {
 		chunks = nil
 	}
-	for i := 1; i < len(chunks); i++ {
-		g := chunks[i] - chunks[i-1]
-		m.itl.recordNS(g)
-		maxGap = max(maxGap, g)
-	}
+	maxGap := m.itl.recordGapsNS(chunks)
 	tpotNS := int64(-1)
 	if hasToken && out >= 2 && r.LastTokenNS >= r.FirstTokenNS {
 		tpotNS = (r.LastTokenNS - r.FirstTokenNS) / (out - 1)

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"sort"
 
 	"github.com/llm-replay/replay/stats"
@@ -89,11 +90,22 @@ func (s *series) addCompletion(doneNS int64, chunks []int64, out int64) {
 		return
 	}
 	w := float64(out) / float64(len(chunks))
+	// The chunks of one second share its bucket: sec's division only when a chunk leaves
+	// [lo, hi), the nanoseconds of bucket i (a request's chunks are in time order, mostly).
+	lo, hi, i := int64(1), int64(0), 0
 	for _, c := range chunks {
-		if i, ok := sec(c); ok {
+		if c < lo || c >= hi {
+			j, ok := sec(c)
+			if !ok {
+				continue
+			}
+			i, lo, hi = j, int64(j)*1e9, int64(j+1)*1e9
+			if j == 0 {
+				lo = math.MinInt64 // sec counts a negative offset in second 0
+			}
 			s.grow(i)
-			s.outTokens[i] += w
 		}
+		s.outTokens[i] += w
 	}
 }
 

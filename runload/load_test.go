@@ -1,13 +1,17 @@
 package runload
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/runfolder"
@@ -101,4 +105,82 @@ func TestReadRequestValues(t *testing.T) {
 	if _, _, err := ReadRequestValues(a, t.TempDir()); err == nil {
 		t.Error("B without requests.parquet: no error")
 	}
+}
+
+// LoadDir, whose rows share one array of chunk offsets per batch, sums a run up exactly as
+// the same rows each with their own slices do (read by rowfile.Rows, and as written): the
+// aggregation keeps no row's slices.
+func TestLoadDirSharedChunksSameSummary(t *testing.T) {
+	dir := t.TempDir()
+	rows := testenv.SynthRows(testenv.SynthRun{N: 3000, Seed: 11, Rate: 50, TTFTMS: 120, TTFTSigma: 0.5,
+		ITLMS: 20, MaxOut: 200, ErrRate: 0.02, Warmup: 5})
+	path := filepath.Join(dir, runfolder.Requests)
+	w, err := rowfile.NewWriterWith(path, rowfile.WriterOptions{FlushRows: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		r.ChunkNS = slices.Clone(r.ChunkNS) // the writer owns what it is given
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(m *analysis.Metrics, info analysis.RunInfo, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(m.Summary(info))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	opts := analysis.Options{SLO: analysis.SLO{TTFT: 200 * time.Millisecond, ITL: 40 * time.Millisecond}}
+	shared := summary(LoadDir(dir, opts))
+	own := summary(analysis.LoadRows(dir, nil, rowfile.Rows(path), opts))
+	written := summary(analysis.LoadRows(dir, nil, func(yield func(results.Row, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}, opts))
+	if shared != own || own != written {
+		t.Fatalf("summaries differ:\nshared:  %s\nown:     %s\nwritten: %s", shared, own, written)
+	}
+}
+
+// LoadDir runs the collector at LoadGCPercent and puts the earlier target back, also when
+// loads overlap; a target the user set with $GOGC is left alone.
+func TestLoadDirGCTarget(t *testing.T) {
+	dir := t.TempDir()
+	writeRows(t, dir, 5, false)
+	t.Setenv("GOGC", "") // as unset: holdLoadGC reads only whether it is empty
+	prev := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(prev)
+	outer := holdLoadGC()
+	if got := debug.SetGCPercent(LoadGCPercent); got != LoadGCPercent {
+		t.Fatalf("held: GC target %d, want %d", got, LoadGCPercent)
+	}
+	if _, _, err := LoadDir(dir, analysis.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(LoadGCPercent); got != LoadGCPercent {
+		t.Fatalf("after an overlapping load: GC target %d, want %d still", got, LoadGCPercent)
+	}
+	outer()
+	outer() // releasing twice is once
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Fatalf("after the loads: GC target %d, want 77 back", got)
+	}
+	t.Setenv("GOGC", "300")
+	release := holdLoadGC()
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Fatalf("with $GOGC set: GC target %d, want 77 left alone", got)
+	}
+	release()
 }

@@ -1,8 +1,9 @@
 // Package rowfile owns the file of a run's rows: requests.parquet's streaming writer (a
-// run's Output) and reader (Read, ReadAll, and Rows as an iterator), the journal that keeps
-// the rows through a crash (requests.journal: journal.go, journal_read.go, rowcodec.go) and
-// the recovery of a cut run from it (recover.go). It does not know who produced a row and
-// computes nothing from the rows.
+// run's Output) and reader (Read, ReadAll, and Rows and RowsReused as iterators; a file of
+// results.Row's own columns read column by column, colread.go, any other by parquet-go's
+// generic reader), the journal that keeps the rows through a crash (requests.journal:
+// journal.go, journal_read.go, rowcodec.go) and the recovery of a cut run from it
+// (recover.go). It does not know who produced a row and computes nothing from the rows.
 //
 // Why apart from package results (the row itself): reading or writing Parquet links
 // parquet-go, whose codec table links every codec, among them andybalholm/brotli, which

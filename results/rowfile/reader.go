@@ -19,7 +19,11 @@ const readBatch = 256
 // the file's rows in memory. Errors name the file and the row index (from 0); fn's error
 // stops the read and is returned wrapped. A file cut short or without a footer (a run killed
 // before its writer closed) is an error, never a panic: Recover makes it whole first.
-func Read(path string, fn func(results.Row) error) (err error) {
+func Read(path string, fn func(results.Row) error) error {
+	return readPath(path, byColumns, fn)
+}
+
+func readPath(path string, mode readMode, fn func(results.Row) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
@@ -29,7 +33,7 @@ func Read(path string, fn func(results.Row) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	return read(path, f, st.Size(), fn)
+	return readWith(path, f, st.Size(), mode, fn)
 }
 
 // ReadAll returns every row of the results file at path.
@@ -45,7 +49,20 @@ func ReadAll(path string) ([]results.Row, error) {
 	return rows, nil
 }
 
-func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) (err error) {
+// readMode is how readWith reads a file whose columns are all results.Row's own.
+type readMode int
+
+const (
+	byColumns readMode = iota // the column reader, each row's slices its own
+	// byColumnsShared is the column reader with one ChunkNS array reused for every batch of
+	// rows: a row's ChunkNS holds only until fn returns (Scan's contract).
+	byColumnsShared
+	byGeneric // parquet-go's generic reader (what the tests and the benchmark compare with)
+)
+
+// readWith is read in mode; a file with a column that is not results.Row's own is always
+// read by parquet-go's generic reader, which converts.
+func readWith(path string, in io.ReaderAt, size int64, mode readMode, fn func(results.Row) error) (err error) {
 	row := 0
 	// parquet-go panics on some malformed inputs (and its generic reader panics on schema
 	// errors): turn those into errors that name the file and row.
@@ -67,6 +84,27 @@ func read(path string, in io.ReaderAt, size int64, fn func(results.Row) error) (
 	if err != nil {
 		return fmt.Errorf("results: %s: %w", path, err)
 	}
+	if fields, ok := columnFields(pf.Schema()); ok && mode != byGeneric {
+		err := readColumns(pf, fields, mode == byColumnsShared, &row, fn)
+		var fe errFn
+		switch {
+		case errors.As(err, &fe):
+			return fmt.Errorf("results: %s: row %d: %w", path, row, fe.err)
+		case err != nil:
+			return fmt.Errorf("results: %s: row %d: %w", path, row, err)
+		case int64(row) != pf.NumRows():
+			return fmt.Errorf("results: %s: read %d rows, footer says %d", path, row, pf.NumRows())
+		}
+		return nil
+	}
+	return readGeneric(path, pf, &row, fn)
+}
+
+// readGeneric reads rows through parquet-go's GenericReader[results.Row], which converts a
+// file of another schema (an older build's) to the row's.
+func readGeneric(path string, pf *parquet.File, rowp *int, fn func(results.Row) error) error {
+	row := *rowp
+	defer func() { *rowp = row }()
 	r := parquet.NewGenericReader[results.Row](pf)
 	defer r.Close()
 	buf := make([]results.Row, readBatch)

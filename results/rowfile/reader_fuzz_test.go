@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -64,13 +65,21 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		defer testenv.PanicAfter(10*time.Second, "reading fuzz.parquet")()
-		n := 0
-		err := read("fuzz.parquet", bytes.NewReader(b), int64(len(b)), func(results.Row) error {
-			n++
-			return nil
-		})
-		if err != nil && !bytes.Contains([]byte(err.Error()), []byte("fuzz.parquet")) {
-			t.Fatalf("error does not name the file: %v", err)
+		var rows [2][]results.Row
+		var errs [2]error
+		for k, mode := range []readMode{byColumns, byGeneric} {
+			errs[k] = readWith("fuzz.parquet", bytes.NewReader(b), int64(len(b)), mode, func(r results.Row) error {
+				rows[k] = append(rows[k], r)
+				return nil
+			})
+			if errs[k] != nil && !bytes.Contains([]byte(errs[k].Error()), []byte("fuzz.parquet")) {
+				t.Fatalf("mode %d: error does not name the file: %v", mode, errs[k])
+			}
+		}
+		// Where both readers take the bytes, they read the same rows: the column reader
+		// decodes no value the generic one would read otherwise.
+		if errs[0] == nil && errs[1] == nil && !reflect.DeepEqual(rows[0], rows[1]) {
+			t.Fatalf("the column reader's %d rows differ from the generic reader's %d", len(rows[0]), len(rows[1]))
 		}
 	})
 }
