@@ -78,6 +78,8 @@ var rowFields = withLevels([]field{
 	i64("line", func(r *results.Row) *int64 { return &r.Line }),
 	str("population", func(r *results.Row) *string { return &r.Population }),
 	str("api", func(r *results.Row) *string { return &r.API }),
+	str("trace_id", func(r *results.Row) *string { return &r.TraceID }),
+	str("finish_reason", func(r *results.Row) *string { return &r.FinishReason }),
 })
 
 // rowSchema is the schema the writer writes and the generic reader reads into.
