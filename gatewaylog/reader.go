@@ -164,16 +164,7 @@ func (c *collector) reject(raw []byte, line int64, err error) error {
 	if c.opts.OnError != ingest.OnErrorSkip {
 		return rowErr
 	}
-	c.r.counts.Rejected++
-	if len(c.r.counts.Errors) < 10 {
-		c.r.counts.Errors = append(c.r.counts.Errors, rowErr.Error())
-	}
-	if c.quarantine != nil {
-		if _, err := c.quarantine.Write(append(bytes.TrimRight(raw, "\r\n"), '\n')); err != nil {
-			return fmt.Errorf("quarantine: %w", err)
-		}
-	}
-	return nil
+	return c.r.counts.Skip(c.quarantine, raw, rowErr)
 }
 
 // settle checks each request once all its records are in (Schema.Finish), rejecting those

@@ -140,16 +140,7 @@ func (c *collector) reject(raw []byte, n int64, err error) error {
 	if c.opts.OnError != ingest.OnErrorSkip {
 		return rowErr
 	}
-	c.r.counts.Rejected++
-	if len(c.r.counts.Errors) < 10 {
-		c.r.counts.Errors = append(c.r.counts.Errors, rowErr.Error())
-	}
-	if c.quarantine != nil {
-		if _, err := c.quarantine.Write(append(raw, '\n')); err != nil {
-			return fmt.Errorf("quarantine: %w", err)
-		}
-	}
-	return nil
+	return c.r.counts.Skip(c.quarantine, raw, rowErr)
 }
 
 // records are the requests sorted by start, timed from the first, each session's turns
