@@ -10,12 +10,10 @@ import (
 // What stays live is the aggregation's per-request samples (about 33 bytes a request: each
 // send, TTFT and e2e, for the arrival measures, the per-window TTFT percentiles and run
 // comparison), so the heap grows with the run; under Go's default of 100 the collector lets it
-// reach twice that. On a 10M-row file (BenchmarkRead's writer) `replay report` peaked at
-// 913-982 MiB RSS under 100 and 744-776 MiB under 25, 3-5% slower: the samples hold no
-// pointers, so a collection marks little however large they are, and the read's garbage is
-// the rows' strings. It holds from the first row: held only from the 100,000th or the
-// 1,000,000th, the 10M report still peaked at 847-906 MiB (measured); from the first it costs
-// about 0.1 s of CPU on a 288k-row report.
+// reach twice that. The samples hold no pointers, so a collection marks little however large
+// they are, and the read's garbage is the rows' strings: a lower target costs a few percent of
+// the read and keeps a 10M-row report under 1 GiB (BENCHMARKS.md, "Results reader"), and it
+// holds from the first row (held only from a later row, the report peaked higher).
 const LoadGCPercent = 25
 
 // The target is process-wide: loads that overlap share it, and the last one to end puts back
