@@ -80,6 +80,7 @@ func runInfo(dir string, rec *results.Recovery) (info RunInfo, own bool, err err
 		own = true
 		info = prev.Run
 		info.NotSent = prev.Requests.NotSent
+		info.Input = prev.Input
 		// Rows cannot say what the server's metrics or the trace's hashes said: keep them.
 		info.ServerCache, info.IdealCache = prev.Cache.Server, prev.Cache.Ideal
 		info.ClientLimit, info.MaxInFlight = prev.Client.Limit, prev.Client.MaxInFlight

@@ -16,7 +16,7 @@ func TestPopulations(t *testing.T) {
 	if s.Requests.Total != 5 || s.Requests.OK != 4 || s.Requests.Failed != 0 || s.Requests.CancelledAsLogged != 1 {
 		t.Fatalf("requests %+v", s.Requests)
 	}
-	if s.Verdict != VerdictOK {
+	if s.Verdict != VerdictOK+": endpoint healthy" {
 		t.Fatalf("verdict %q", s.Verdict)
 	}
 	if s.TTFT.Count != 3 || s.ITL.Count != 4 || s.E2E.Count != 4 {

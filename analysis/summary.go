@@ -66,6 +66,14 @@ type RunInfo struct {
 	// TokenizeCheck is the server's own token count of the sent prompts against replay's
 	// (tokenize.go); nil when the check was not run.
 	TokenizeCheck *TokenizeCheck `json:"tokenize_check,omitempty"`
+	// Input counts what the log gave (summary.json's input); nil for the default workload.
+	Input *Input `json:"-"`
+	// TokenizerMismatch says how the endpoint's tokenizer differs from the run's, when the
+	// endpoint names its own by content (replay sim does); "" when they agree or it is unknown.
+	TokenizerMismatch string `json:"tokenizer_mismatch,omitempty"`
+	// Notes are the run's findings the verdict's details carry (e.g. server metrics that
+	// stayed empty).
+	Notes []string `json:"notes,omitempty"`
 	// Resume, for a run that went on from a kill (replay run --resume), says what it went on
 	// from and the gap; nil for a run that ran in one go.
 	Resume *Resume `json:"resume,omitempty"`
@@ -196,9 +204,11 @@ type Fidelity struct {
 // chunks; TPOT is per request (last - first token) / (output tokens - 1); lateness is send-timer
 // lateness (sent - scheduled - queue wait).
 type Summary struct {
-	// Verdict is the run's judgement in one line, starting with ok, failed, client-bound,
-	// interrupted or cut (see verdict.go).
+	// Verdict is the run's judgement in one line, starting with valid, not valid, failed,
+	// client-bound, interrupted or cut (see verdict.go); Judgement holds its parts.
 	Verdict    string           `json:"verdict"`
+	Judgement  *Judgement       `json:"judgement,omitempty"`
+	Input      *Input           `json:"input,omitempty"`
 	Run        RunInfo          `json:"run"`
 	Requests   Requests         `json:"requests"`
 	TTFT       Dist             `json:"ttft_ms"`
@@ -228,6 +238,19 @@ type Summary struct {
 	// APIs are the same figures for each API the requests went to (chat, completions,
 	// responses, messages, embeddings), side by side; omitted for older runs' rows.
 	APIs map[string]Population `json:"apis,omitempty"`
+
+	// saturated says why the endpoint was saturated, judged from the rows (saturation.go).
+	saturated string
+}
+
+// Input counts what the log gave: the lines (records) read, those kept as records, those
+// rejected as bad (--on-error skip) and those skipped as no model request (a gateway's tool
+// calls, health checks).
+type Input struct {
+	Lines       int64 `json:"lines"`
+	Records     int64 `json:"records"`
+	Rejected    int64 `json:"rejected"`
+	NotRequests int64 `json:"not_requests"`
 }
 
 // Sessions counts the run's multi-turn traffic: requests that carry a session, the sessions
@@ -346,6 +369,8 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 	s.Cost = m.cost(dur)
 	s.Goodput = m.goodput(dur)
 	s.Queueing = m.queue.summary(m.server)
+	s.Input = info.Input
+	s.saturated = m.saturation()
 	s.judge(info.Stop)
 	return s
 }

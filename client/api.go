@@ -71,3 +71,13 @@ func (a apiKind) endName() string {
 	}
 	return "[DONE]"
 }
+
+// APIPath is the path of an API (chat, completions, responses, messages, embeddings) under the
+// base URL, e.g. "/chat/completions"; ok is false for a name that is none of the five.
+func APIPath(name string) (path string, ok bool) {
+	k, ok := apiKindOf(name)
+	if !ok {
+		return "", false
+	}
+	return apiPaths[k], true
+}

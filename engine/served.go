@@ -29,6 +29,10 @@ type ServedModel struct {
 	ID      string `json:"id"`
 	Root    string `json:"root"`
 	OwnedBy string `json:"owned_by"`
+	// TokenizerSHA256 is the served tokenizer's content digest, where the endpoint lists one
+	// (replay sim does, so that a run can tell by content whether it counts as the endpoint
+	// does; no engine does).
+	TokenizerSHA256 string `json:"tokenizer_sha256,omitempty"`
 }
 
 // ListModels asks GET /v1/models under baseURL (the API root, --endpoint) once, bounded by the

@@ -56,7 +56,8 @@ func runInfo(cfg Config, p *plan, tg *target, o *outcome) analysis.RunInfo {
 		MaxConcurrency: cfg.Schedule.MaxConcurrency, Seed: int64(p.synth.Seed), SLO: cfg.SLO.String(), Simulated: tg.simulated,
 		StartedAt: o.started.UTC(), Version: cfg.Version, NotSent: int64(o.stats.NotSent),
 		IdealCache: p.ideal, ServerCache: o.server, Stop: string(o.stats.Stop),
-		Limits:      &analysis.Limits{MaxErrorRate: cfg.MaxErrorRate, MaxLatenessMS: max(0, ms(cfg.MaxLateness))},
+		Limits: cfg.limits(),
+		Input:  p.input, TokenizerMismatch: tg.tokenizerMismatch,
 		ClientLimit: o.clientLimit, MaxInFlight: o.stats.MaxInFlight,
 		Options: optionsName(p.logged), Body: cfg.Body,
 		Engine: tg.eng.summary(o), Checks: tg.checks, Resume: o.resume}
@@ -70,18 +71,41 @@ func optionsName(logged bool) string {
 	return OptionsNone
 }
 
-// verdict is the run's error for how it ended, from the summary's verdict: nil when ok.
+// verdict is the run's error for how it ended, from the summary's judgement: nil when the
+// run is valid and its endpoint did not fail past --max-error-rate.
 func verdict(sum *analysis.Summary, st scheduler.Stats) error {
 	v := sum.Verdict
-	switch {
-	case analysis.VerdictIs(v, analysis.VerdictInterrupted):
+	if analysis.VerdictIs(v, analysis.VerdictInterrupted) {
 		return fmt.Errorf("%w: %d requests finished and were written (%d never sent)", ErrInterrupted, sum.Requests.Total, st.NotSent)
-	case analysis.VerdictIs(v, analysis.VerdictClientBound):
+	}
+	code := 0
+	if j := sum.Judgement; j != nil {
+		code = j.Exit
+	}
+	switch code {
+	case analysis.ExitClientBound:
 		return fmt.Errorf("%w: %s", ErrClientBound, v)
-	case analysis.VerdictIs(v, analysis.VerdictFailed):
+	case analysis.ExitLengths:
+		return fmt.Errorf("%w: %s", ErrLengths, v)
+	case analysis.ExitSkipped:
+		return fmt.Errorf("%w: %s", ErrSkipped, v)
+	case analysis.ExitFailed:
 		return fmt.Errorf("%w: %s", ErrTooManyFailures, v)
 	}
 	return nil
+}
+
+// limits are the thresholds the run is judged by, as summary.json keeps them.
+func (cfg Config) limits() *analysis.Limits {
+	l := analysis.DefaultLimits()
+	l.MaxErrorRate, l.MaxLatenessMS = cfg.MaxErrorRate, max(0, ms(cfg.MaxLateness))
+	if cfg.MinExact != nil {
+		l.MinExact = cfg.MinExact
+	}
+	if cfg.MaxSkip != nil {
+		l.MaxSkip = cfg.MaxSkip
+	}
+	return &l
 }
 
 // ms is d in milliseconds.

@@ -64,7 +64,7 @@ func shareLimit(limit, n int) int {
 // worstError is the error a paired run exits with: interrupted over client-bound over too many
 // failures, as the verdicts rank (analysis.Summary.judge); nil when every endpoint was ok.
 func worstError(errs []error) error {
-	for _, target := range []error{ErrInterrupted, ErrClientBound, ErrTooManyFailures} {
+	for _, target := range []error{ErrInterrupted, ErrClientBound, ErrLengths, ErrSkipped, ErrTooManyFailures} {
 		for _, err := range errs {
 			if errors.Is(err, target) {
 				return err

@@ -24,11 +24,13 @@ func (e setupError) Is(target error) bool { return target == ErrSetup }
 
 func setupf(format string, a ...any) error { return setupError{fmt.Sprintf(format, a...)} }
 
-// preflight asks each real endpoint GET /v1/models before anything is built or sent, and
-// stops the run on what would only make every request fail: a certificate that does not
-// verify, a 401 or 403, a model the endpoint does not list (when it lists models). What it
-// cannot tell (no answer in time, no model list) is left to the run, whose rows keep their
-// classes. It returns each endpoint's answer (the tokenizer's name may come from it); nil
+// preflight asks each real endpoint GET /v1/models and POSTs an empty request to the route
+// the run sends to, before anything is built or sent, and stops the run on what would only
+// make every request fail (reach.go): nothing listening, a host that does not resolve, TLS
+// on one side only or a certificate that does not verify, a 401 or 403, a route that answers
+// 404 or 405, a model the endpoint does not list (when it lists models). What it cannot tell
+// (no answer in time, no model list, an overloaded server) is left to the run, whose rows
+// keep their classes. It returns each endpoint's answer (the tokenizer's name may come from it); nil
 // against the simulator, which needs none.
 func preflight(ctx context.Context, cfg Config, eps []Endpoint) ([]engine.Served, error) {
 	if eps[0].URL == "" {
@@ -44,11 +46,15 @@ func preflight(ctx context.Context, cfg Config, eps []Endpoint) ([]engine.Served
 			return nil, err
 		}
 		out[i] = s
+		if eps[i].Model == "" && s.Listed && len(s.Models) == 1 {
+			eps[i].Model = s.Models[0].ID
+			fmt.Fprintf(cfg.Stderr, "replay: --model %s: the one model %s serves\n", eps[i].Model, s.URL)
+		}
 	}
 	return out, nil
 }
 
-// preflightOne is one endpoint's GET /v1/models, judged.
+// preflightOne is one endpoint's GET /v1/models and its API route, judged.
 func preflightOne(ctx context.Context, cfg Config, e Endpoint) (engine.Served, error) {
 	base, err := baseURL(e.URL)
 	if err != nil {
@@ -62,18 +68,19 @@ func preflightOne(ctx context.Context, cfg Config, e Endpoint) (engine.Served, e
 	if err := ctx.Err(); err != nil {
 		return s, err
 	}
+	if err := unreachable(ctx, base, s.URL, s.Err, s.Status, s.Body); err != nil {
+		return s, err
+	}
 	switch {
-	case s.Err != nil && client.TLSFailure(s.Err):
-		return s, setupf("the endpoint's certificate does not verify (%v): pass --ca-file FILE with the CA that signed it (or --insecure to skip the check)", tlsCause(s.Err))
 	case s.Status == http.StatusUnauthorized || s.Status == http.StatusForbidden:
 		return s, setupf("the endpoint refused %s (HTTP %d on GET %s: %s): pass its API key with --api-key-env NAME (the variable holding it) or --api-key-file FILE",
 			keyNote(e.APIKey), s.Status, s.URL, withoutKey(s.Body, e.APIKey))
-	case e.Model == "" && s.Listed:
+	case e.Model == "" && s.Listed && len(s.Models) > 1:
 		return s, setupf("--model is required with --endpoint: %s serves %s", base, modelList(s))
 	case e.Model != "" && s.Listed && !s.Lists(e.Model):
 		return s, setupf("model %q is not served at %s: its /v1/models lists %s (pass one with --model)", e.Model, base, modelList(s))
 	}
-	return s, nil
+	return s, checkRoute(ctx, cfg, hc, base, e, s)
 }
 
 // preflightClient is an HTTP client with the run's TLS settings and the endpoint's key.
@@ -88,18 +95,6 @@ func preflightClient(cfg Config, e Endpoint, base string) (*http.Client, error) 
 		return nil, err
 	}
 	return engine.WithBearer(&http.Client{Transport: transportOf(c)}, e.APIKey), nil
-}
-
-// tlsCause is the TLS error without the request's words around it.
-func tlsCause(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": tls: "); i >= 0 {
-		return msg[i+2:]
-	}
-	if i := strings.Index(msg, "x509: "); i >= 0 {
-		return msg[i:]
-	}
-	return msg
 }
 
 // withoutKey is text with the key taken out (a server may quote a credential back).

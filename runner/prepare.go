@@ -22,7 +22,8 @@ import (
 // plan is everything prepared before the clock starts: the window's prompts, built and
 // verified, the warmup's, and the trace's ideal prefix-cache figures.
 type plan struct {
-	trace   string // the trace's name for messages and the summary
+	trace   string          // the trace's name for messages and the summary
+	input   *analysis.Input // what the log gave (nil for the default workload)
 	tokPath string
 	tok     tokenizer.Tokenizer
 	synth   synth.Config
@@ -95,11 +96,11 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if p.tok, err = tokenizer.Load(p.tokPath); err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}
-	name, recs, err := resolveTrace(cfg, p.tokPath)
+	name, recs, input, err := resolveTrace(cfg, p.tokPath)
 	if err != nil {
 		return nil, err
 	}
-	p.trace = name
+	p.trace, p.input = name, input
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: no records in the selected window", name)
 	}
@@ -170,14 +171,14 @@ func recordRequests(recs []trace.Record) []synth.Request {
 
 // resolveTrace names the trace and reads its window: the --trace file, or without one the
 // default workload, generated in memory.
-func resolveTrace(cfg Config, tokPath string) (string, []trace.Record, error) {
+func resolveTrace(cfg Config, tokPath string) (string, []trace.Record, *analysis.Input, error) {
 	if cfg.Trace != "" {
-		recs, err := readWindow(cfg.Trace, tokPath, cfg)
-		return cfg.Trace, recs, err
+		recs, input, err := readWindow(cfg.Trace, tokPath, cfg)
+		return cfg.Trace, recs, input, err
 	}
 	fmt.Fprintf(cfg.Stderr, "replay: no --trace given: replaying the default workload, %s\n", DefaultWorkload)
 	recs, err := defaultWindow(cfg)
-	return DefaultWorkload, recs, err
+	return DefaultWorkload, recs, nil, err
 }
 
 // resolveTokenizer is the tokenizer to count with: --tokenizer (a path, or a Hugging Face

@@ -94,6 +94,10 @@ type Config struct {
 	// MaxLateness is the send lateness p99 above which the run is client-bound; 0 or negative
 	// turns the check off (replay run's --max-lateness gives analysis.DefaultMaxLateness).
 	MaxLateness time.Duration
+	// MinExact is the least share of requests whose prompt tokens the endpoint must count as
+	// logged (exit 6 below it); MaxSkip the largest share of the log's lines that may be
+	// rejected as bad (exit 7 past it). Nil: analysis.DefaultMinExact, DefaultMaxSkip.
+	MinExact, MaxSkip *float64
 	// ClientLimit caps requests in flight at what this machine can hold; 0 means derived from
 	// its open-file limit and ephemeral ports (client.InFlightLimit), negative means none.
 	ClientLimit int
@@ -186,6 +190,14 @@ var ErrClientBound = errors.New("client-bound")
 // SIGTERM) after writing the rows, summary and report of what had finished.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrLengths is returned (wrapped) when the run completed but the endpoint did not see the
+// logged prompt lengths: prompt exactness by its usage under MinExact.
+var ErrLengths = errors.New("lengths not as logged")
+
+// ErrSkipped is returned (wrapped) when the run completed but more than MaxSkip of the log's
+// lines were rejected as bad.
+var ErrSkipped = errors.New("too much of the log skipped")
+
 // Run replays the trace and writes requests.parquet, summary.json and report.html into cfg.Out,
 // and server_metrics.jsonl when the endpoint's Prometheus page could be scraped.
 // Request failures are results, not errors; errors are bad input, setup failures and, wrapped
@@ -249,6 +261,7 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	noteTokenizers(cfg, p, legs, served)
 	if err := onStart(ctx, cfg, legs); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/sim"
@@ -29,6 +30,13 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 		count = hf.WithCountMemo(serverMemoEntries).Count // the same counts, most of the work skipped
 	}
 	sc.Counter = serverCounter{count}
+	if sc.TokenizerSHA256, err = tokenizerDigest(tokPath); err != nil {
+		return err
+	}
+	sc.Tokenizer = tokPath
+	if abs, err := filepath.Abs(tokPath); err == nil {
+		sc.Tokenizer = abs // a name another process on this machine can find
+	}
 	sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
 	sc.ChatCounter = func(msgs []sim.Message, tools json.RawMessage) (int, error) {
 		m := make([]chat.Message, len(msgs))

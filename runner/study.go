@@ -22,7 +22,8 @@ func Window(cfg Config) (string, []trace.Record, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return resolveTrace(cfg, tok)
+	name, recs, _, err := resolveTrace(cfg, tok)
+	return name, recs, err
 }
 
 // Plan is what a run is about to send, for a study that draws over it (Config.OnPlan): the

@@ -23,6 +23,9 @@ type target struct {
 	simulated  bool
 	eng        *engineState
 	checks     *analysis.Checks // the behaviour checks (checks.go), nil when none were run
+	// tokenizerMismatch says how the endpoint's tokenizer differs from the run's, when the
+	// endpoint lists its own by content (tokdigest.go); "" otherwise.
+	tokenizerMismatch string
 	stop       func() error
 }
 

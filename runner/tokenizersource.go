@@ -50,6 +50,13 @@ func servedTokenizer(ctx context.Context, cfg Config, served *engine.Served) (st
 	if err != nil {
 		return "", err
 	}
+	if digest, _ := announcedDigest(served, e.Model); digest != "" {
+		p, sample, err := sampleDigest(filepath.Join(cfg.Out, ".sample"))
+		if err == nil && sample == digest {
+			fmt.Fprintf(cfg.Stderr, "replay: tokenizer: the embedded sample (Mistral-7B 32k), the one the endpoint lists by content (sha256 %.12s)\n", digest)
+			return p, nil
+		}
+	}
 	var tried []string
 	for _, n := range engine.TokenizerNames(ctx, hc, base, *served, e.Model) {
 		if st, err := os.Stat(filepath.Join(n.Name, "tokenizer.json")); err == nil && st.Mode().IsRegular() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/gen"
 	"github.com/llm-replay/replay/ingest"
 
@@ -39,15 +40,21 @@ func defaultWindow(cfg Config) ([]trace.Record, error) {
 	return recs, nil
 }
 
+// inputCounts is what the log gave, for the verdict's --max-skip: every line read is a
+// record, a rejected bad line or a skipped record that is no model request.
+func inputCounts(c ingest.Counts) *analysis.Input {
+	return &analysis.Input{Lines: c.Records + c.Rejected + c.Skipped, Records: c.Records, Rejected: c.Rejected, NotRequests: c.Skipped}
+}
+
 // readWindow reads the trace's records inside the scheduler's From/To window and Limit, so
 // that prompts are built only for what will be sent. The scheduler re-bases the window itself.
 // A request log is counted with the run's tokenizer, tokPath.
-func readWindow(path, tokPath string, cfg Config) ([]trace.Record, error) {
+func readWindow(path, tokPath string, cfg Config) ([]trace.Record, *analysis.Input, error) {
 	opts := cfg.Ingest
 	opts.Tokenizer = tokPath
 	rd, err := ingest.Open(path, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rd.Close()
 	var recs []trace.Record
@@ -58,7 +65,7 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if rec.Timestamp < from || (to > 0 && rec.Timestamp >= to) {
 			continue
@@ -81,5 +88,5 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, error) {
 	if c.OutputUnknown > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records have no logged output count (vLLM logs outputs only with --enable-log-outputs): their output tokens are 0 in the trace, not what production generated\n", path, c.OutputUnknown)
 	}
-	return recs, nil
+	return recs, inputCounts(c), nil
 }

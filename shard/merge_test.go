@@ -109,7 +109,7 @@ func TestMergePercentilesExact(t *testing.T) {
 			t.Errorf("%s: merged %+v, single aggregation %+v", name, pair[0], pair[1])
 		}
 	}
-	if got.Requests.Warmup != 4 || got.Verdict != analysis.VerdictOK || res.Summary.Verdict != got.Verdict {
+	if got.Requests.Warmup != 4 || got.Verdict != "valid: endpoint healthy" || res.Summary.Verdict != got.Verdict {
 		t.Errorf("warmup %d (want each shard's 1), verdict %q", got.Requests.Warmup, got.Verdict)
 	}
 	// The test has teeth: the shards' own p99s differ from the merged one, so averaging them
@@ -203,7 +203,7 @@ func TestMergeNamesMissingShard(t *testing.T) {
 	if !reflect.DeepEqual(man.Schedule.Missing, []int{3}) || !strings.Contains(man.Schedule.Line, "shard 3 of 4 is missing: how many requests it held is unknown") {
 		t.Fatalf("schedule %+v: want shard 3 of 4 named missing", man.Schedule)
 	}
-	if v := res.Summary.Verdict; !strings.HasPrefix(v, "ok: shard 3 of 4 is missing") || !analysis.VerdictIs(v, analysis.VerdictOK) {
+	if v := res.Summary.Verdict; !strings.HasPrefix(v, "valid: endpoint healthy; shard 3 of 4 is missing") || !analysis.VerdictIs(v, analysis.VerdictOK) {
 		t.Fatalf("verdict %q: want ok, naming the missing shard", v)
 	}
 	split := splitShards(rows, 4)
@@ -323,7 +323,7 @@ func TestMergeClientBoundShard(t *testing.T) {
 			if !analysis.VerdictIs(v, analysis.VerdictClientBound) || !strings.Contains(v, "these figures measure the load generator") {
 				t.Fatalf("merged verdict %q: want client-bound", v)
 			}
-			if lateEvery > 1 && (!strings.Contains(v, "[shard 2 of 4 ("+dirs[2]+")]; over all shards: ok") || res.Summary.Lateness.P99 > 10) {
+			if lateEvery > 1 && (!strings.Contains(v, "[shard 2 of 4 ("+dirs[2]+")]; over all shards: valid: endpoint healthy") || res.Summary.Lateness.P99 > 10) {
 				t.Fatalf("merged verdict %q (lateness p99 %v ms): want shard 2's verdict leading the rows' ok", v, res.Summary.Lateness.P99)
 			}
 			if lateEvery == 1 && res.Summary.Lateness.P99 < 1900 {

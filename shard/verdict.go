@@ -36,9 +36,6 @@ func mergedVerdict(all string, fs []*Folder, missingK []int, n int) string {
 		return v
 	}
 	note := missingNote(missingK, n) + ", not in these figures"
-	if v == analysis.VerdictOK {
-		return v + ": " + note
-	}
 	return v + "; " + note
 }
 

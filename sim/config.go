@@ -66,6 +66,11 @@ type Config struct {
 	// ModelName is the served model id listed by /v1/models. Requests may name any model; the
 	// answer echoes the requested name (or ModelName when the request names none).
 	ModelName string
+	// Tokenizer names the tokenizer the simulator counts with (its folder or repository id),
+	// listed as the model's root by /v1/models as vLLM lists the model path it loaded;
+	// TokenizerSHA256 its content's digest, listed beside it. Empty: the model's name, none.
+	Tokenizer       string
+	TokenizerSHA256 string
 	// ZeroCost answers as fast as possible with no modeled delay and no engine (so no queue, no
 	// 429 from it, and cached_tokens is always 0), writing a whole answer in a few writes; it
 	// exists to measure the client.

@@ -486,7 +486,15 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	b := []byte(`{"object":"list","data":[{"id":`)
 	b = appendJSONString(b, s.cfg.ModelName)
 	b = append(b, `,"object":"model","created":0,"owned_by":"replay-simulator","root":`...)
-	b = appendJSONString(b, s.cfg.ModelName)
+	root := s.cfg.ModelName
+	if s.cfg.Tokenizer != "" {
+		root = s.cfg.Tokenizer
+	}
+	b = appendJSONString(b, root)
+	if s.cfg.TokenizerSHA256 != "" {
+		b = append(b, `,"tokenizer_sha256":`...)
+		b = appendJSONString(b, s.cfg.TokenizerSHA256)
+	}
 	b = append(b, `,"max_model_len":`...)
 	b = strconv.AppendInt(b, int64(s.cfg.MaxModelLen), 10)
 	b = append(b, "}]}\n"...)

@@ -153,6 +153,8 @@ func (f *runFlags) addRequests(fs *pflag.FlagSet) {
 	fs.StringVar(&cfg.Body, "body", "", "verbatim: send each record's logged body byte for byte, model replaced with --model, at its logged time (traces ingested with --keep-text); prompt and output lengths are then the engine's own, not the trace's")
 	fs.BoolVar(&cfg.SendIDs, "send-ids", false, "completions API: send prompts as token ids (vLLM accepts them)")
 	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.1, "exit 3 when the endpoint failed more than this fraction of requests (failures on the client's own limits do not count)")
+	fs.Var(shareFlag{&cfg.MinExact, analysis.DefaultMinExact}, "min-exact", "exit 6, verdict not valid, when fewer than this share of requests had their prompt tokens counted as logged by the endpoint's own usage: the endpoint saw other lengths than the log's (a percentage, 99%, or a fraction, 0.99)")
+	fs.Var(shareFlag{&cfg.MaxSkip, analysis.DefaultMaxSkip}, "max-skip", "exit 7, verdict not valid, when more than this share of the log's lines were rejected as bad under --on-error skip (records that are no model request do not count)")
 	durationWords(fs, &f.maxLateness, "max-lateness", analysis.DefaultMaxLateness, "exit 5, verdict client-bound, when the send lateness p99 exceeds this: the figures then measure this machine (none: don't judge; 0 means none too)", none(time.Duration(0)))
 	intWords(fs, &cfg.Preconnect, "preconnect", runner.PreconnectAuto, "connections opened before the first send, so early requests and bursts pay no connect the server sees as lateness (auto: the most requests the schedule sends within 5 s, at most 256, and -1 means auto too; none: open none first, as does 0)", auto(runner.PreconnectAuto), none(0))
 	intWords(fs, &cfg.ClientLimit, "client-limit", 0, "most requests in flight this machine holds before it holds further sends as client backlog (auto: from ulimit -n and the ephemeral ports, and 0 means auto too; none: no limit, as does -1)", auto(0), none(-1))
@@ -327,12 +329,16 @@ func dryRun(ctx context.Context, fs *pflag.FlagSet, config func([]string) (runne
 }
 
 // runExitCodes is the exit-code table of --help for run and sweep.
-const runExitCodes = `  0    ok: the run completed and its verdict is ok
+const runExitCodes = `  0    valid: the run completed, kept its schedule and sent the logged lengths
   1    bad input or setup (the message names the file, line and field)
   3    the endpoint failed more than --max-error-rate of the requests
   4    a --require limit failed (each term is listed with its value)
   5    client-bound: send lateness p99 over --max-lateness, or requests failed on this
        machine's own limits; the figures measure the load generator, not the endpoint
+  6    not valid: the endpoint did not see the logged lengths (prompt tokens exact by its
+       usage under --min-exact)
+  7    not valid: more than --max-skip of the log's lines were rejected as bad
+  Several at once: 1, then 5, 6, 7, 3, 4. An endpoint found saturated sets no exit code.
   130  interrupted (SIGINT, SIGTERM); what finished is written
   Every file (requests.parquet, summary.json with its "verdict", report.html) is written
   before a non-zero exit.`
@@ -344,6 +350,10 @@ func runExit(err error) error {
 		return &exitError{code: 130, err: err}
 	case errors.Is(err, runner.ErrClientBound):
 		return &exitError{code: 5, err: err}
+	case errors.Is(err, runner.ErrLengths):
+		return &exitError{code: 6, err: err}
+	case errors.Is(err, runner.ErrSkipped):
+		return &exitError{code: 7, err: err}
 	case errors.Is(err, runner.ErrTooManyFailures):
 		return &exitError{code: 3, err: err}
 	case errors.Is(err, compare.ErrRequirements):

@@ -19,7 +19,8 @@ func init() {
 		summary: "run the built-in simulated engine (an OpenAI-compatible server with a cost model)",
 		usage:   "--listen ADDR [--tokenizer PATH] [cost-model flags] [--seed N] [--zero-cost]",
 		example: "  replay sim --listen 127.0.0.1:8000 --max-batch 32 --prefill-per-token 200us\n" +
-			"  replay sim --tokenizer samples/tokenizer/mistral   # exact counts for replay run --tokenizer samples/tokenizer/mistral\n" +
+			"  replay run --endpoint http://127.0.0.1:8000/v1 --out out/   # in another terminal: counts as the simulator does, no --tokenizer needed\n" +
+			"  replay sim --tokenizer Qwen/Qwen3-8B   # count as that model's server; replay run finds the same tokenizer from /v1/models\n" +
 			"  replay sim --zero-cost            # no modeled delay: for measuring a client\n" +
 			"  curl -N localhost:8000/v1/chat/completions -d '{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4,\"stream\":true}'",
 		setup: setupSim,
@@ -29,25 +30,28 @@ func init() {
 func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error {
 	cfg := sim.DefaultConfig()
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
-	tokPath := fs.String("tokenizer", "", "the served model's tokenizer (a Hugging Face repo id ORG/NAME, a tokenizer.json or its folder): count prompts as a real server does (BOS, the chat template with its tools and tool calls); without it prompt counts are approximate (about 4 bytes a token)")
+	tokPath := fs.String("tokenizer", "", "the served model's tokenizer (a Hugging Face repo id ORG/NAME, a tokenizer.json or its folder): count prompts as a real server does (BOS, the chat template with its tools and tool calls); default: the embedded sample tokenizer replay run uses by default, so a run needs no --tokenizer; /v1/models names it (root) with its content's sha256")
 	arrivalLog := fs.String("arrival-log", "", "write each API request's arrival (chat, completions, responses, messages, embeddings) to FILE as it comes, on the server's clock: '<unix ns>\\t<X-Request-Id>\\t<socket unix ns>\\t<traceparent>' a line, the first when the handler starts, the third when the request's bytes reached the kernel (0 where unknown), the last the request's W3C traceparent header ('-' when none)")
 	addSimFlags(fs, &cfg, "")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
 		}
-		if *tokPath != "" {
-			var err error
-			if *tokPath, err = runner.FindTokenizer(ctx, *tokPath, std.stderr); err != nil {
-				return err
-			}
-			tk, err := tokenizer.Load(*tokPath)
-			if err != nil {
-				return err
-			}
-			if err := runner.ServerCounting(*tokPath, tk, &cfg); err != nil {
-				return err
-			}
+		tmp, err := os.MkdirTemp("", "replay-sim-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		path, err := runner.SimTokenizer(ctx, *tokPath, tmp, std.stderr)
+		if err != nil {
+			return err
+		}
+		tk, err := tokenizer.Load(path)
+		if err != nil {
+			return fmt.Errorf("--tokenizer: %w", err)
+		}
+		if err := runner.ServerCounting(path, tk, &cfg); err != nil {
+			return err
 		}
 		var arrivals *os.File
 		if *arrivalLog != "" {

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/engine"
+)
+
+// unreachable turns the first answer of the preflight (or its absence) into the setup error a
+// newcomer's usual mistakes deserve, each naming the URL tried, what answered and the fix; nil
+// when the endpoint answered over the right protocol or did not answer in time (an overloaded
+// server is the run's finding, not a setup error).
+func unreachable(ctx context.Context, base, tried string, err error, status int, body string) error {
+	u, _ := url.Parse(base)
+	switch {
+	case err == nil && plainToTLS(status, body):
+		return setupf("%s answered %s: %s: the server speaks TLS; use https:// in --endpoint (%s)", tried, statusText(status), body, swapScheme(base, "https"))
+	case err == nil:
+		return nil
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return setupf("GET %s: the server answered in plain HTTP, not TLS: use http:// in --endpoint (%s)", tried, swapScheme(base, "http"))
+	case client.TLSFailure(err):
+		return setupf("GET %s: the endpoint's certificate does not verify (%v): pass --ca-file FILE with the CA that signed it (or --insecure to skip the check)", tried, tlsCause(err))
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return setupf("GET %s: connection refused: nothing is listening at %s; start the server or fix the host and port in --endpoint", tried, u.Host)
+	case isNotFoundHost(err):
+		return setupf("GET %s: unknown host %q (%v): fix the host in --endpoint", tried, u.Hostname(), dnsCause(err))
+	case u.Scheme == "http" && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) && speaksTLS(ctx, u.Host):
+		return setupf("GET %s: the connection was closed (%v) and %s completes a TLS handshake: use https:// in --endpoint (%s)", tried, err, u.Host, swapScheme(base, "https"))
+	}
+	return nil
+}
+
+// checkRoute POSTs an empty request to the route the run's API is sent to and stops the run
+// when the route is not there (404, 405): a path such as /v2 for /v1 would fail every
+// request. An answer that refuses the empty body says the route exists.
+func checkRoute(ctx context.Context, cfg Config, hc *http.Client, base string, e Endpoint, s engine.Served) error {
+	path, ok := client.APIPath(cfg.Client.API)
+	if !ok {
+		return nil // Validate names the API
+	}
+	model := e.Model
+	if model == "" && len(s.Models) > 0 {
+		model = s.Models[0].ID
+	}
+	r := engine.ProbeRoute(ctx, hc, base+path, model)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if r.Err != nil {
+		return unreachable(ctx, base, r.URL, r.Err, 0, "")
+	}
+	if !r.Missing() {
+		return nil
+	}
+	fix := "check the API root in --endpoint (it usually ends in /v1, e.g. " + withPath(base, "/v1") + ")"
+	if s.Listed {
+		fix = fmt.Sprintf("the endpoint lists models at %s but serves no %s API there: pass --api with one it serves", s.URL, cfg.Client.API)
+	}
+	return setupf("POST %s answered %s (GET %s: %s): %s", r.URL, statusText(r.Status), s.URL, answered(s), fix)
+}
+
+// answered is what GET /v1/models got, in a few words.
+func answered(s engine.Served) string {
+	if s.Err != nil {
+		return s.Err.Error()
+	}
+	return statusText(s.Status)
+}
+
+// statusText is "404 Not Found".
+func statusText(code int) string {
+	return fmt.Sprintf("%d %s", code, http.StatusText(code))
+}
+
+// plainToTLS reports an answer that says a plain-HTTP request reached a TLS port: Go's TLS
+// server answers 400 "Client sent an HTTP request to an HTTPS server.", nginx 400 "The plain
+// HTTP request was sent to HTTPS port".
+func plainToTLS(status int, body string) bool {
+	return status == http.StatusBadRequest &&
+		(strings.Contains(body, "HTTP request to an HTTPS server") || strings.Contains(body, "plain HTTP request was sent to HTTPS port"))
+}
+
+// speaksTLS reports whether host completes a TLS handshake (any certificate): the reason a
+// plain-HTTP request was closed without an answer.
+func speaksTLS(ctx context.Context, host string) bool {
+	d := tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second}, Config: &tls.Config{InsecureSkipVerify: true}} // only asks whether TLS answers
+	c, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// isNotFoundHost reports a name the resolver does not know.
+func isNotFoundHost(err error) bool {
+	var d *net.DNSError
+	return errors.As(err, &d) && d.IsNotFound
+}
+
+// dnsCause is the resolver's own words.
+func dnsCause(err error) string {
+	var d *net.DNSError
+	if errors.As(err, &d) {
+		return d.Err
+	}
+	return err.Error()
+}
+
+// swapScheme is base with its scheme replaced.
+func swapScheme(base, scheme string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	u.Scheme = scheme
+	return u.String()
+}
+
+// withPath is base with its path replaced.
+func withPath(base, path string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	u.Path = path
+	return u.String()
+}
+
+// tlsCause is the TLS error without the request's words around it.
+func tlsCause(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": tls: "); i >= 0 {
+		return msg[i+2:]
+	}
+	if i := strings.Index(msg, "x509: "); i >= 0 {
+		return msg[i:]
+	}
+	return msg
+}
