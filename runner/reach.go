@@ -36,6 +36,8 @@ func unreachable(ctx context.Context, base, tried string, err error, status int,
 		return setupf("GET %s: connection refused: nothing is listening at %s; start the server or fix the host and port in --endpoint", tried, u.Host)
 	case isNotFoundHost(err):
 		return setupf("GET %s: unknown host %q (%v): fix the host in --endpoint", tried, u.Hostname(), dnsCause(err))
+	case isDNS(err):
+		return setupf("GET %s: the host %q could not be resolved (%v): fix the host in --endpoint, or the resolver", tried, u.Hostname(), dnsCause(err))
 	case u.Scheme == "http" && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) && speaksTLS(ctx, u.Host):
 		return setupf("GET %s: the connection was closed (%v) and %s completes a TLS handshake: use https:// in --endpoint (%s)", tried, err, u.Host, swapScheme(base, "https"))
 	}
@@ -108,6 +110,13 @@ func speaksTLS(ctx context.Context, host string) bool {
 func isNotFoundHost(err error) bool {
 	var d *net.DNSError
 	return errors.As(err, &d) && d.IsNotFound
+}
+
+// isDNS reports any failure to resolve a name (a resolver that times out included): every
+// request would fail the same way.
+func isDNS(err error) bool {
+	var d *net.DNSError
+	return errors.As(err, &d)
 }
 
 // dnsCause is the resolver's own words.
