@@ -82,18 +82,23 @@ func verdict(sum *analysis.Summary, st scheduler.Stats) error {
 	if j := sum.Judgement; j != nil {
 		code = j.Exit
 	}
-	switch code {
-	case analysis.ExitClientBound:
-		return fmt.Errorf("%w: %s", ErrClientBound, v)
-	case analysis.ExitLengths:
-		return fmt.Errorf("%w: %s", ErrLengths, v)
-	case analysis.ExitSkipped:
-		return fmt.Errorf("%w: %s", ErrSkipped, v)
-	case analysis.ExitFailed:
-		return fmt.Errorf("%w: %s", ErrTooManyFailures, v)
+	kinds := map[int]error{analysis.ExitClientBound: ErrClientBound, analysis.ExitLengths: ErrLengths,
+		analysis.ExitSkipped: ErrSkipped, analysis.ExitFailed: ErrTooManyFailures}
+	if kind, ok := kinds[code]; ok {
+		return verdictError{kind, v}
 	}
 	return nil
 }
+
+// verdictError is a run's verdict as its error: the verdict's line, which already names its
+// kind, wrapping the kind's error for the exit code.
+type verdictError struct {
+	kind error
+	line string
+}
+
+func (e verdictError) Error() string { return e.line }
+func (e verdictError) Unwrap() error { return e.kind }
 
 // limits are the thresholds the run is judged by, as summary.json keeps them.
 func (cfg Config) limits() *analysis.Limits {

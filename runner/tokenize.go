@@ -35,7 +35,9 @@ func tokenizeCheck(cfg Config, p *plan, tg *target, notSent int, w io.Writer) *a
 		return nil
 	}
 	d, known := tokcheck.ForEngine(string(tg.eng.choice.Engine))
-	if mode == TokenizeAuto && (!known || tg.simulated) {
+	if mode == TokenizeAuto && (!known || tg.simulated || tg.eng.choice.Simulator != "") {
+		// replay sim speaks vLLM's dialect but serves no tokenize route; its counts are the
+		// run's own tokenizer's (tokenizer_sha256 says when they are not).
 		return nil
 	}
 	if !known {

@@ -235,7 +235,7 @@ func TestRunMultiExit(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil || c.Verdict != "no significant difference: no request succeeded at both endpoints" || c.Paired[0].N != 0 {
 		t.Errorf("compare.json: %v %+v", err, c)
 	}
-	if !strings.Contains(stderr.String(), "endpoint b: too many failed requests") {
+	if !strings.Contains(stderr.String(), "endpoint b: failed: ") {
 		t.Errorf("stderr does not name the failed endpoint:\n%s", stderr.String())
 	}
 	t.Log(c.Verdict)
