@@ -88,6 +88,7 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	}
 	b.WriteString(tokenizeLine(s.Run.TokenizeCheck))
 	b.WriteString(cacheLine(s.Cache))
+	b.WriteString(serverMetricsLine(s.ServerMetrics))
 	if ss := s.Sessions; ss != nil {
 		fmt.Fprintf(&b, "sessions    %d requests in %d sessions, %d multi-turn: %d later turns each sent after the previous answer\n",
 			ss.Requests, ss.Sessions, ss.MultiTurn, ss.LaterTurns)
@@ -150,6 +151,16 @@ func cacheLine(c analysis.Cache) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// serverMetricsLine is one line when the endpoint's metrics page, scraped all run, gave no
+// sample of any series its engine's table reads: without it the missing server figures look
+// like an engine that had nothing to report.
+func serverMetricsLine(sm *analysis.ServerMetrics) string {
+	if sm == nil || sm.Note == "" {
+		return ""
+	}
+	return "server      " + sm.Note + "\n"
 }
 
 // sentLine says how the requests were sent when the run says so: with their logged options
