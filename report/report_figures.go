@@ -54,6 +54,16 @@ func emptyIf(cond bool, why string) string {
 	return ""
 }
 
+// noPoints reports whether none of lines has a point to draw.
+func noPoints(lines []namedLine) bool {
+	for _, l := range lines {
+		if len(l.xys) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // reportFigures are report.html's plots in page order, each with what makes it empty.
 func reportFigures(m *analysis.Metrics, s *analysis.Summary) []reportFigure {
 	l := newWindowLines(m)
@@ -94,7 +104,7 @@ func reportFigures(m *analysis.Metrics, s *analysis.Summary) []reportFigure {
 				return timePlot("output tokens per second", "tokens / s", []namedLine{{"output tokens", Purple, false, l.tok}})
 			}},
 		{"inflight-time", "In-flight requests over time", inflightCaption,
-			emptyIf(len(l.infl) == 0 && serverLines == nil, "no request was in flight"),
+			emptyIf(noPoints(append([]namedLine{{xys: l.infl}}, serverLines...)), "no request was in flight"),
 			func() (string, error) {
 				return timePlot("requests in flight", "requests", append([]namedLine{{inflightName, Blue, false, l.infl}}, serverLines...))
 			}},
