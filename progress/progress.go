@@ -157,15 +157,14 @@ type progressLine struct {
 	Done          int64   `json:"done"`
 	Errors        int64   `json:"errors"`
 	LatenessP99MS float64 `json:"lateness_p99_ms"`
-	// LatenessLimitMS and Behind are the judgement the verdict will make (omitted without a
-	// limit).
+	// LatenessLimitMS is the limit the verdict holds LatenessP99MS to: behind past it
+	// (omitted without a limit). Every field is a number, so a reader may parse the line into
+	// one map of numbers.
 	LatenessLimitMS float64 `json:"lateness_limit_ms,omitempty"`
-	Behind          bool    `json:"behind,omitempty"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	ScheduleS       float64 `json:"schedule_s"`
-	// Draining is true once the schedule is done and requests are still in flight;
-	// OldestInFlightS is then the age of the one sent first.
-	Draining        bool    `json:"draining,omitempty"`
+	// OldestInFlightS is, once the schedule is done (draining), the age of the request in
+	// flight sent first; omitted before, and when nothing is in flight.
 	OldestInFlightS float64 `json:"oldest_in_flight_s,omitempty"`
 }
 
@@ -177,11 +176,10 @@ func (p *Display) jsonLine() string {
 		LatenessP99MS: float64(p.c.LatenessP99NS()) / 1e6, ElapsedS: now.Sub(p.start).Seconds(), ScheduleS: p.span.Seconds()}
 	if p.limit > 0 {
 		l.LatenessLimitMS = float64(p.limit) / 1e6
-		l.Behind = time.Duration(p.c.LatenessP99NS()) > p.limit
 	}
 	if p.draining(now) {
 		if n, age := p.flight.oldest(now); n > 0 {
-			l.Draining, l.OldestInFlightS = true, age.Seconds()
+			l.OldestInFlightS = age.Seconds()
 		}
 	}
 	b, _ := json.Marshal(l)
