@@ -75,3 +75,27 @@ func TestTritonTRTLLMScrapedWhereFound(t *testing.T) {
 		t.Fatalf("a missing page: server_metrics %+v, want a note that every scrape failed", sm)
 	}
 }
+
+// TestRunSaysMetricsPageEmpty: a whole run against an engine whose /metrics answers, all
+// run long, with none of its engine's series (a page of the process's own only) ends with
+// summary.json's server_metrics saying there were no samples at that URL, and the terminal
+// table printing it on one line.
+func TestRunSaysMetricsPageEmpty(t *testing.T) {
+	f := vllmEngine(true, false)
+	f.routes["GET /metrics"] = func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
+	}
+	url := serveFake(t, f)
+	var stdout lockedBuffer
+	sum, out, stderr := engineRun(t, url, 6, func(c *Config) { c.Stdout = &stdout })
+	sm := sum.ServerMetrics
+	if sm == nil || sm.Samples != 0 || sm.Scrapes < 2 || !strings.Contains(sm.Note, "no samples at "+url+"/metrics") {
+		t.Fatalf("server_metrics %+v\n%s", sm, stderr)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(out, "summary.json")), `"server_metrics": {`) {
+		t.Error("summary.json has no server_metrics")
+	}
+	if !strings.Contains(stdout.String(), "\nserver      no samples at "+url+"/metrics") {
+		t.Errorf("the table does not say the page gave nothing:\n%s", stdout.String())
+	}
+}
