@@ -44,6 +44,11 @@ type ServerCache struct {
 	Absent        string   `json:"absent,omitempty"`
 	BadLines      int      `json:"bad_lines,omitempty"`
 	DroppedValues int      `json:"dropped_values,omitempty"`
+	// Samples counts the values of the table's series read over the run, every scrape's;
+	// ReadAs names the table (the engine's Names.Source). Nil for runs written before they
+	// were counted. Zero samples is what server_metrics's note reports.
+	Samples *int   `json:"samples,omitempty"`
+	ReadAs  string `json:"read_as,omitempty"`
 	// SpecDecode is speculative decoding over the run, where the engine serves its counters.
 	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
 }

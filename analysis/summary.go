@@ -227,8 +227,11 @@ type Summary struct {
 	// ErrorSamples holds the first message seen for each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 	Cache        Cache             `json:"cache"`
-	Sessions     *Sessions         `json:"sessions,omitempty"`
-	Cost         *Cost             `json:"cost,omitempty"`
+	// ServerMetrics says how many samples the endpoint's metrics page gave, with a note when
+	// it gave none (server_metrics.go); omitted when no page was scraped.
+	ServerMetrics *ServerMetrics `json:"server_metrics,omitempty"`
+	Sessions      *Sessions      `json:"sessions,omitempty"`
+	Cost          *Cost          `json:"cost,omitempty"`
 	// Queueing splits TTFT into predicted prefill and queueing under --calibration.
 	Queueing *Queueing `json:"queueing,omitempty"`
 	// Populations are the figures of each population (results.Population: stream or
@@ -384,6 +387,7 @@ func (m *Metrics) addCache(s *Summary, info RunInfo) {
 	if c := info.ServerCache; c != nil {
 		s.Cache.Server = c
 		s.Cache.ServerHitPct = c.HitPct()
+		s.ServerMetrics = serverMetrics(c)
 	}
 	if c := info.IdealCache; c != nil {
 		s.Cache.Ideal = c

@@ -22,6 +22,9 @@ type Choice struct {
 	// "replay sim" behind the endpoint, known by its owned_by), "" for an engine: its answers
 	// run to max_tokens by construction, so it is not probed.
 	Simulator string
+	// MetricsPath is where detection found the engine's Prometheus names (Detection's), ""
+	// when it did not look or found none.
+	MetricsPath string
 }
 
 // Choose names the engine behind baseURL: the in-process simulator's vLLM dialect when
@@ -45,7 +48,7 @@ func Choose(ctx context.Context, c *http.Client, baseURL, name string, simulated
 	if err != nil {
 		return Choice{}, err
 	}
-	ch := Choice{Engine: det.Engine, Version: det.Version, Evidence: det.Evidence}
+	ch := Choice{Engine: det.Engine, Version: det.Version, Evidence: det.Evidence, MetricsPath: det.MetricsPath}
 	line, _, _ := strings.Cut(det.String(), "\n")
 	if det.Engine == VLLM && slices.ContainsFunc(det.Evidence, func(ev string) bool { return strings.Contains(ev, simulatorOwner) }) {
 		ch.Simulator = "replay sim"

@@ -19,6 +19,10 @@ type Detection struct {
 	// Evidence has one line per probe, in a fixed order, failures included ("GET /info: HTTP
 	// 404"): what the caller prints, and what summary.json can keep.
 	Evidence []string
+	// MetricsPath is where the engine's Prometheus names were found under the server root
+	// ("/metrics"), "" when no probe found them: then the engine's own default
+	// (Engine.MetricsPath) is scraped.
+	MetricsPath string
 	// support are the evidence lines that voted for Engine.
 	support []string
 }
@@ -86,6 +90,9 @@ func decide(found []finding) Detection {
 	for _, f := range found {
 		if f.votes[d.Engine] > 0 {
 			d.support = append(d.support, f.evidence)
+			if d.MetricsPath == "" {
+				d.MetricsPath = f.metricsPath
+			}
 		}
 		if v := f.versions[d.Engine]; v != "" && d.Version == "" {
 			d.Version = v

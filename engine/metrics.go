@@ -44,3 +44,18 @@ func (e Engine) MetricsURL(baseURL string) (string, error) {
 	}
 	return root + e.MetricsPath(), nil
 }
+
+// MetricsURL is the chosen engine's metrics page for the API root baseURL: the page detection
+// found its names on, else where the engine serves them by default ("" for none). Triton's
+// TensorRT-LLM backend is taken for TensorRT-LLM by its nv_trt_llm_ names on /metrics, and
+// must be scraped there, not at trtllm-serve's /prometheus/metrics.
+func (c Choice) MetricsURL(baseURL string) (string, error) {
+	if c.MetricsPath == "" {
+		return c.Engine.MetricsURL(baseURL)
+	}
+	root, err := ServerRoot(baseURL)
+	if err != nil {
+		return "", err
+	}
+	return root + c.MetricsPath, nil
+}

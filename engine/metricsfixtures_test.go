@@ -16,7 +16,7 @@ func TestMetricsPagesDetectEachEngine(t *testing.T) {
 	cases := map[string]Engine{
 		"vllm-v1.prom": VLLM, "vllm-v0.prom": VLLM, "vllm-early-v1.prom": VLLM,
 		"ray-serve-vllm.prom": VLLM, "sglang.prom": SGLang, "trtllm-serve.prom": TRTLLM,
-		"trtllm-serve-unprefixed.prom": TRTLLM, "triton-trtllm.prom": TRTLLM,
+		"trtllm-serve-unprefixed.prom": TRTLLM, "triton-trtllm.prom": TRTLLM, "triton-trtllm-readme.prom": TRTLLM,
 		"vllm-v1-3168f58.prom": VLLM, "tgi-db931fc.prom": TGI,
 		"dynamo-trtllm-worker.prom": TRTLLM, "dynamo-frontend.prom": "",
 	}

@@ -16,6 +16,11 @@ type finding struct {
 	evidence string
 	votes    map[Engine]int
 	versions map[Engine]string
+	// metricsPath is the path a Prometheus page carrying the voted engine's names was read
+	// at, "" when the probe read none: where that engine's series are, whatever its own server
+	// would serve them at (Triton serves TensorRT-LLM's nv_trt_llm_ families at /metrics,
+	// trtllm-serve its trtllm_ ones at /prometheus/metrics).
+	metricsPath string
 }
 
 // probe asks one question of the server at root.
@@ -173,6 +178,7 @@ func probeMetrics(ctx context.Context, c *http.Client, root string) finding {
 	}
 	f.evidence += fmt.Sprintf(", %d %s metric names", n, prefixOf(best))
 	f.votes = map[Engine]int{best: 3}
+	f.metricsPath = "/metrics"
 	return f
 }
 

@@ -27,6 +27,10 @@ type Display struct {
 	stopped chan struct{}
 	// mode is Auto (a bar on a terminal, plain lines otherwise), JSON or Plain.
 	mode string
+	// limit is the send lateness p99 over which the run is client-bound (the run's
+	// --max-lateness, as the verdict judges it); 0 judges nothing.
+	limit  time.Duration
+	flight *inFlight
 }
 
 // Display modes (--progress).
@@ -39,8 +43,15 @@ const (
 // New is the display of a run of total requests over a schedule of span in wall time, read
 // from the scheduler's counters c, in mode.
 func New(total int, span time.Duration, c *scheduler.Counters, mode string) *Display {
-	return &Display{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{}), mode: mode}
+	return &Display{total: int64(total), c: c, span: span, stop: make(chan struct{}), stopped: make(chan struct{}), mode: mode,
+		flight: &inFlight{since: map[int]time.Time{}}}
 }
+
+// JudgeLateness makes the display call the live lateness "behind" past limit, the same limit
+// the run's verdict holds the send lateness p99 to (--max-lateness,
+// analysis.DefaultMaxLateness by default), and "ok" within it; 0 or less judges nothing.
+// Call it before Run.
+func (p *Display) JudgeLateness(limit time.Duration) { p.limit = max(0, limit) }
 
 // Add counts a failed request as a run's output (runner's Output): its last attempt's row,
 // warmup left out. Every endpoint's sink adds to the one progress line.
@@ -50,12 +61,43 @@ func (p *Display) Add(r *results.Row) {
 	}
 }
 
-// line is what the bar shows, in words.
-func (p *Display) line() string {
-	return fmt.Sprintf("sent %d/%d  in flight %d  done %d  errors %d  lateness p99 %s  elapsed %s of %s",
-		p.c.Sent(), p.total, p.c.InFlight(), p.c.Completed(), p.errors.Load(),
-		time.Duration(p.c.LatenessP99NS()).Round(time.Microsecond),
-		time.Since(p.start).Truncate(time.Second), p.span.Round(time.Second))
+// line is what the bar shows, in words; colour marks the lateness judgement with the bar's
+// colour codes (a terminal only).
+func (p *Display) line(colour bool) string {
+	head := fmt.Sprintf("sent %d/%d  in flight %d  done %d  errors %d  %s  ",
+		p.c.Sent(), p.total, p.c.InFlight(), p.c.Completed(), p.errors.Load(), p.lateness(colour))
+	now := time.Now()
+	if p.draining(now) {
+		if n, age := p.flight.oldest(now); n > 0 {
+			return head + fmt.Sprintf("draining: %d requests in flight, oldest %s", n, age.Truncate(time.Second))
+		}
+	}
+	return head + fmt.Sprintf("elapsed %s of %s", now.Sub(p.start).Truncate(time.Second), p.span.Round(time.Second))
+}
+
+// draining reports whether the schedule is done: every request sent (or never to be), or the
+// schedule's length in wall time passed (a shard's display counts every shard's requests).
+// What is left then is waiting for the requests in flight.
+func (p *Display) draining(now time.Time) bool {
+	return p.c.Sent()+p.c.NotSent() >= p.total || now.Sub(p.start) >= p.span
+}
+
+// lateness is the recent send lateness p99 and, when the run has a limit, its judgement
+// against it: "behind" past the limit, "ok" within it, as the verdict will say.
+func (p *Display) lateness(colour bool) string {
+	p99 := time.Duration(p.c.LatenessP99NS())
+	s := "lateness p99 " + p99.Round(time.Microsecond).String()
+	if p.limit <= 0 {
+		return s
+	}
+	word, tag := "ok", "[green]"
+	if p99 > p.limit {
+		word, tag = "behind", "[red]"
+	}
+	if colour {
+		word = tag + word + "[reset]"
+	}
+	return fmt.Sprintf("%s %s (limit %s)", s, word, p.limit)
 }
 
 // Run draws until Finish is called. w is normally os.Stderr.
@@ -68,17 +110,17 @@ func (p *Display) Run(w io.Writer) {
 			p.lines(w, p.jsonLine)
 			return
 		case p.mode == Plain || !isTerminal(w):
-			p.lines(w, func() string { return "replay: " + p.line() })
+			p.lines(w, func() string { return "replay: " + p.line(false) })
 			return
 		}
 		bar := progressbar.NewOptions64(p.total, progressbar.OptionSetWriter(w),
 			progressbar.OptionSetWidth(20), progressbar.OptionShowDescriptionAtLineEnd(),
-			progressbar.OptionThrottle(200*time.Millisecond))
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionEnableColorCodes(true))
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for {
 			_ = bar.Set64(p.c.Completed())
-			bar.Describe(p.line())
+			bar.Describe(p.line(true))
 			select {
 			case <-p.stop:
 				_ = bar.Finish()
@@ -115,15 +157,32 @@ type progressLine struct {
 	Done          int64   `json:"done"`
 	Errors        int64   `json:"errors"`
 	LatenessP99MS float64 `json:"lateness_p99_ms"`
-	ElapsedS      float64 `json:"elapsed_s"`
-	ScheduleS     float64 `json:"schedule_s"`
+	// LatenessLimitMS is the limit the verdict holds LatenessP99MS to: behind past it
+	// (omitted without a limit). Every field is a number, so a reader may parse the line into
+	// one map of numbers.
+	LatenessLimitMS float64 `json:"lateness_limit_ms,omitempty"`
+	ElapsedS        float64 `json:"elapsed_s"`
+	ScheduleS       float64 `json:"schedule_s"`
+	// OldestInFlightS is, once the schedule is done (draining), the age of the request in
+	// flight sent first; omitted before, and when nothing is in flight.
+	OldestInFlightS float64 `json:"oldest_in_flight_s,omitempty"`
 }
 
 // jsonLine is the progressLine of now.
 func (p *Display) jsonLine() string {
-	b, _ := json.Marshal(progressLine{Sent: p.c.Sent(), Total: p.total, InFlight: p.c.InFlight(), Queued: p.c.Queued(),
+	now := time.Now()
+	l := progressLine{Sent: p.c.Sent(), Total: p.total, InFlight: p.c.InFlight(), Queued: p.c.Queued(),
 		Held: p.c.Held(), Done: p.c.Completed(), Errors: p.errors.Load(),
-		LatenessP99MS: float64(p.c.LatenessP99NS()) / 1e6, ElapsedS: time.Since(p.start).Seconds(), ScheduleS: p.span.Seconds()})
+		LatenessP99MS: float64(p.c.LatenessP99NS()) / 1e6, ElapsedS: now.Sub(p.start).Seconds(), ScheduleS: p.span.Seconds()}
+	if p.limit > 0 {
+		l.LatenessLimitMS = float64(p.limit) / 1e6
+	}
+	if p.draining(now) {
+		if n, age := p.flight.oldest(now); n > 0 {
+			l.OldestInFlightS = age.Seconds()
+		}
+	}
+	b, _ := json.Marshal(l)
 	return string(b)
 }
 

@@ -11,10 +11,13 @@ import (
 // style and figure list, so every page of a run reads alike. The plot frame is in plots.go,
 // the page's head and end in page.go.
 
-// Figure is one plot of a page: its anchor, heading, caption and inline SVG.
+// Figure is one plot of a page: its anchor, heading, caption and inline SVG. A figure with
+// nothing to draw has no SVG and says so in Empty, one line in the page instead of an empty
+// chart ("no errors").
 type Figure struct {
 	ID, Title, Caption string
 	SVG                string
+	Empty              string
 }
 
 // Line is one series of a plot: its legend name, colour and points.

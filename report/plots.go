@@ -227,7 +227,8 @@ func timePlot(title, ylabel string, lines []namedLine) (string, error) {
 	return SVG(p)
 }
 
-// knownErrorClasses are always shown, so an all-clear run shows a chart of zeros, not nothing.
+// knownErrorClasses are always shown beside the classes seen, so a chart of a few failures
+// says which classes had none. A run without failures draws no chart (report_figures.go).
 var knownErrorClasses = []string{"connect", "http_429", "http_4xx", "http_5xx", "stream_broken", "timeout", "canceled"}
 
 func errorPlot(errs map[string]int64) (string, error) {
@@ -245,17 +246,12 @@ func errorPlot(errs map[string]int64) (string, error) {
 	sort.Strings(extra)
 	names = append(names, extra...)
 	vals := make(plotter.Values, len(names))
-	var total, top float64
+	var top float64
 	for i, n := range names {
 		vals[i] = float64(errs[n])
-		total += vals[i]
 		top = math.Max(top, vals[i])
 	}
-	title := "failed requests by error class"
-	if total == 0 {
-		title += " (none)"
-	}
-	p := NewPlot(title, "", "requests")
+	p := NewPlot("failed requests by error class", "", "requests")
 	bc, err := plotter.NewBarChart(vals, vg.Points(28))
 	if err != nil {
 		return "", err
@@ -267,85 +263,6 @@ func errorPlot(errs map[string]int64) (string, error) {
 	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.15)
 	p.Y.Tick.Marker = IntegerTicks
 	return SVG(p)
-}
-
-// reportPlots renders every plot of report.html, in page order.
-func reportPlots(m *analysis.Metrics, s *analysis.Summary) ([]Figure, error) {
-	width, ws := m.Windows()
-	mid := func(i int) float64 { return ws[i].StartS + float64(width)/2 }
-	var p50, p95, sched, sent, done, errs, tok, infl plotter.XYs
-	for i, w := range ws {
-		x := mid(i)
-		if w.TTFTCount > 0 {
-			p50 = append(p50, plotter.XY{X: x, Y: w.TTFTP50MS})
-			p95 = append(p95, plotter.XY{X: x, Y: w.TTFTP95MS})
-		}
-		sched = append(sched, plotter.XY{X: x, Y: w.ScheduledRate})
-		sent = append(sent, plotter.XY{X: x, Y: w.SendRate})
-		done = append(done, plotter.XY{X: x, Y: w.CompletionRate})
-		errs = append(errs, plotter.XY{X: x, Y: w.ErrorRate})
-		tok = append(tok, plotter.XY{X: x, Y: w.OutputTokS})
-		infl = append(infl, plotter.XY{X: x, Y: w.InFlight})
-	}
-	per := "per second"
-	if width > 1 {
-		per = fmt.Sprintf("per second, %d s windows", width)
-	}
-	inflightCaption := "Mean number of requests between send and end, " + per + "."
-	inflightName := "in flight"
-	serverLines := serverQueueLines(m)
-	if serverLines != nil {
-		inflightName = "in flight (client)"
-		inflightCaption += " Beside it the endpoint's own count of running and waiting requests from its /metrics (server_metrics.jsonl's requests_running and requests_waiting, whichever of the engine's series filled them), as scraped during the run."
-	}
-	type build func() (string, error)
-	specs := []struct {
-		id, title, caption string
-		b                  build
-	}{
-		{"ttft-hist", "TTFT distribution", "Time to first token from the moment the request left; markers at p50, p95, p99.",
-			func() (string, error) { return histogramPlot("TTFT", m.TTFTHistogram()) }},
-		{"itl-hist", "ITL distribution", "Gaps between consecutive streamed chunks of successful requests.",
-			func() (string, error) { return histogramPlot("inter-token latency", m.ITLHistogram()) }},
-		{"latency-time", "Latency over time", "TTFT p50 and p95 of the requests sent in each window (" + per + ").",
-			func() (string, error) {
-				return timePlot("TTFT over time", "milliseconds", []namedLine{
-					{"TTFT p50", Green, false, p50}, {"TTFT p95", Orange, false, p95}})
-			}},
-		{"throughput-time", "Throughput over time", "Requests " + per + ": the trace's arrival rate (scheduled sends, dashed) against what was sent, completed and failed.",
-			func() (string, error) {
-				return timePlot("requests per second", "requests / s", []namedLine{
-					{"sent", Blue, false, sent}, {"completed", Green, false, done}, {"failed", Red, false, errs},
-					// Drawn last and dashed so it stays visible where sends track it exactly.
-					{"trace arrival rate (scheduled)", Gray, true, sched}})
-			}},
-		{"tokens-time", "Output tokens over time", "Output tokens " + per + ", at the time their chunks arrived.",
-			func() (string, error) {
-				return timePlot("output tokens per second", "tokens / s", []namedLine{{"output tokens", Purple, false, tok}})
-			}},
-		{"inflight-time", "In-flight requests over time", inflightCaption,
-			func() (string, error) {
-				return timePlot("requests in flight", "requests", append([]namedLine{{inflightName, Blue, false, infl}}, serverLines...))
-			}},
-		{"errors", "Errors by class", "Failed requests by error class.",
-			func() (string, error) { return errorPlot(s.Errors) }},
-	}
-	figs := make([]Figure, 0, len(specs))
-	for _, sp := range specs {
-		svg, err := sp.b()
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, Figure{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: svg})
-		if sp.id == "inflight-time" { // the GPUs beside the endpoint's own series
-			gpus, err := gpuFigures(m)
-			if err != nil {
-				return nil, err
-			}
-			figs = append(figs, gpus...)
-		}
-	}
-	return figs, nil
 }
 
 // serverQueueLines are the endpoint's running and waiting requests as scraped, drawn beside the

@@ -19,13 +19,17 @@ type Options struct {
 
 type reportPage struct {
 	S           *analysis.Summary
+	Headline    headline
+	Fidelity    []fidelityRow
 	Populations []populationRow
 	APIs        []populationRow
-	Dists       []analysis.DistRow
-	SLORows     []sloRow
-	Figures     []Figure
-	FontCSS     template.CSS
-	Errors      []errorRow
+	// Dists are the latency table's rows a user reads (TTFT, ITL, TPOT, e2e); MoreDists the
+	// rest, folded under it (from scheduled, lateness, queue wait).
+	Dists, MoreDists []analysis.DistRow
+	SLORows          []sloRow
+	Figures          []Figure
+	FontCSS          template.CSS
+	Errors           []errorRow
 	// Checks is the behaviour checks' table (checks.go), "" when the run had none.
 	Checks template.HTML
 }
@@ -79,7 +83,9 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 	if figs, err = appendQueueingFigures(m, figs); err != nil {
 		return err
 	}
-	page := reportPage{S: s, Dists: s.DistRows(), Figures: figs, Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s)}
+	page := reportPage{S: s, Headline: newHeadline(s), Fidelity: fidelityRows(s), Figures: figs,
+		Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s)}
+	page.Dists, page.MoreDists = splitDists(s.DistRows())
 	if page.FontCSS, err = PageFont(o.NoEmbedFont); err != nil {
 		return err
 	}
@@ -94,6 +100,21 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 		page.Errors = append(page.Errors, errorRow{Class: k, Count: s.Errors[k], Sample: s.ErrorSamples[k]})
 	}
 	return WritePage(w, reportTmpl, page, "report")
+}
+
+// splitDists keeps the latencies a user reads in the latency table and folds the near
+// duplicates measured from the scheduled time, and the client's own lateness and queue wait,
+// under it.
+func splitDists(rows []analysis.DistRow) (main, more []analysis.DistRow) {
+	for _, r := range rows {
+		switch r.Name {
+		case "ttft", "itl", "tpot", "e2e":
+			main = append(main, r)
+		default:
+			more = append(more, r)
+		}
+	}
+	return main, more
 }
 
 // WriteRunFiles writes a run's files from its aggregated rows (analysis.WriteRunData: the
@@ -119,12 +140,17 @@ th{background:#f4f6f8;font-weight:bold}
 .note{color:#555;font-size:13px;margin:2px 0 8px}
 .bad{color:#b00}
 .verdict{font-size:16px;font-weight:bold}
+table.headline{margin:10px 0 14px;font-size:15px}
+table.headline td{font-size:17px;padding:6px 12px;text-align:left}
+table.headline th{text-align:left}
+details{margin:4px 0 10px}
+.nodata{color:#555;font-size:14px;margin:14px 0}
+summary{cursor:pointer;color:#333;font-size:14px}
 {{if .Checks}}` + ChecksCSS + `{{end}}</style>
 </head>
 <body>
 <h1>replay report</h1>
-{{with .S.Verdict}}<p id="verdict" class="verdict{{if not (eq . "ok")}} bad{{end}}">verdict: {{.}}</p>{{end}}
-{{with .S.Run.Checks}}{{with .Failed}}<p id="checks-failed" class="verdict bad">behaviour checks failed: {{range $i, $n := .}}{{if $i}}, {{end}}<a href="#checks">{{$n}}</a>{{end}}</p>
+` + headlineHTML + `{{with .S.Run.Checks}}{{with .Failed}}<p id="checks-failed" class="verdict bad">behaviour checks failed: {{range $i, $n := .}}{{if $i}}, {{end}}<a href="#checks">{{$n}}</a>{{end}}</p>
 {{end}}{{end}}<p class="note">Open-loop replay of a production trace. Every figure excludes warmup requests; latencies of failed requests are excluded and the failures counted.</p>{{with .S.Run.Recovery}}
 <p class="bad">This run was cut before it closed (killed, power lost or disk full): its {{.Rows}} rows were recovered from {{.From}}{{with .Dropped}} ({{.}}){{end}}. Requests in flight at the cut, and those never sent, are not in them.</p>{{end}}
 
@@ -142,7 +168,8 @@ th{background:#f4f6f8;font-weight:bold}
 {{end}}{{if eq .S.Run.Body "verbatim"}}<tr><td>body</td><td class="bad">logged bodies sent verbatim (model replaced): prompt and output lengths are the engine's own, not the trace's</td></tr>
 {{end}}{{if not .S.Run.StartedAt.IsZero}}<tr><td>started</td><td>{{.S.Run.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}}</td></tr>{{end}}
 {{with .S.Run.Version}}<tr><td>replay version</td><td>{{.}}</td></tr>{{end}}
-</table>
+{{with .S.ServerMetrics}}{{with .Note}}<tr><td>server metrics</td><td class="bad">{{.}}</td></tr>
+{{end}}{{end}}</table>
 
 {{if .Checks}}<h2 id="checks">Behaviour checks</h2>
 {{.Checks}}<p class="note">Probes sent before the warmup (--checks {{.S.Run.Checks.Level}}): each a few small requests of the endpoint, counted pass/fail with what was seen; overload judges every answer of the run (each 429 and 503 must carry Retry-After). A failed check changes the exit code only under --require checks.</p>
@@ -160,6 +187,12 @@ th{background:#f4f6f8;font-weight:bold}
 <tr><th>latency (ms)</th><th>n</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th></tr>
 {{range .Dists}}<tr><td>{{.Name}}</td><td>{{.D.Count}}</td><td>{{ms .D.P50}}</td><td>{{ms .D.P90}}</td><td>{{ms .D.P95}}</td><td>{{ms .D.P99}}</td><td>{{ms .D.P999}}</td><td>{{ms .D.Max}}</td><td>{{ms .D.Mean}}</td></tr>
 {{end}}</table>
+<details><summary>from the scheduled time, send lateness and queue wait</summary>
+<table>
+<tr><th>latency (ms)</th><th>n</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th></tr>
+{{range .MoreDists}}<tr><td>{{.Name}}</td><td>{{.D.Count}}</td><td>{{ms .D.P50}}</td><td>{{ms .D.P90}}</td><td>{{ms .D.P95}}</td><td>{{ms .D.P99}}</td><td>{{ms .D.P999}}</td><td>{{ms .D.Max}}</td><td>{{ms .D.Mean}}</td></tr>
+{{end}}</table>
+</details>
 {{if .Populations}}<h2 id="populations">Populations</h2>
 <table>
 <tr><th>population</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>output tokens/s</th></tr>
@@ -186,11 +219,14 @@ th{background:#f4f6f8;font-weight:bold}
 <h2>Fidelity</h2>
 <table>
 <tr><th>check</th><th>value</th></tr>
-<tr><td>prompt tokens exactly as targeted</td><td>{{pct .S.Fidelity.PromptTokensExactPct}}</td></tr>
-<tr><td>output tokens exactly as targeted{{if .S.Fidelity.Unforced}}, of the requests forced to their length ({{.S.Fidelity.Unforced}} more sent unforced: their logged answers stopped on their own or were constrained){{end}}</td><td>{{pct .S.Fidelity.OutputTokensExactPct}}</td></tr>
+{{range .Fidelity}}<tr><td>{{.Check}}</td><td{{if .Bad}} class="bad"{{end}}>{{.Value}}</td></tr>
+{{end}}</table>
+<details><summary>every fidelity measure</summary>
+<table>
+<tr><th>measure</th><th>value</th></tr>
 {{with .S.Run.Engine}}{{if not .Forced}}<tr><td>output length forcing</td><td class="bad">{{.Forcing}}</td></tr>
 {{end}}{{end}}<tr><td>requests with server-reported usage</td><td>{{.S.Fidelity.UsageReported}}</td></tr>
-{{with .S.Fidelity.Arrival}}<tr><td>arrivals: did requests leave when the schedule said? (lateness p99 under {{onTimeMS}} ms, bursts within 1 ms kept together: more than 2 and 5% broken is behind){{if eq .Verdict "capped"}}: a capped run follows its concurrency cap, so its queue wait is given instead{{end}}</td><td{{if eq .Verdict "behind"}} class="bad"{{end}}>{{.Verdict}}{{with .Why}}: {{.}}{{end}}</td></tr>
+{{with .S.Fidelity.Arrival}}<tr><td>arrivals at the stricter on-time mark (lateness p99 under {{onTimeMS}} ms, bursts within 1 ms kept together: more than 2 and 5% broken is over it); the run is judged behind only past its --max-lateness limit, above{{if eq .Verdict "capped"}}; a capped run follows its concurrency cap, so its queue wait is given instead{{end}}</td><td>{{if eq .Verdict "behind"}}over the mark{{else}}{{.Verdict}}{{end}}{{with .Why}}: {{.}}{{end}}</td></tr>
 {{if ne .Verdict "capped"}}<tr><td>most requests due and not yet sent at one instant</td><td>{{.MaxBehind}}</td></tr>
 {{with .RateMaxDevReqS}}<tr><td>achieved against scheduled rate, largest difference in one second</td><td>{{f3 .}} req/s ({{f3 $.S.Fidelity.Arrival.RateMaxDevPct}}% of the mean rate)</td></tr>
 {{end}}{{with .BurstsKeptPct}}<tr><td>bursts (requests the schedule puts within 1 ms of each other) that left within 1 ms</td><td>{{f3 .}}% of {{$.S.Fidelity.Arrival.Bursts}}</td></tr>
@@ -202,6 +238,7 @@ th{background:#f4f6f8;font-weight:bold}
 {{end}}{{with .S.Cache.Ideal}}<tr><td>ideal prefix cache hit rate of the trace (infinite cache{{if .BlockSize}}, {{.BlockSize}}-token blocks{{end}})</td><td>{{pct $.S.Cache.IdealHitPct}}</td></tr>
 {{with .Logged}}<tr><td>prefix cache hit rate the log itself records (its cached tokens over prompt tokens, {{.Requests}} requests)</td><td>{{pct $.S.Cache.LoggedHitPct}}</td></tr>
 {{end}}{{end}}</table>
+</details>
 
 {{with .S.Run.Engine}}{{if .GPUs}}<h2 id="gpus">GPUs</h2>
 <table>

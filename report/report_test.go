@@ -96,8 +96,18 @@ func TestReportEmptyRun(t *testing.T) {
 	if err := WriteHTML(&buf, m, s, Options{NoEmbedFont: true}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(buf.String(), "<svg"); n != 7 {
-		t.Errorf("empty run: %d SVGs, want 7", n)
+	// No empty chart: each plot is one line saying what it lacks.
+	page := buf.String()
+	if n := strings.Count(page, "<svg"); n != 0 {
+		t.Errorf("empty run: %d SVGs, want none", n)
+	}
+	if n := strings.Count(page, `class="nodata"`); n != 7 {
+		t.Errorf("empty run: %d lines in place of plots, want 7", n)
+	}
+	for _, want := range []string{`<p id="errors" class="nodata"><b>Errors by class</b>: no errors.</p>`, `<p id="ttft-hist" class="nodata">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("empty run: no %q", want)
+		}
 	}
 	if err := WriteTable(&bytes.Buffer{}, s); err != nil {
 		t.Fatal(err)

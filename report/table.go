@@ -83,11 +83,12 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	}
 	fmt.Fprintf(&b, "  (%d requests reported usage)", f.UsageReported)
 	b.WriteString("\n")
-	if a := f.Arrival; a != nil {
-		b.WriteString(arrivalLine(a))
+	if f.Arrival != nil {
+		b.WriteString(arrivalLine(s))
 	}
 	b.WriteString(tokenizeLine(s.Run.TokenizeCheck))
 	b.WriteString(cacheLine(s.Cache))
+	b.WriteString(serverMetricsLine(s.ServerMetrics))
 	if ss := s.Sessions; ss != nil {
 		fmt.Fprintf(&b, "sessions    %d requests in %d sessions, %d multi-turn: %d later turns each sent after the previous answer\n",
 			ss.Requests, ss.Sessions, ss.MultiTurn, ss.LaterTurns)
@@ -100,20 +101,26 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 		fmt.Fprintf(&b, " (%d GPUs at %.2f an hour)\n", c.GPUs, c.PerGPUHour)
 	}
 	b.WriteString(clientLine(s))
-	if len(s.Errors) == 0 {
-		b.WriteString("errors      none\n")
-	} else {
-		b.WriteString("errors     ")
-		for _, k := range sortedKeys(s.Errors) {
-			fmt.Fprintf(&b, " %s %d", k, s.Errors[k])
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(errorsLine(s.Errors))
 	if s.Verdict != "" {
 		fmt.Fprintf(&b, "verdict     %s\n", s.Verdict)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// errorsLine counts the failed requests by class, or says there were none.
+func errorsLine(errs map[string]int64) string {
+	if len(errs) == 0 {
+		return "errors      none\n"
+	}
+	var b strings.Builder
+	b.WriteString("errors     ")
+	for _, k := range sortedKeys(errs) {
+		fmt.Fprintf(&b, " %s %d", k, errs[k])
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // clientLine says what the load generator went through, when it held or failed anything.
@@ -150,6 +157,16 @@ func cacheLine(c analysis.Cache) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// serverMetricsLine is one line when the endpoint's metrics page, scraped all run, gave no
+// sample of any series its engine's table reads: without it the missing server figures look
+// like an engine that had nothing to report.
+func serverMetricsLine(sm *analysis.ServerMetrics) string {
+	if sm == nil || sm.Note == "" {
+		return ""
+	}
+	return "server      " + sm.Note + "\n"
 }
 
 // sentLine says how the requests were sent when the run says so: with their logged options
@@ -199,23 +216,22 @@ func groupTable(what string, names []string, pops map[string]analysis.Population
 	return b.String()
 }
 
-// arrivalLine is the terminal table's line for a.
-func arrivalLine(a *analysis.Arrival) string {
+// arrivalLine is the terminal table's line for the run's arrivals: the verdict's judgement
+// of its lateness (timeliness.go), then the arrival measures.
+func arrivalLine(s *analysis.Summary) string {
+	a, tl := s.Fidelity.Arrival, judgeTimeliness(s)
 	var b strings.Builder
-	fmt.Fprintf(&b, "arrivals    %s", a.Verdict)
+	fmt.Fprintf(&b, "arrivals    %s", tl.Word)
 	if a.Verdict == "capped" {
 		fmt.Fprintf(&b, ": %d requests waited for a slot, queue wait p99 %.1f ms\n", a.Queued, a.QueueWaitP99MS)
 		return b.String()
 	}
-	fmt.Fprintf(&b, ": lateness p99 %.3f ms, at most %d behind", a.LatenessP99MS, a.MaxBehind)
+	fmt.Fprintf(&b, ": %s; at most %d due and not yet sent at once", tl.Detail, a.MaxBehind)
 	if a.RateMaxDevReqS != nil {
 		fmt.Fprintf(&b, ", rate off by at most %.0f req/s in a second (%.1f%%)", *a.RateMaxDevReqS, *a.RateMaxDevPct)
 	}
 	if a.BurstsKeptPct != nil {
 		fmt.Fprintf(&b, ", %.1f%% of %d bursts kept", *a.BurstsKeptPct, a.Bursts)
-	}
-	if a.Why != "" {
-		fmt.Fprintf(&b, " (%s)", a.Why)
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -129,7 +129,7 @@ func (s *engineState) metricsURL(flag string) (string, error) {
 	if flag != "" {
 		return resolveMetricsURL(flag, s.base)
 	}
-	u, err := s.choice.Engine.MetricsURL(s.base)
+	u, err := s.choice.MetricsURL(s.base)
 	s.ownPage = u != ""
 	if err == nil && u == "" {
 		fmt.Fprintf(s.stderr, "replay: server metrics: %s; not scraped (--metrics-url names a page)\n", s.choice.Engine.MetricsNote())

@@ -124,6 +124,7 @@ func newExecution(cfg Config, p *plan, legs []*leg) *execution {
 	x.limit, x.why = holdLimit(cfg, legs[0].tg)
 	x.sched.ClientLimit = shareLimit(x.limit, len(legs))
 	x.prog = progress.New(len(x.items), time.Duration(float64(span)/speedOf(cfg.Schedule)), x.sched.Counters, cfg.Progress)
+	x.prog.JudgeLateness(cfg.MaxLateness) // the verdict's limit (finish.go), so the live line agrees with it
 	return x
 }
 
@@ -270,7 +271,7 @@ func (x *execution) run(ctx context.Context) error {
 		unwatch(x.legs)
 		return overBudget(err, x.p)
 	}
-	stats, err := scheduler.Run(ctx, x.items, x.sched, send)
+	stats, err := scheduler.Run(ctx, x.items, x.sched, x.prog.Track(send))
 	restoreGC()
 	unwatch(x.legs)
 	for _, l := range x.legs {

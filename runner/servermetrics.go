@@ -37,7 +37,12 @@ func resolveMetricsURL(flag, endpoint string) (string, error) {
 // which of the page's series it came from.
 func serverCache(r scrape.Result) *analysis.ServerCache {
 	c := &analysis.ServerCache{MetricsURL: r.URL, Scrapes: r.Scrapes, Failures: r.Failures, FirstError: r.FirstError,
-		BadLines: r.BadLines, DroppedValues: r.Dropped}
+		BadLines: r.BadLines, DroppedValues: r.Dropped, ReadAs: r.Source}
+	samples := 0
+	for _, smp := range r.Samples {
+		samples += len(smp.Values)
+	}
+	c.Samples = &samples
 	qKey, hKey, unit := results.PrefixCacheQueriedTokens, results.PrefixCacheHitTokens, "tokens"
 	q, okQ := r.Increase[qKey]
 	h, okH := r.Increase[hKey]

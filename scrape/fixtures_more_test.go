@@ -27,6 +27,10 @@ var moreFixtureCases = []fixtureCase{
 	{"dynamo-trtllm-worker.prom", "trtllm", map[string]float64{
 		results.RequestsRunning: 6, results.RequestsWaiting: 2, results.KVCacheUsage: 0.35,
 		results.PrefixCacheHitRate: 0.4, results.PrefixCacheQueriedTokens: 3000, results.PrefixCacheHitTokens: 1200}, 0},
+	// Triton's TensorRT-LLM backend as its README prints the page: the active requests; no
+	// waiting count or usage fraction in that page, and Triton's own nv_inference_ series
+	// beside it are no engine's.
+	{"triton-trtllm-readme.prom", "trtllm", map[string]float64{results.RequestsRunning: 5}, 0},
 	// Dynamo's frontend: no engine's series. Its inflight and queued gauges count HTTP
 	// requests (queued until the first response), not an engine's batch and queue, so they are
 	// not read as running and waiting.

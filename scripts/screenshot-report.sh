@@ -3,7 +3,8 @@
 # `chromium`) and checks the screenshot is not trivially empty and the page has all its plots.
 # Used by the end-to-end script, not by unit tests.
 # Usage: scripts/screenshot-report.sh DIR|PAGE.html [OUT.png]
-#   DIR: a run folder (report.html, 7 plots) or a sweep's --out folder (sweep.html, 4 plots).
+#   DIR: a run folder (report.html, 7 plots, each a line instead when it has nothing to draw) or a
+#   sweep's --out folder (sweep.html, 4 plots).
 set -euo pipefail
 arg=${1:?usage: scripts/screenshot-report.sh DIR|PAGE.html [OUT.png]}
 if [ -f "$arg" ]; then
@@ -40,9 +41,11 @@ size=$(stat -c %s "$out")
 if [ "$size" -lt "$min_png" ]; then
   echo "screenshot-report: $out is only $size bytes: the page did not render its plots" >&2; exit 1
 fi
-# Every plot is inline SVG.
+# Every plot is inline SVG, or one line saying why it has nothing to draw (class nodata: a run
+# without errors has no error chart).
 svgs=$(grep -o '<svg' "$html" | wc -l)
-if [ "$svgs" -lt "$want_svgs" ]; then
-  echo "screenshot-report: $html has $svgs plots, want $want_svgs" >&2; exit 1
+nodata=$(grep -o 'class="nodata"' "$html" | wc -l)
+if [ $((svgs + nodata)) -lt "$want_svgs" ]; then
+  echo "screenshot-report: $html has $svgs plots and $nodata lines in place of one, want $want_svgs in all" >&2; exit 1
 fi
-echo "screenshot-report: $out $size bytes, $svgs plots"
+echo "screenshot-report: $out $size bytes, $svgs plots, $nodata said empty"
