@@ -65,6 +65,9 @@ func (s *Summary) judgement(lim Limits) *Judgement {
 		j.Exit = j.Reasons[0].Exit
 	}
 	j.Details = append(j.Details, s.Run.Notes...)
+	if sm := s.ServerMetrics; sm != nil && sm.Note != "" {
+		j.Details = append(j.Details, "server metrics: "+sm.Note)
+	}
 	return j
 }
 

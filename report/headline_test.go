@@ -26,7 +26,7 @@ func TestHeadlineFirst(t *testing.T) {
 		t.Fatal("the headline is not the page's first table, above every section")
 	}
 	for _, want := range []string{"<td>600</td><td>97.0%</td><td>17.98 req/s, 549.0 output tok/s</td><td>117.6 / 286.2 ms</td><td>40.93 ms</td>",
-		"<td>84.2% within SLO (15.60 req/s)</td>", `<td id="verdict" class="verdict">ok</td>`} {
+		"<td>84.2% within SLO (15.60 req/s)</td>", `<td id="verdict" class="verdict">valid: endpoint healthy</td>`} {
 		if !strings.Contains(page[h:], want) {
 			t.Errorf("headline lacks %q", want)
 		}

@@ -104,6 +104,11 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	b.WriteString(errorsLine(s.Errors))
 	if s.Verdict != "" {
 		fmt.Fprintf(&b, "verdict     %s\n", s.Verdict)
+		if j := s.Judgement; j != nil {
+			for _, d := range j.Details {
+				fmt.Fprintf(&b, "            %s\n", d)
+			}
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

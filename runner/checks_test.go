@@ -30,7 +30,7 @@ func TestRunChecks(t *testing.T) {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
 		sum, err := Run(context.Background(), Config{Trace: testenv.PairedTrace(t, 30, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
-			Client: client.Config{BaseURL: endpoint, Model: "replay-sim"}, Schedule: scheduler.Config{Speed: 4}, MaxErrorRate: 0.9, MaxLateness: -1,
+			Client: client.Config{BaseURL: endpoint, Model: "replay-sim"}, Schedule: scheduler.Config{Speed: 4}, MaxErrorRate: 0.9, MaxLateness: -1, MinExact: anyLengths,
 			ClientLimit: 1000, Warmup: 2, Checks: level, Stdout: &stdout, Stderr: &stderr, Sim: fastSim()})
 		if err != nil {
 			t.Fatalf("%s at %q: %v\n%s", endpoint, level, err, stderr.String())

@@ -97,7 +97,7 @@ func TestEngineGPUPaired(t *testing.T) {
 	_, err := Run(context.Background(), Config{Trace: testenv.PairedTrace(t, 20, 20), Out: out, Tokenizer: testenv.SampleTokenizer(),
 		Endpoints:  []Endpoint{{Label: "a", URL: urls[0], Model: "replay-sim"}, {Label: "b", URL: urls[1], Model: "replay-sim"}},
 		MetricsURL: "none", GPUMetricsURLs: []string{dcgm + "/metrics"}, MetricsInterval: 20 * time.Millisecond,
-		Schedule: scheduler.Config{Speed: 4}, MaxLateness: -1, ClientLimit: 100, Stdout: io.Discard, Stderr: &stderr})
+		Schedule: scheduler.Config{Speed: 4}, MaxLateness: -1, MinExact: anyLengths, ClientLimit: 100, Stdout: io.Discard, Stderr: &stderr})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

@@ -78,7 +78,7 @@ func testMixedLog(t *testing.T, name string) {
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
 	cfg := Config{Trace: tracePath, Out: t.TempDir(), Client: client.Config{BaseURL: hs.URL + "/v1", Model: sc.ModelName}, Tokenizer: tokPath,
-		Options: OptionsLogged, MetricsURL: "none", MaxLateness: -1, Checks: "none", Stderr: io.Discard, Stdout: io.Discard}
+		Options: OptionsLogged, MetricsURL: "none", MaxLateness: -1, MinExact: anyLengths, Checks: "none", Stderr: io.Discard, Stdout: io.Discard}
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Error(err)

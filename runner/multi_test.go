@@ -59,8 +59,9 @@ func TestMultiRefusals(t *testing.T) {
 		}
 	}
 	// Without --tokenizer a real endpoint is refused, as in a single run.
+	live := startSims(t, sim.DefaultConfig())[0]
 	_, err := Run(context.Background(), Config{Out: t.TempDir(), Stderr: &bytes.Buffer{},
-		Endpoints: []Endpoint{ok, {Label: "b", URL: ok.URL, Model: "m"}}})
+		Endpoints: []Endpoint{{Label: "a", URL: live, Model: "replay-sim"}, {Label: "b", URL: live, Model: "replay-sim"}}})
 	if err == nil || !strings.Contains(err.Error(), "--tokenizer is required") {
 		t.Errorf("no tokenizer: %v", err)
 	}

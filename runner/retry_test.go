@@ -44,7 +44,7 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 	}))
 	defer ts.Close()
 	out := t.TempDir()
-	sum, err := Run(context.Background(), Config{Trace: writeSoakTrace(t, 6, 20), Client: client.Config{BaseURL: ts.URL + "/v1", Model: "replay-sim"}, Tokenizer: testenv.SampleTokenizer(), Out: out, Retries: 2, MetricsURL: "none", Stdout: nopWriter{}, Stderr: nopWriter{}})
+	sum, err := Run(context.Background(), Config{Trace: writeSoakTrace(t, 6, 20), Client: client.Config{BaseURL: ts.URL + "/v1", Model: "replay-sim"}, Tokenizer: testenv.SampleTokenizer(), Out: out, Retries: 2, MetricsURL: "none", MinExact: anyLengths, Stdout: nopWriter{}, Stderr: nopWriter{}})
 	if err != nil {
 		t.Fatal(err)
 	}
