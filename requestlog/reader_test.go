@@ -112,7 +112,7 @@ func TestReadErrors(t *testing.T) {
 		want []string
 	}{
 		{`{"timestamp":11,"request":{"prompt":"a"}`, []string{"log.jsonl:2:", "not a JSON object"}},
-		{`{"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{"log.jsonl:2:", `field "timestamp": missing`}},
+		{`{"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{"log.jsonl:2:", `field "timestamp": missing`, "pass --map timestamp=KEY"}},
 		{`{"timestamp":"yesterday","request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "timestamp"`, "neither RFC3339 nor a number"}},
 		{`{"timestamp":9,"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "timestamp"`, "out of order"}},
 		{`{"timestamp":11,"request":{"model":"x"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request"`, "neither messages"}},
