@@ -121,7 +121,7 @@ func TestReadErrors(t *testing.T) {
 		{`{"timestamp":11,"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":-4}}}`, []string{`field "response.usage.completion_tokens"`}},
 		{`{"timestamp":11,"request":{"prompt":"a"},"response":{}}`, []string{`field "response"`, "output length is unknown"}},
 		{`{"timestamp":11,"request":"{not json","response":{}}`, []string{`field "request"`}},
-		{`{"timestamp":11,"request":{"messages":[{"role":"system","content":"s"}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages"`, "template raised"}},
+		{`{"timestamp":11,"request":{"messages":[{"role":"system","content":"s"}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages"`, `template raised an exception at message 0 of 1 (role system): "only user and assistant roles are supported"`}},
 		{`[1,2]`, []string{"log.jsonl:2:", "not a JSON object"}},
 	}
 	for _, c := range cases {
