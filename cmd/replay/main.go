@@ -99,6 +99,10 @@ func run(argv []string, std cli) int {
 		fmt.Fprintf(std.stderr, "replay %s: %v\n", c.name, err)
 		return 2
 	}
+	if f := fs.Lookup("format"); f != nil && f.Value.String() == "help" { // --format help
+		formatHelp(std.stdout)
+		return 0
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := runFn(ctx, fs.Args()); err != nil {
