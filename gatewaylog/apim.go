@@ -57,6 +57,7 @@ var apimSchema = Schema{
 	Doc:     "Azure API Management ApiManagementGatewayLogs + ApiManagementGatewayLlmLog (GatewayLogs, GatewayLlmLogs), joined by CorrelationId",
 	Reads:   "Azure API Management's GatewayLlmLogs (and GatewayLogs) rows, joined by CorrelationId",
 	Example: `{"TimeGenerated":"2025-01-24T09:20:46.849Z","CorrelationId":"6f1c-1","DeploymentName":"gpt-4o-mini","PromptTokens":1500,"CompletionTokens":120}`,
+	Time:    "TimeGenerated",
 	Sniff:   sniffAPIM,
 	Read:    readAPIM,
 	Join:    joinAPIM,

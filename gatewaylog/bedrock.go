@@ -32,6 +32,7 @@ var bedrockSchema = Schema{
 	Doc:     "AWS Bedrock ModelInvocationLog 1.0 (Amazon Bedrock User Guide, model invocation logging)",
 	Reads:   "AWS Bedrock's model invocation logs",
 	Example: `{"schemaType":"ModelInvocationLog","timestamp":"2025-01-24T09:20:46.847Z","modelId":"m","input":{"inputTokenCount":800},"output":{"outputTokenCount":120}}`,
+	Time:    "timestamp",
 	Sniff: func(first []byte) bool {
 		return bytes.Contains(first, []byte(`"ModelInvocationLog"`)) && bytes.Contains(first, []byte(`"modelId"`))
 	},
