@@ -80,7 +80,7 @@ func groupedUsages(w io.Writer, fs *pflag.FlagSet, own string) {
 	}
 	for _, h := range headings {
 		if s := sets[h]; s != nil && s.HasAvailableFlags() {
-			fmt.Fprintf(w, "\n%s:\n%s", h, s.FlagUsagesWrapped(helpWidth))
+			fmt.Fprintf(w, "\n%s:\n%s", h, s.FlagUsages())
 		}
 	}
 }
@@ -92,7 +92,3 @@ func matches(n, name string) bool {
 	}
 	return n == name
 }
-
-// helpWidth is the width grouped --help wraps its descriptions at: long ones (--tokenizer's,
-// --options') stay readable in a terminal.
-const helpWidth = 120
