@@ -9,8 +9,8 @@ import (
 // versionText is what `replay --version` and `replay version` print: the module's version,
 // then the VCS revision the binary was built from, whether the tree had changes, and the Go
 // that built it. `go install module@vX` stamps the version and no VCS settings; `go build` in a
-// clone stamps "(devel)" and the settings vcs.revision, vcs.time and vcs.modified; a build
-// with -buildvcs=false, in a git worktree (Go looks for a .git folder, and a worktree's .git is
+// clone stamps "(devel)" and the settings vcs.revision, vcs.time and vcs.modified; go run, a
+// build with -buildvcs=false, in a git worktree (Go looks for a .git folder, and a worktree's .git is
 // a file) or outside a repository has neither, and says so rather than guess.
 func versionText(bi *debug.BuildInfo, ok bool) string {
 	if !ok || bi == nil {
@@ -40,7 +40,7 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 			fmt.Fprintf(&b, "  committed %s\n", t)
 		}
 	case v == "devel":
-		b.WriteString("  revision  unknown (built without VCS information: -buildvcs=false, a git worktree, or outside a git checkout)\n")
+		b.WriteString("  revision  unknown (built without VCS information: go run, -buildvcs=false, a git worktree, or outside a git checkout)\n")
 	}
 	fmt.Fprintf(&b, "  go        %s\n", bi.GoVersion)
 	return b.String()
