@@ -142,9 +142,7 @@ func NewRenderer(t Template) (*Renderer, error) {
 		"bos_token":             t.BOS,
 		"eos_token":             t.EOS,
 		"add_generation_prompt": true,
-		"raise_exception": func(msg string) (string, error) {
-			return "", errors.New("template raised: " + msg)
-		},
+		// raise_exception is set for each render (render), which keeps what it said.
 		"strftime_now": func(format string) string { return strftime(chatDate, format) },
 		"replay_iif": func(cond bool, a, b any) any {
 			if cond {
@@ -174,14 +172,28 @@ func (c *Renderer) Render(msgs []Message) (string, error) { return c.RenderTools
 // earlier turns' tool calls and answers count toward the prompt. Encode it with special tokens
 // recognized and none added (tokenizer Encode(text, false)): the template already holds the
 // BOS text.
-func (c *Renderer) RenderTools(msgs []Message, tools json.RawMessage) (prompt string, err error) {
+func (c *Renderer) RenderTools(msgs []Message, tools json.RawMessage) (string, error) {
+	prompt, raised, err := c.render(msgs, tools)
+	if err != nil && raised != "" { // the template's own refusal: say which message, not the trace
+		return "", c.refusal(msgs, tools, raised)
+	}
+	return prompt, err
+}
+
+// render is RenderTools without the search for the refused message: raised is the text the
+// template passed to raise_exception, "" when it did not call it.
+func (c *Renderer) render(msgs []Message, tools json.RawMessage) (prompt, raised string, err error) {
 	d, err := buildData(msgs, tools)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	data := make(map[string]any, len(c.vars)+2)
 	for k, v := range c.vars {
 		data[k] = v
+	}
+	data["raise_exception"] = func(msg string) (string, error) {
+		raised = msg
+		return "", errors.New("template raised: " + msg)
 	}
 	data["messages"] = d.messages
 	if d.tools != nil {
@@ -190,7 +202,7 @@ func (c *Renderer) RenderTools(msgs []Message, tools json.RawMessage) (prompt st
 	v := c.tpls.Get()
 	tpl, ok := v.(*exec.Template)
 	if !ok {
-		return "", fmt.Errorf("chat: parsing the chat template again: %v", v)
+		return "", "", fmt.Errorf("chat: parsing the chat template again: %v", v)
 	}
 	// Into a builder sized for the messages and the markup around them: the prompt is not
 	// copied as it grows, nor once more at the end as ExecuteToString's buffer would be.
@@ -206,9 +218,9 @@ func (c *Renderer) RenderTools(msgs []Message, tools json.RawMessage) (prompt st
 	err = tpl.Execute(&out, exec.NewContext(data))
 	c.tpls.Put(tpl)
 	if err != nil {
-		return "", fmt.Errorf("chat: rendering the chat template: %w", err)
+		return "", raised, fmt.Errorf("chat: rendering the chat template: %w", err)
 	}
-	return out.String(), nil
+	return out.String(), "", nil
 }
 
 // tplMessage is a message as templates see it: a map, with an attribute getter so that

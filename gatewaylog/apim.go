@@ -53,11 +53,14 @@ import (
 // llm-emit-token-metric and azure-openai-emit-token-metric policies send aggregated metrics to
 // Application Insights, not records: there is nothing per request in them to read.
 var apimSchema = Schema{
-	Format: "apim",
-	Doc:    "Azure API Management ApiManagementGatewayLogs + ApiManagementGatewayLlmLog (GatewayLogs, GatewayLlmLogs), joined by CorrelationId",
-	Sniff:  sniffAPIM,
-	Read:   readAPIM,
-	Join:   joinAPIM,
+	Format:  "apim",
+	Doc:     "Azure API Management ApiManagementGatewayLogs + ApiManagementGatewayLlmLog (GatewayLogs, GatewayLlmLogs), joined by CorrelationId",
+	Reads:   "Azure API Management's GatewayLlmLogs (and GatewayLogs) rows, joined by CorrelationId",
+	Example: `{"TimeGenerated":"2025-01-24T09:20:46.849Z","CorrelationId":"6f1c-1","DeploymentName":"gpt-4o-mini","PromptTokens":1500,"CompletionTokens":120}`,
+	Time:    "TimeGenerated",
+	Sniff:   sniffAPIM,
+	Read:    readAPIM,
+	Join:    joinAPIM,
 }
 
 // sniffAPIM claims a record of either log, in either form: by the table's name (the Type

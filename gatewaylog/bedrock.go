@@ -28,8 +28,11 @@ import (
 // them, so they are added back, as Anthropic's usage is read elsewhere). The record's
 // timestamp is taken as the request's arrival: the guide does not say it is the end.
 var bedrockSchema = Schema{
-	Format: "bedrock",
-	Doc:    "AWS Bedrock ModelInvocationLog 1.0 (Amazon Bedrock User Guide, model invocation logging)",
+	Format:  "bedrock",
+	Doc:     "AWS Bedrock ModelInvocationLog 1.0 (Amazon Bedrock User Guide, model invocation logging)",
+	Reads:   "AWS Bedrock's model invocation logs",
+	Example: `{"schemaType":"ModelInvocationLog","timestamp":"2025-01-24T09:20:46.847Z","modelId":"m","input":{"inputTokenCount":800},"output":{"outputTokenCount":120}}`,
+	Time:    "timestamp",
 	Sniff: func(first []byte) bool {
 		return bytes.Contains(first, []byte(`"ModelInvocationLog"`)) && bytes.Contains(first, []byte(`"modelId"`))
 	},

@@ -27,8 +27,11 @@ import (
 // Uncertainty, said where it matters: the key names are the deployment's choice; those above
 // are the ones the AI Gateway's documentation and the GenAI conventions give, not a fixed schema.
 var envoySchema = Schema{
-	Format: "envoy-ai-gateway",
-	Doc:    "Envoy AI Gateway JSON access logs (Envoy Gateway's default keys; genai_* or gen_ai.* token keys)",
+	Format:  "envoy-ai-gateway",
+	Doc:     "Envoy AI Gateway JSON access logs (Envoy Gateway's default keys; genai_* or gen_ai.* token keys)",
+	Reads:   "Envoy AI Gateway's JSON access logs",
+	Example: `{"start_time":"2025-01-24T09:20:46.847Z","gen_ai.request.model":"qwen3-8b","gen_ai.usage.input_tokens":640,"gen_ai.usage.output_tokens":96}`,
+	Time:    "start_time",
 	Sniff: func(first []byte) bool {
 		return bytes.Contains(first, []byte(`"start_time"`)) &&
 			(bytes.Contains(first, []byte(`"gen_ai.usage.input_tokens"`)) || bytes.Contains(first, []byte(`"genai_tokens_input"`)))

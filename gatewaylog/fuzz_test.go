@@ -24,7 +24,7 @@ func FuzzSchemas(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, s := range schemas {
 			s.Sniff([]byte(line))
-			e, err := readOne(s, []byte(line), 2025)
+			e, err := readOne(s, []byte(line), 2025, nil)
 			if err != nil {
 				continue
 			}

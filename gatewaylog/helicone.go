@@ -41,8 +41,11 @@ import (
 // its manual logger: no model ran) and the responses Helicone served from its own cache
 // (cache_reference_id other than the zero UUID: no engine saw them).
 var heliconeSchema = Schema{
-	Format: "helicone",
-	Doc:    "Helicone request export (HeliconeRequest, packages/llm-mapper/types.ts; /v1/request/query-clickhouse)",
+	Format:  "helicone",
+	Doc:     "Helicone request export (HeliconeRequest, packages/llm-mapper/types.ts; /v1/request/query-clickhouse)",
+	Reads:   "Helicone's request export",
+	Example: `{"request_created_at":"2025-01-24 09:20:46.847","request_model":"gpt-4o-mini","prompt_tokens":700,"completion_tokens":64}`,
+	Time:    "request_created_at",
 	Sniff: func(first []byte) bool {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		return has("request_id") && has("request_created_at") && (has("prompt_cache_read_tokens") || has("delay_ms"))

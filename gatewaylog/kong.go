@@ -21,8 +21,11 @@ import (
 // usage (prompt_tokens_details.cached_tokens) when the payload is there, through the JSON
 // string it is held in. Records without an AI block (the gateway's other traffic) are skipped.
 var kongSchema = Schema{
-	Format: "kong-ai",
-	Doc:    "Kong AI Gateway logs (Kong log serializer with the ai block; AI Gateway audit log reference, 3.6+)",
+	Format:  "kong-ai",
+	Doc:     "Kong AI Gateway logs (Kong log serializer with the ai block; AI Gateway audit log reference, 3.6+)",
+	Reads:   "Kong AI Gateway's logs (the log serializer's ai block)",
+	Example: `{"started_at":1737710446847,"ai":{"proxy":{"usage":{"prompt_tokens":700,"completion_tokens":64},"meta":{"request_model":"gpt-4o-mini"}}}}`,
+	Time:    "started_at",
 	Sniff: func(first []byte) bool {
 		return bytes.Contains(first, []byte(`"started_at"`)) && bytes.Contains(first, []byte(`"ai"`)) && bytes.Contains(first, []byte(`"usage"`))
 	},

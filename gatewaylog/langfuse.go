@@ -40,8 +40,11 @@ import (
 // arraySum(mapFilter(positionCaseInsensitive(key, 'input') > 0))), and "Output Tokens" the
 // sum of those containing "output"; the prompt replayed is that sum, the whole prompt.
 var langfuseSchema = Schema{
-	Format: "langfuse",
-	Doc:    "Langfuse observations export (blob storage / batch export rows; observation-field-groups.ts, ingestion/types.ts)",
+	Format:  "langfuse",
+	Doc:     "Langfuse observations export (blob storage / batch export rows; observation-field-groups.ts, ingestion/types.ts)",
+	Reads:   "Langfuse's observations export (GENERATION rows)",
+	Example: `{"type":"GENERATION","start_time":"2025-01-24 09:20:46.847","provided_model_name":"gpt-4o-mini","usage_details":{"input":"176","output":"80"}}`,
+	Time:    "start_time",
 	Sniff: func(first []byte) bool {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		return has("trace_id") && has("start_time") && has("type") && (has("usage_details") || has("provided_model_name"))

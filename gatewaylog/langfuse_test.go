@@ -63,12 +63,12 @@ func TestLangfuseUsage(t *testing.T) {
 		{`{"type":"GENERATION","start_time":"2025-01-24 09:20:46.847","usage_details":{"input":5,"output":1},"model_parameters":{"temperature":"NaN"}}`, "model_parameters.temperature"},
 		{`{"type":"GENERATION","usage_details":{"input":5,"output":1}}`, "start_time"},
 	} {
-		_, err := readOne(langfuseSchema, []byte(c.rec), 2025)
+		_, err := readOne(langfuseSchema, []byte(c.rec), 2025, nil)
 		if err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: %v, want an error naming %s", c.rec, err, c.err)
 		}
 	}
-	e, err := readOne(langfuseSchema, []byte(`{"type":"GENERATION","start_time":"2025-01-24T09:20:46Z","usage_details":{"input":10,"input_audio_tokens":3,"Input_Cached_Tokens":4,"output":2,"output_audio_tokens":1,"total":20}}`), 2025)
+	e, err := readOne(langfuseSchema, []byte(`{"type":"GENERATION","start_time":"2025-01-24T09:20:46Z","usage_details":{"input":10,"input_audio_tokens":3,"Input_Cached_Tokens":4,"output":2,"output_audio_tokens":1,"total":20}}`), 2025, nil)
 	if err != nil || e.PromptTokens != 17 || e.OutputTokens != 3 || e.CachedTokens != -1 {
 		t.Errorf("sums: %+v %v", e, err)
 	}

@@ -56,8 +56,11 @@ import (
 //
 // status (success or failure) is no HTTP status and is not read, as for the payload.
 var litellmSchema = Schema{
-	Format: "litellm",
-	Doc:    "LiteLLM StandardLoggingPayload (litellm/types/utils.py; proxy docs, Logging) and LiteLLM_SpendLogs rows (schema.prisma)",
+	Format:  "litellm",
+	Doc:     "LiteLLM StandardLoggingPayload (litellm/types/utils.py; proxy docs, Logging) and LiteLLM_SpendLogs rows (schema.prisma)",
+	Reads:   "LiteLLM's logging payload and its spend-log table's rows",
+	Example: `{"call_type":"acompletion","startTime":1737710446.847,"model":"hosted_vllm/Qwen/Qwen3-8B","prompt_tokens":1200,"completion_tokens":80}`,
+	Time:    "startTime",
 	Sniff: func(first []byte) bool {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		if has("call_type") && has("startTime") && has("prompt_tokens") && has("model_parameters") {

@@ -48,8 +48,11 @@ import (
 //
 // is_success, cost, mode, config and the rest are not read.
 var portkeySchema = Schema{
-	Format: "portkey",
-	Doc:    "Portkey logs export (docs: product/observability/logs-export; log exports API requested_data)",
+	Format:  "portkey",
+	Doc:     "Portkey logs export (docs: product/observability/logs-export; log exports API requested_data)",
+	Reads:   "Portkey's logs export",
+	Example: `{"created_at":"2025-01-24 09:20:46.847","ai_model":"gpt-4o-mini","req_units":1200,"res_units":80}`,
+	Time:    "created_at",
 	Sniff: func(first []byte) bool {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		return has("req_units") && has("res_units") && has("created_at")

@@ -43,6 +43,10 @@ type reader struct {
 
 // Read reads a log of schema s at path into records, in arrival order.
 func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
+	tm, err := timeMap(s, opts.Map)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Format, err)
@@ -62,11 +66,11 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		defer q.Close()
 		quarantine = q
 	}
-	c := &collector{s: s, path: path, opts: opts, quarantine: quarantine, r: &reader{},
+	c := &collector{s: s, path: path, opts: opts, timeFrom: tm, quarantine: quarantine, r: &reader{},
 		pending: map[string][]Entry{}, latest: map[string]int{}}
 	if s.Join == nil {
 		err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
-			e, err := readOne(s, raw, opts.Year)
+			e, err := readOne(s, raw, opts.Year, tm)
 			return c.take(raw, line, e, err)
 		})
 	} else {
@@ -95,6 +99,7 @@ type collector struct {
 	s          Schema
 	path       string
 	opts       Options
+	timeFrom   []string // --map timestamp=KEY's path (timemap.go)
 	quarantine io.Writer
 	r          *reader
 	entries    []entryAt
@@ -201,7 +206,7 @@ func readJoined(src io.Reader, s Schema, c *collector) error {
 	var joinable []Record
 	var all []held
 	err := eachRecord(src, s.Lines, func(raw []byte, line int64) error {
-		rec, err := decodeOne(s, raw, c.opts.Year)
+		rec, err := decodeOne(s, raw, c.opts.Year, c.timeFrom)
 		rec.Line = line
 		if err != nil {
 			all = append(all, held{rec, err})
@@ -231,8 +236,8 @@ func readJoined(src io.Reader, s Schema, c *collector) error {
 
 // readOne reads one record with its schema; a JSON record is decoded first, and, for a schema
 // with a Join, joined on its own (as the only record of its file).
-func readOne(s Schema, raw []byte, year int) (Entry, error) {
-	rec, err := decodeOne(s, raw, year)
+func readOne(s Schema, raw []byte, year int, timeFrom []string) (Entry, error) {
+	rec, err := decodeOne(s, raw, year, timeFrom)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -246,8 +251,9 @@ func readOne(s Schema, raw []byte, year int) (Entry, error) {
 	return readRecord(s, rec)
 }
 
-// decodeOne is a record as its schema reads it: decoded when the source writes JSON.
-func decodeOne(s Schema, raw []byte, year int) (Record, error) {
+// decodeOne is a record as its schema reads it: decoded when the source writes JSON, its time
+// moved where the schema reads it from when --map timestamp=KEY (timeFrom) says.
+func decodeOne(s Schema, raw []byte, year int, timeFrom []string) (Record, error) {
 	rec := Record{Raw: raw, Year: year}
 	if s.Lines {
 		return rec, nil
@@ -256,6 +262,7 @@ func decodeOne(s Schema, raw []byte, year int) (Record, error) {
 	if err != nil {
 		return rec, fmt.Errorf("not a JSON record: %w", err)
 	}
+	moveTime(s, dec, timeFrom)
 	return dec, nil
 }
 
@@ -263,7 +270,7 @@ func decodeOne(s Schema, raw []byte, year int) (Record, error) {
 func readRecord(s Schema, rec Record) (Entry, error) {
 	e, err := s.Read(rec)
 	if err != nil {
-		return e, err
+		return e, timeHint(s, rec, err)
 	}
 	if _, err := e.Arrival(); err != nil {
 		return e, err

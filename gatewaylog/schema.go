@@ -6,8 +6,16 @@ import "slices"
 type Schema struct {
 	// Format is the --format name (litellm, envoy-ai-gateway, ...).
 	Format string
-	// Doc cites the source's own definition of the record (document and version), for help.
+	// Doc cites the source's own definition of the record (document and version), for readers
+	// of the code; help shows Reads and Example instead (ingest.About).
 	Doc string
+	// Reads says what the format reads, in a few words; Example is a record of it (a line, or
+	// the lines of one request where the source logs it in several), which the tests read.
+	Reads, Example string
+	// Time is the key of a JSON record that Read takes the request's time from ("" for a text
+	// log, whose lines carry it in their prefix): --map timestamp=KEY copies KEY's value to it,
+	// for a log that keeps the time elsewhere (timemap.go).
+	Time string
 	// Lines says the records are text lines (a server log), not JSON objects.
 	Lines bool
 	// Sniff reports whether a file's first record is this source's, for --format auto; it

@@ -62,9 +62,11 @@ import (
 // request. A custom logging config (SGLANG_LOGGING_CONFIG_PATH) may write another prefix: such
 // text lines are not recognised (left out), so a log of them reads as empty.
 var sglangSchema = Schema{
-	Format: "sglang-log",
-	Doc:    "SGLang --log-requests, JSON and text forms (request_logger.py, log_utils.py, utils/common.py configure_logger)",
-	Lines:  true,
+	Format:  "sglang-log",
+	Doc:     "SGLang --log-requests, JSON and text forms (request_logger.py, log_utils.py, utils/common.py configure_logger)",
+	Reads:   "SGLang's server log under --log-requests (its JSON or text lines)",
+	Example: `{"timestamp": "2025-01-24T09:20:47.1", "event": "request.finished", "rid": "a1", "out": {"meta_info": {"prompt_tokens": 64, "completion_tokens": 8, "e2e_latency": 0.25}}}`,
+	Lines:   true,
 	Sniff: func(first []byte) bool {
 		if bytes.HasPrefix(first, []byte("{")) {
 			return bytes.Contains(first, []byte(`"event"`)) && bytes.Contains(first, []byte(`"request.`)) && bytes.Contains(first, []byte(`"rid"`))

@@ -41,8 +41,11 @@ import (
 // writes differs (RFC 3339, "2025-01-24 09:20:46.847371 UTC", epoch seconds in E notation);
 // all are read (timestamp.go).
 var vertexSchema = Schema{
-	Format: "vertex",
-	Doc:    "Vertex AI request-response logging BigQuery rows (Log requests and responses, Logging table schema), as JSON lines",
+	Format:  "vertex",
+	Doc:     "Vertex AI request-response logging BigQuery rows (Log requests and responses, Logging table schema), as JSON lines",
+	Reads:   "Vertex AI's request-response logging rows (BigQuery, as JSON lines)",
+	Example: `{"logging_time":"2025-01-24 09:20:48.102 UTC","model":"gemini-2.0-flash-001","full_response":{"usageMetadata":{"promptTokenCount":700,"candidatesTokenCount":64}}}`,
+	Time:    "logging_time",
 	Sniff: func(first []byte) bool {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		return has("logging_time") && has("request_id") && (has("full_request") || has("request_payload"))

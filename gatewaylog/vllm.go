@@ -66,9 +66,11 @@ import (
 // left out uncounted (the received line counts the request), those of others (health,
 // metrics) skipped as no model request. Every other line is left out uncounted.
 var vllmSchema = Schema{
-	Format: "vllm-log",
-	Doc:    "vLLM server log with --enable-log-requests (vllm/entrypoints/logger.py RequestLogger, vllm/sampling_params.py, vllm/logger.py)",
-	Lines:  true,
+	Format:  "vllm-log",
+	Doc:     "vLLM server log with --enable-log-requests (vllm/entrypoints/logger.py RequestLogger, vllm/sampling_params.py, vllm/logger.py)",
+	Reads:   "vLLM's server log under --enable-log-requests (prompt token ids at DEBUG)",
+	Example: `INFO 01-24 09:20:46 [logger.py:43] Received request cmpl-1: prompt: 'hi', params: SamplingParams(max_tokens=256), prompt_token_ids: [6023, 0], lora_request: None.`,
+	Lines:   true,
 	Sniff: func(first []byte) bool {
 		return vllmSniffRE.MatchString(stripANSI(string(first)))
 	},

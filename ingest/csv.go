@@ -64,7 +64,7 @@ func newCSVSource(br *bufio.Reader, closer io.Closer, name string, m mapping, ex
 		}
 		_, userMapped := explicit[Fields[f]]
 		if s.cols[f] < 0 && (requiredField[f] || userMapped) {
-			return nil, &RowError{File: name, Line: 1, Row: -1, Err: fmt.Errorf("column %q (for field %s) not in the header [%s]", m[f], Fields[f], clip([]byte(strings.Join(names, ","))))}
+			return nil, &RowError{File: name, Line: 1, Row: -1, Err: noColumn(Fields[f], m[f], userMapped, names)}
 		}
 	}
 	return s, nil

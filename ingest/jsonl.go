@@ -54,7 +54,11 @@ func (s *jsonlSource) next(r *row) error {
 		sp := s.scan.vals[f]
 		if sp.kind == kMissing || sp.kind == kNull {
 			if requiredField[f] && s.m[f] != "" {
-				return &RowError{File: s.name, Line: s.lines.line, Row: -1, Field: s.m.describe(f), Err: errMissing}
+				err := errMissing
+				if sp.kind == kMissing {
+					err = missingKey(Fields[f])
+				}
+				return &RowError{File: s.name, Line: s.lines.line, Row: -1, Field: s.m.describe(f), Err: err}
 			}
 			continue
 		}

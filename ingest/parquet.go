@@ -6,6 +6,7 @@ package ingest
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -59,7 +60,7 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 		_, userMapped := explicit[Fields[fi]]
 		if !ok {
 			if requiredField[fi] || userMapped {
-				return nil, &RowError{File: name, Row: -1, Err: fmt.Errorf("column %q (for field %s) not in the schema", col, Fields[fi])}
+				return nil, &RowError{File: name, Row: -1, Err: noColumn(Fields[fi], col, userMapped, leafPaths(schema))}
 			}
 			continue
 		}
@@ -87,4 +88,13 @@ func openParquet(f *os.File, size int64, name string, m mapping, explicit map[st
 	s.pr = parquet.NewGenericReader[any](pf)
 	s.buf = make([]parquet.Row, parquetRowsPerRead)
 	return s, nil
+}
+
+// leafPaths are the schema's columns as --map writes them (dotted paths), for a message.
+func leafPaths(schema *parquet.Schema) []string {
+	var out []string
+	for _, path := range schema.Columns() {
+		out = append(out, strings.Join(path, "."))
+	}
+	return out
 }

@@ -31,9 +31,6 @@ const (
 	genAIPrefix      = "gen_ai."
 )
 
-// Doc says what --format otlp reads, for --format's help.
-const Doc = "OpenTelemetry traces as OTLP JSON lines (the Collector's file exporter; opentelemetry-proto ExportTraceServiceRequest), one record per GenAI span (gen_ai.* attributes)"
-
 // MapFields are the record fields --map may point at another attribute.
 var MapFields = []string{"prompt_tokens", "output_tokens", "model", "session_id"}
 

@@ -209,8 +209,9 @@ func (l line) timestamp(unit time.Duration) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	if !ok {
-		return time.Time{}, &fieldError{field: l.m.name("timestamp"), err: errMissing}
+	if !ok { // the fix is where the line keeps its time, which --map names
+		return time.Time{}, &fieldError{field: l.m.name("timestamp"),
+			err: fmt.Errorf("%w: pass --map timestamp=KEY naming the key that holds the request's time (RFC 3339 or epoch seconds)", errMissing)}
 	}
 	t, err := parseTime(tv, unit)
 	if err != nil {

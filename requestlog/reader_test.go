@@ -112,7 +112,7 @@ func TestReadErrors(t *testing.T) {
 		want []string
 	}{
 		{`{"timestamp":11,"request":{"prompt":"a"}`, []string{"log.jsonl:2:", "not a JSON object"}},
-		{`{"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{"log.jsonl:2:", `field "timestamp": missing`}},
+		{`{"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{"log.jsonl:2:", `field "timestamp": missing`, "pass --map timestamp=KEY"}},
 		{`{"timestamp":"yesterday","request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "timestamp"`, "neither RFC3339 nor a number"}},
 		{`{"timestamp":9,"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "timestamp"`, "out of order"}},
 		{`{"timestamp":11,"request":{"model":"x"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request"`, "neither messages"}},
@@ -121,7 +121,7 @@ func TestReadErrors(t *testing.T) {
 		{`{"timestamp":11,"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":-4}}}`, []string{`field "response.usage.completion_tokens"`}},
 		{`{"timestamp":11,"request":{"prompt":"a"},"response":{}}`, []string{`field "response"`, "output length is unknown"}},
 		{`{"timestamp":11,"request":"{not json","response":{}}`, []string{`field "request"`}},
-		{`{"timestamp":11,"request":{"messages":[{"role":"system","content":"s"}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages"`, "template raised"}},
+		{`{"timestamp":11,"request":{"messages":[{"role":"system","content":"s"}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages"`, `template raised an exception at message 0 of 1 (role system): "only user and assistant roles are supported"`}},
 		{`[1,2]`, []string{"log.jsonl:2:", "not a JSON object"}},
 	}
 	for _, c := range cases {

@@ -12,7 +12,10 @@ import (
 // init registers the request-log reader with ingest, so that ingest.Open reads request logs
 // (--format openai-log, or detected) like any trace; ingest cannot import this package, which
 // needs the tokenizer and the chat template.
-func init() { ingest.Register(ingest.FormatOpenAILog, openTrace) }
+func init() {
+	ingest.Register(ingest.FormatOpenAILog, openTrace)
+	ingest.Describe(about)
+}
 
 // openTrace is ingest.Open for a request log: the records only, counted with the tokenizer and
 // chat template at opts.Tokenizer and hashed with a random key (Convert is the conversion with
@@ -71,3 +74,9 @@ func (t *traceReader) Close() error {
 	}
 	return err
 }
+
+// about is --format help's line for openai-log.
+var about = ingest.About{Format: ingest.FormatOpenAILog,
+	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings), counted with --tokenizer",
+	Example: `{"timestamp": "2025-01-24T09:20:46Z", "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, ` +
+		`"response": {"usage": {"prompt_tokens": 9, "completion_tokens": 12}}}`}

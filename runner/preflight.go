@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/llm-replay/replay/client"
@@ -68,7 +69,10 @@ func preflightOne(ctx context.Context, cfg Config, e Endpoint) (engine.Served, e
 	if err := ctx.Err(); err != nil {
 		return s, err
 	}
-	if err := unreachable(ctx, base, s.URL, s.Err, s.Status, s.Body); err != nil {
+	if err := schemeMismatch(ctx, e.URL, s); err != nil {
+		return s, err
+	}
+	if err := unreachable(ctx, base, s.URL, s.Err); err != nil {
 		return s, err
 	}
 	switch {
@@ -81,6 +85,38 @@ func preflightOne(ctx context.Context, cfg Config, e Endpoint) (engine.Served, e
 		return s, setupf("model %q is not served at %s: its /v1/models lists %s (pass one with --model)", e.Model, base, modelList(s))
 	}
 	return s, checkRoute(ctx, cfg, hc, base, e, s)
+}
+
+// schemeMismatch is the setup error of an endpoint URL whose scheme its server does not
+// speak: https:// at a plain-HTTP port (the handshake is answered in plain HTTP, which no CA
+// file fixes), or http:// at a TLS port (answered with a 400, as Go's and nginx's servers
+// answer plain HTTP, or a closed connection; told from other 400s by a TLS handshake that
+// completes). Each names the URL to pass instead.
+func schemeMismatch(ctx context.Context, endpoint string, s engine.Served) error {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil // baseURL has refused it already
+	}
+	switch {
+	case u.Scheme == "https" && client.NotTLS(s.Err):
+		return setupf("--endpoint %s: the server does not speak TLS (%v): use %s instead (http://, not https://)",
+			endpoint, tlsCause(s.Err), withScheme(u, "http"))
+	case u.Scheme == "http" && (s.Err != nil || s.Status == http.StatusBadRequest) && client.SpeaksTLS(ctx, u):
+		answer := fmt.Sprintf("HTTP %d on GET %s", s.Status, s.URL)
+		if s.Err != nil {
+			answer = s.Err.Error()
+		}
+		return setupf("--endpoint %s: the server speaks TLS and refused plain HTTP (%s): use %s instead (https://, not http://)",
+			endpoint, answer, withScheme(u, "https"))
+	}
+	return nil
+}
+
+// withScheme is u with another scheme.
+func withScheme(u *url.URL, scheme string) string {
+	v := *u
+	v.Scheme = scheme
+	return v.String()
 }
 
 // preflightClient is an HTTP client with the run's TLS settings and the endpoint's key.

@@ -2,34 +2,27 @@ package runner
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/engine"
 )
 
-// unreachable turns the first answer of the preflight (or its absence) into the setup error a
-// newcomer's usual mistakes deserve, each naming the URL tried, what answered and the fix; nil
-// when the endpoint answered over the right protocol or did not answer in time (an overloaded
-// server is the run's finding, not a setup error).
-func unreachable(ctx context.Context, base, tried string, err error, status int, body string) error {
+// unreachable turns a preflight request that got no answer into the setup error a newcomer's
+// usual mistakes deserve, each naming the URL tried, what happened and the fix (a scheme the
+// server does not speak is schemeMismatch's); nil when there was an answer or none in time (an
+// overloaded server is the run's finding, not a setup error).
+func unreachable(ctx context.Context, base, tried string, err error) error {
 	u, _ := url.Parse(base)
 	switch {
-	case err == nil && plainToTLS(status, body):
-		return setupf("%s answered %s: %s: the server speaks TLS; use https:// in --endpoint (%s)", tried, statusText(status), body, swapScheme(base, "https"))
 	case err == nil:
 		return nil
-	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
-		return setupf("GET %s: the server answered in plain HTTP, not TLS: use http:// in --endpoint (%s)", tried, swapScheme(base, "http"))
 	case client.TLSFailure(err):
 		return setupf("GET %s: the endpoint's certificate does not verify (%v): pass --ca-file FILE with the CA that signed it (or --insecure to skip the check)", tried, tlsCause(err))
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -38,8 +31,6 @@ func unreachable(ctx context.Context, base, tried string, err error, status int,
 		return setupf("GET %s: unknown host %q (%v): fix the host in --endpoint", tried, u.Hostname(), dnsCause(err))
 	case isDNS(err):
 		return setupf("GET %s: the host %q could not be resolved (%v): fix the host in --endpoint, or the resolver", tried, u.Hostname(), dnsCause(err))
-	case u.Scheme == "http" && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) && speaksTLS(ctx, u.Host):
-		return setupf("GET %s: the connection was closed (%v) and %s completes a TLS handshake: use https:// in --endpoint (%s)", tried, err, u.Host, swapScheme(base, "https"))
 	}
 	return nil
 }
@@ -61,7 +52,7 @@ func checkRoute(ctx context.Context, cfg Config, hc *http.Client, base string, e
 		return err
 	}
 	if r.Err != nil {
-		return unreachable(ctx, base, r.URL, r.Err, 0, "")
+		return unreachable(ctx, base, r.URL, r.Err)
 	}
 	if !r.Missing() {
 		return nil
@@ -86,25 +77,7 @@ func statusText(code int) string {
 	return fmt.Sprintf("%d %s", code, http.StatusText(code))
 }
 
-// plainToTLS reports an answer that says a plain-HTTP request reached a TLS port: Go's TLS
-// server answers 400 "Client sent an HTTP request to an HTTPS server.", nginx 400 "The plain
-// HTTP request was sent to HTTPS port".
-func plainToTLS(status int, body string) bool {
-	return status == http.StatusBadRequest &&
-		(strings.Contains(body, "HTTP request to an HTTPS server") || strings.Contains(body, "plain HTTP request was sent to HTTPS port"))
-}
 
-// speaksTLS reports whether host completes a TLS handshake (any certificate): the reason a
-// plain-HTTP request was closed without an answer.
-func speaksTLS(ctx context.Context, host string) bool {
-	d := tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second}, Config: &tls.Config{InsecureSkipVerify: true}} // only asks whether TLS answers
-	c, err := d.DialContext(ctx, "tcp", host)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
-}
 
 // isNotFoundHost reports a name the resolver does not know.
 func isNotFoundHost(err error) bool {
@@ -128,15 +101,6 @@ func dnsCause(err error) string {
 	return err.Error()
 }
 
-// swapScheme is base with its scheme replaced.
-func swapScheme(base, scheme string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return base
-	}
-	u.Scheme = scheme
-	return u.String()
-}
 
 // withPath is base with its path replaced.
 func withPath(base, path string) string {

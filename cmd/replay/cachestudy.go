@@ -26,8 +26,9 @@ func init() {
 
   # the built-in simulator with a 4,096-block KV cache (no --endpoint)
   replay cache-study --trace chat.jsonl --sim-kv-blocks 4096 --out runs/cache-sim`,
-		exits: runExitCodes,
-		setup: setupCacheStudy,
+		exits:   runExitCodes,
+		grouped: true,
+		setup:   setupCacheStudy,
 	})
 }
 

@@ -25,8 +25,9 @@ func init() {
       --tokenizer ~/models/M --out runs/calib
   replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model M \
       --tokenizer ~/models/M --calibration runs/calib/calibration.json --out runs/loaded`,
-		exits: "  0    calibrated: calibration.json and calibration.html written\n  1    bad input, setup error, or too few answers to fit a curve\n",
-		setup: setupCalibrate,
+		exits:   "  0    calibrated: calibration.json and calibration.html written\n  1    bad input, setup error, or too few answers to fit a curve\n",
+		grouped: true,
+		setup:   setupCalibrate,
 	})
 }
 

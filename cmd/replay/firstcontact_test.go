@@ -34,8 +34,8 @@ func TestFirstContactSetupMistakes(t *testing.T) {
 		{"closed port", "http://" + closedPort(t) + "/v1", []string{"connection refused", "nothing is listening at 127.0.0.1:", "fix the host and port"}},
 		{"unknown host", "http://replay-no-such-host.invalid/v1", []string{"host \"replay-no-such-host.invalid\"", "fix the host in --endpoint"}},
 		{"wrong path", strings.TrimSuffix(simURL, "/v1") + "/v2", []string{"/v2/completions answered 404 Not Found", "usually ends in /v1"}},
-		{"https at plain http", strings.Replace(simURL, "http://", "https://", 1), []string{"answered in plain HTTP, not TLS: use http://"}},
-		{"http at TLS", strings.Replace(tlsURL, "https://", "http://", 1), []string{"the server speaks TLS; use https://"}},
+		{"https at plain http", strings.Replace(simURL, "http://", "https://", 1), []string{"the server does not speak TLS", "(http://, not https://)"}},
+		{"http at TLS", strings.Replace(tlsURL, "https://", "http://", 1), []string{"the server speaks TLS and refused plain HTTP", "(https://, not http://)"}},
 	}
 	for _, c := range cases {
 		for _, dry := range []bool{false, true} {

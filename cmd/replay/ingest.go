@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llm-replay/replay/gatewaylog"
+	_ "github.com/llm-replay/replay/gatewaylog" // registers the gateway, cloud and engine logs
 	"github.com/llm-replay/replay/ingest"
-	"github.com/llm-replay/replay/otlp"
+	_ "github.com/llm-replay/replay/otlp" // registers --format otlp
 	"github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/trace"
 	"github.com/llm-replay/replay/tracestat"
@@ -42,23 +42,13 @@ type ingestFlags struct {
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.trace, "trace", "", "trace or request log to read (required)")
-	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", ")+gatewayFormats())
+	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", ")+" (help: what each reads, with an example of its input)")
 	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths, a key holding dots in brackets ('prompt_tokens=[\"gen_ai.usage.input_tokens\"]'), going on into JSON held in a string (metadata.usage.cached) (fields: "+strings.Join(ingest.Fields[:], ", ")+"; for openai-log: "+strings.Join(requestlog.Fields, ", ")+")")
 	fs.StringVar(&f.timeUnit, "time-unit", "", "unit of numeric timestamps: s, ms, us or ns (default: ms for mooncake, s otherwise)")
 	intWords(fs, &f.blockSize, "block-size", 0, "tokens per prefix hash block (auto: 512 for mooncake, 16 for openai-log, no blocks otherwise; 0 means auto too)", auto(0))
 	fs.StringVar(&f.hashCheck, "hash-check", "error", "a row whose hash count is not ceil(prompt/block-size): error, warn or ignore")
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
 	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (a server log's month-day times); default the file's modification year")
-}
-
-// gatewayFormats says which source each gateway-log format reads, for --format's help.
-func gatewayFormats() string {
-	var b strings.Builder
-	for _, s := range gatewaylog.Schemas() {
-		fmt.Fprintf(&b, "; %s: %s", s.Format, s.Doc)
-	}
-	fmt.Fprintf(&b, "; %s: %s", otlp.Format, otlp.Doc)
-	return b.String()
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 
@@ -32,6 +33,9 @@ type command struct {
 	// example is shown under --help, and exits (the exit codes) after it.
 	example string
 	exits   string
+	// grouped: --help lists the flags under runFlagGroups' headings (the commands that take
+	// run's flags), the command's own first.
+	grouped bool
 	setup   func(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []string) error
 }
 
@@ -60,6 +64,10 @@ func run(argv []string, std cli) int {
 		}
 		return 0
 	}
+	if argv[0] == "--version" || argv[0] == "version" {
+		fmt.Fprint(std.stdout, versionText(debug.ReadBuildInfo()))
+		return 0
+	}
 	c, ok := commands[argv[0]]
 	if !ok {
 		fmt.Fprintf(std.stderr, "replay: unknown command %q\n\n", argv[0])
@@ -69,7 +77,12 @@ func run(argv []string, std cli) int {
 	fs := pflag.NewFlagSet("replay "+c.name, pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(std.stderr, "%s\n\nUsage:\n  replay %s %s\n\nFlags:\n%s", c.summary, c.name, c.usage, fs.FlagUsages())
+		fmt.Fprintf(std.stderr, "%s\n\nUsage:\n  replay %s %s\n", c.summary, c.name, c.usage)
+		if c.grouped {
+			groupedUsages(std.stderr, fs, c.name)
+		} else {
+			fmt.Fprintf(std.stderr, "\nFlags:\n%s", fs.FlagUsages())
+		}
 		if c.example != "" {
 			fmt.Fprintf(std.stderr, "\nExample:\n%s\n", c.example)
 		}
@@ -85,6 +98,10 @@ func run(argv []string, std cli) int {
 		}
 		fmt.Fprintf(std.stderr, "replay %s: %v\n", c.name, err)
 		return 2
+	}
+	if f := fs.Lookup("format"); f != nil && f.Value.String() == "help" { // --format help
+		formatHelp(std.stdout)
+		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,5 +128,5 @@ func topUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'replay COMMAND --help' for a command's flags and an example.")
+	fmt.Fprintln(w, "\nRun 'replay COMMAND --help' for a command's flags and an example; 'replay --version' for the build.")
 }

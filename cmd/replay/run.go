@@ -68,8 +68,9 @@ func init() {
   # to the server's spans of it; each row's trace_id names its trace
   replay run --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B \
       --tokenizer ~/models/Qwen3-8B --otlp-endpoint http://127.0.0.1:4318 --out runs/traced`,
-		exits: runExitCodes,
-		setup: setupRun,
+		exits:   runExitCodes,
+		grouped: true,
+		setup:   setupRun,
 	})
 }
 

@@ -25,8 +25,9 @@ func init() {
   replay sweep --trace mooncake.jsonl --endpoint http://127.0.0.1:8000/v1 --model M \
       --tokenizer ~/models/M --slo ttft=500ms --concurrency 1,2,4,8,16,32 \
       --cost-per-hour 2 --gpus 1 --out runs/knee`,
-		exits: runExitCodes,
-		setup: setupSweep,
+		exits:   runExitCodes,
+		grouped: true,
+		setup:   setupSweep,
 	})
 }
 
