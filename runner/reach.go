@@ -77,8 +77,6 @@ func statusText(code int) string {
 	return fmt.Sprintf("%d %s", code, http.StatusText(code))
 }
 
-
-
 // isNotFoundHost reports a name the resolver does not know.
 func isNotFoundHost(err error) bool {
 	var d *net.DNSError
@@ -100,7 +98,6 @@ func dnsCause(err error) string {
 	}
 	return err.Error()
 }
-
 
 // withPath is base with its path replaced.
 func withPath(base, path string) string {

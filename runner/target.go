@@ -26,7 +26,7 @@ type target struct {
 	// tokenizerMismatch says how the endpoint's tokenizer differs from the run's, when the
 	// endpoint lists its own by content (tokdigest.go); "" otherwise.
 	tokenizerMismatch string
-	stop       func() error
+	stop              func() error
 }
 
 // startTarget resolves --endpoint, or starts the built-in simulator in-process, counting
