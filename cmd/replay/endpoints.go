@@ -23,7 +23,7 @@ type targetFlags struct {
 // Usage lines of the three flags; the back-quoted word is the value's name in --help.
 const (
 	endpointUsage = "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: start the built-in simulator); repeated as `[LABEL=]URL`, e.g. --endpoint old=URL --endpoint new=URL, every request goes to each endpoint at its scheduled time: a paired run, each endpoint's files in DIR/LABEL/, the first compared request by request with the others in DIR/compare.json and compare.html"
-	modelUsage    = "model name sent in every request (required with --endpoint); in a paired run a `[LABEL=]NAME` without a label applies to every endpoint, LABEL=NAME to one"
+	modelUsage    = "model name sent in every request (with --endpoint: the one it serves when it lists one, else required); in a paired run a `[LABEL=]NAME` without a label applies to every endpoint, LABEL=NAME to one"
 	keyEnvUsage   = "environment variable holding the API key; in a paired run a `[LABEL=]VAR` without a label applies to every endpoint, LABEL=VAR to one"
 )
 

@@ -19,7 +19,7 @@ import (
 )
 
 // version is stamped into summary.json.
-var version = "dev"
+var version = buildVersion()
 
 func init() {
 	register(&command{

@@ -45,3 +45,27 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 	fmt.Fprintf(&b, "  go        %s\n", bi.GoVersion)
 	return b.String()
 }
+
+// buildVersion is the version summary.json records for a run (run.version): the module's
+// version, or "devel" with the revision's first 12 digits (and "+modified") when built from a
+// clone, "devel" alone when the build says nothing more.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi == nil {
+		return "devel"
+	}
+	v := bi.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	v, modified := "devel", ""
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			v += "+" + s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			modified = "+modified"
+		}
+	}
+	return v + modified
+}
