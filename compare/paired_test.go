@@ -19,13 +19,23 @@ import (
 	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
+	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
-// startSims starts one in-process simulator per config and returns their URLs.
+// startSims starts one in-process simulator per config and returns their URLs. Each counts
+// prompts with the sample tokenizer the runs here build them with (as replay sim does by
+// default), so the runs see the logged lengths and are judged on what the tests compare.
 func startSims(t *testing.T, cfgs ...sim.Config) []string {
 	t.Helper()
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var urls []string
 	for _, sc := range cfgs {
+		if err := runner.ServerCounting(testenv.SampleTokenizer(), tok, &sc); err != nil {
+			t.Fatal(err)
+		}
 		u, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
 		if err != nil {
 			t.Fatal(err)
