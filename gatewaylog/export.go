@@ -3,9 +3,6 @@ package gatewaylog
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 )
 
 // peekNonSpace is the first byte of br that is not white space, left unread.
@@ -25,25 +22,4 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 			return 0, err
 		}
 	}
-}
-
-// eachElement calls fn with each element of one JSON array (an export of the source's
-// records: Helicone's export tool writes one with --format json), numbered from 1 as "lines".
-func eachElement(src io.Reader, fn func(raw []byte, line int64) error) error {
-	d := json.NewDecoder(src)
-	if _, err := d.Token(); err != nil {
-		return fmt.Errorf("record 1: %w", err)
-	}
-	var n int64
-	for d.More() {
-		n++
-		var raw json.RawMessage
-		if err := d.Decode(&raw); err != nil {
-			return fmt.Errorf("record %d: %w", n, err)
-		}
-		if err := fn(raw, n); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -43,13 +43,13 @@ type reader struct {
 
 // Read reads a log of schema s at path into records, in arrival order.
 func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Format, err)
 	}
 	defer f.Close()
 	if opts.Year == 0 {
-		if st, err := f.Stat(); err == nil {
+		if st, err := os.Stat(path); err == nil {
 			opts.Year = st.ModTime().UTC().Year()
 		}
 	}
@@ -71,6 +71,10 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		})
 	} else {
 		err = readJoined(f, s, c)
+	}
+	var rowErr *ingest.RowError
+	if err != nil && !errors.As(err, &rowErr) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err != nil {
 		return nil, err
@@ -271,13 +275,14 @@ func readRecord(s Schema, rec Record) (Entry, error) {
 	return e, nil
 }
 
-// eachRecord calls fn with each record of src and its 1-based line: each non-blank line, or,
-// for a JSON source whose file is one array (an export), each element.
+// eachRecord calls fn with each record of src and the line it begins on: each non-blank line
+// of JSON lines or of a text log, or, for a JSON source whose records span lines or sit in one
+// array (documents.go), each JSON document.
 func eachRecord(src io.Reader, lines bool, fn func(raw []byte, line int64) error) error {
 	br := bufio.NewReaderSize(src, 1<<20)
 	if !lines {
-		if b, _ := peekNonSpace(br); b == '[' {
-			return eachElement(br, fn)
+		if b, _ := peekNonSpace(br); b == '[' || !onOneLine(br) {
+			return eachDocument(br, fn)
 		}
 	}
 	sc := bufio.NewScanner(br)

@@ -171,7 +171,7 @@ func openOwn(path string, o Options, format string) (Reader, error) {
 
 // detectFile peeks at a file's first bytes to pick its format.
 func detectFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return "", err
 	}
@@ -195,6 +195,10 @@ func openSource(path, kind string, m mapping, explicit map[string]string, unitNs
 		return nil, err
 	}
 	if kind == "parquet" {
+		if err := notCompressed(f, path); err != nil {
+			f.Close()
+			return nil, err
+		}
 		st, err := f.Stat()
 		if err != nil {
 			f.Close()
@@ -207,16 +211,21 @@ func openSource(path, kind string, m mapping, explicit map[string]string, unitNs
 		}
 		return src, nil
 	}
-	br := bufio.NewReaderSize(f, 256<<10)
+	content, err := Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	br := bufio.NewReaderSize(content, 256<<10)
 	if kind == "csv" {
-		src, err := newCSVSource(br, f, path, m, explicit, unitNs)
+		src, err := newCSVSource(br, content, path, m, explicit, unitNs)
 		if err != nil {
-			f.Close()
+			content.Close()
 			return nil, err
 		}
 		return src, nil
 	}
-	return newJSONLSource(br, f, path, m, unitNs), nil
+	return newJSONLSource(br, content, path, m, unitNs), nil
 }
 
 // checkOrder streams a trace once to see whether its parseable rows are already in time order,

@@ -28,7 +28,7 @@ var decoder = protojson.UnmarshalOptions{DiscardUnknown: true}
 
 // Read reads the OTLP JSON lines at path into records, sorted by start.
 func Read(path string, opts ingest.Options) (ingest.Reader, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Format, err)
 	}
