@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/llm-replay/replay/trace"
 )
@@ -40,6 +41,9 @@ type Counts struct {
 	// OutputUnknown counts records whose log holds no output count (vLLM's server log
 	// without --enable-log-outputs): their OutputTokens are 0 for want of one.
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
+	// Files holds each file's own counts when several files were read as one log
+	// (Options.Files), in path order.
+	Files []FileCounts `json:"files,omitempty"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.
@@ -86,7 +90,38 @@ func ReadAll(path string, opts Options) ([]trace.Record, Counts, error) {
 // Open opens a trace file for reading with opts (see Options for the defaults). It is the one
 // entry point for every format: a format this package does not parse itself (openai-log) goes
 // to the reader registered for it (see Register).
+//
+// path may also be a folder or a glob (Resolve), and Options.Files a list of files: several
+// files are read as one log, merged in time order (fileset.go).
 func Open(path string, opts Options) (Reader, error) {
+	if len(opts.Files) == 0 && !isFile(path) {
+		in, err := Resolve([]string{path})
+		if err != nil {
+			return nil, err
+		}
+		opts.Files = in.Files
+	}
+	if len(opts.Files) == 1 {
+		path, opts.Files = opts.Files[0], nil
+	}
+	if len(opts.Files) > 0 {
+		if _, err := opts.normalized(); err != nil {
+			return nil, err
+		}
+		return openSet(opts)
+	}
+	return openOne(path, opts)
+}
+
+// isFile reports whether path names something other than a folder (or nothing at all, which
+// opening it then says).
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return (err == nil && !st.IsDir()) || (err != nil && !strings.ContainsAny(path, `*?[`))
+}
+
+// openOne opens one file of a trace.
+func openOne(path string, opts Options) (Reader, error) {
 	o, err := opts.normalized()
 	if err != nil {
 		return nil, err
@@ -109,7 +144,7 @@ func Open(path string, opts Options) (Reader, error) {
 		return nil, err
 	}
 	r, err := openOwn(path, o, format)
-	if err != nil || o.Map[Fields[fCached]] == "" {
+	if err != nil || o.Map[Fields[fCached]] == "" || o.PartOfSet {
 		return r, err
 	}
 	return &cachedPrefixReader{Reader: r}, nil
@@ -121,6 +156,13 @@ func FileFormat(path, format string) (string, error) {
 	o, err := Options{Format: format}.normalized()
 	if err != nil || o.Format != FormatAuto {
 		return o.Format, err
+	}
+	if !isFile(path) { // a folder or glob: its first file's
+		in, err := Resolve([]string{path})
+		if err != nil {
+			return "", err
+		}
+		path = in.Files[0]
 	}
 	return detectFile(path)
 }
@@ -288,6 +330,12 @@ type timedRecord struct {
 }
 
 func (r *reader) Counts() Counts { return r.counts }
+
+// Origin is the raw time (ns) of Timestamp 0: the first record's, or the earliest when sorted.
+func (r *reader) Origin() int64 { return r.origin }
+
+// errNoneValid is a trace whose every row was rejected.
+var errNoneValid = errors.New("no valid records")
 
 func (r *reader) Next() (trace.Record, error) {
 	if r.err != nil {
@@ -484,7 +532,7 @@ func (r *reader) stop(err error) error {
 		case r.rowsSeen == 0:
 			err = fmt.Errorf("%s: %w", r.name, ErrEmpty)
 		case r.counts.Records == 0:
-			err = fmt.Errorf("%s: no valid records: all %d rows rejected (first: %s)", r.name, r.counts.Rejected, firstOr(r.counts.Errors))
+			err = fmt.Errorf("%s: %w: all %d rows rejected (first: %s)", r.name, errNoneValid, r.counts.Rejected, firstOr(r.counts.Errors))
 		}
 	}
 	r.err = err

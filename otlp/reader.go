@@ -53,6 +53,7 @@ func Read(path string, opts ingest.Options) (ingest.Reader, error) {
 		return nil, fmt.Errorf("%s: %w (%d spans skipped as no GenAI request, %d rejected)", path, ingest.ErrEmpty, c.r.counts.Skipped, c.r.counts.Rejected)
 	}
 	c.r.recs = records(path, c.reqs)
+	c.r.origin = int64(c.reqs[0].start) // sorted by records
 	c.r.counts.Records = int64(len(c.r.recs))
 	return c.r, nil
 }
@@ -176,7 +177,11 @@ type reader struct {
 	recs   []trace.Record
 	next   int
 	counts ingest.Counts
+	origin int64 // the first span's start, ns since the Unix epoch
 }
+
+// Origin is the first span's start: what the records' times count from.
+func (r *reader) Origin() int64 { return r.origin }
 
 func (r *reader) Next() (trace.Record, error) {
 	if r.next >= len(r.recs) {

@@ -1,0 +1,323 @@
+package ingest
+
+import (
+	"bufio"
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/llm-replay/replay/trace"
+)
+
+// A log delivered as many files (a file a minute or an hour, a file per gateway replica) is
+// one log: its records in time order, records of the same instant by file name, then line.
+// The set's reader is a k-way merge of the files' own readers, each of which streams its file
+// in order (or, for a file out of order, reads it whole and sorts it, as it would alone). To
+// keep memory bounded by the files that overlap in time, not by the day, a first pass finds
+// each file's first and last instant (one file open at a time), and the merge opens a file
+// only when the merge reaches its first record and closes it at its end: files of one
+// minute each are read one or two at a time, replicas' files of the same day all at once.
+
+// Anchored is a Reader whose records' times count from a known instant, which several files'
+// records need to be merged on one clock. Origin is the raw time (ns on the log's own clock)
+// of the Timestamp 0 of the records Next has returned; it is valid once Next returned one.
+type Anchored interface {
+	Reader
+	Origin() int64
+}
+
+// FileCounts is what one file of a set gave.
+type FileCounts struct {
+	File string `json:"file"`
+	Counts
+}
+
+// span is a file's first and last record on the log's clock; empty when it has none.
+type span struct {
+	first, last int64
+	empty       bool
+	counts      Counts // an empty file's, from the first pass
+}
+
+// fileHead is an open file of the merge and its next record.
+type fileHead struct {
+	file int
+	r    Anchored
+	rec  trace.Record
+	at   int64 // rec's time on the log's clock
+}
+
+// setReader merges the records of several files into one stream (the file comment above).
+type setReader struct {
+	files    []string
+	opts     Options // each file's: the set's quarantine writer, PartOfSet
+	spans    []span
+	order    []int // file indexes by first record, then index
+	opened   int   // how many of order are opened
+	heads    headHeap
+	origin   int64
+	done     []Counts // each file's, once it ends
+	prefixes CachedPrefixes
+	records  int64
+	qfile    *os.File
+	qbuf     *bufio.Writer
+	err      error
+	maxOpen  int // the most files open at once, for the test of bounded memory
+}
+
+// openSet opens files as one log (Options.Files), after the first pass over each.
+func openSet(o Options) (Reader, error) {
+	s := &setReader{files: o.Files, done: make([]Counts, len(o.Files))}
+	s.opts = o
+	s.opts.Files, s.opts.QuarantinePath, s.opts.PartOfSet = nil, "", true
+	if err := s.scan(); err != nil {
+		return nil, err
+	}
+	if o.QuarantinePath != "" {
+		f, err := os.Create(o.QuarantinePath)
+		if err != nil {
+			return nil, fmt.Errorf("quarantine: %w", err)
+		}
+		s.qfile, s.qbuf = f, bufio.NewWriter(f)
+		s.opts.Quarantine = s.qbuf
+	}
+	return s, nil
+}
+
+// scan is the first pass: each file's span, in turn, and the order files open in.
+func (s *setReader) scan() error {
+	first := s.opts
+	first.Quarantine = nil
+	s.spans = make([]span, len(s.files))
+	found := false
+	for i, f := range s.files {
+		sp, err := fileSpan(f, first)
+		if err != nil {
+			return err
+		}
+		s.spans[i] = sp
+		if !sp.empty {
+			s.order = append(s.order, i)
+			if !found || sp.first < s.origin {
+				s.origin = sp.first
+			}
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("%d files: %w: no record in any", len(s.files), ErrEmpty)
+	}
+	slices.SortStableFunc(s.order, func(a, b int) int { return cmpInt64(s.spans[a].first, s.spans[b].first) })
+	return nil
+}
+
+// fileSpan reads a file through to find its first and last instant.
+func fileSpan(path string, o Options) (span, error) {
+	r, rec, err := openFile(path, o)
+	if _, empty := r.(emptyReader); err != nil || r == nil || empty {
+		return span{empty: true, counts: countsOf(r)}, err
+	}
+	defer r.Close()
+	at := r.Origin() + int64(rec.Timestamp)
+	sp := span{first: at, last: at}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return sp, nil
+		}
+		if err != nil {
+			return span{}, err
+		}
+		at := r.Origin() + int64(rec.Timestamp)
+		sp.first, sp.last = min(sp.first, at), max(sp.last, at)
+	}
+}
+
+// openFile opens one file of a set and reads its first record; r is nil, with no error, for a
+// file without records (an empty minute, or every record rejected under --on-error skip).
+func openFile(path string, o Options) (Anchored, trace.Record, error) {
+	r, err := openOne(path, o)
+	if err != nil {
+		if errors.Is(err, ErrEmpty) {
+			return nil, trace.Record{}, nil
+		}
+		return nil, trace.Record{}, err
+	}
+	a, ok := r.(Anchored)
+	if !ok {
+		r.Close()
+		return nil, trace.Record{}, fmt.Errorf("%s: this format's reader cannot be merged with other files (its times have no origin): give it alone", path)
+	}
+	rec, err := r.Next()
+	switch {
+	case err == nil:
+		return a, rec, nil
+	case errors.Is(err, io.EOF), errors.Is(err, ErrEmpty), errors.Is(err, errNoneValid) && o.OnError == OnErrorSkip:
+		r.Close()
+		return emptyReader{r.Counts()}, trace.Record{}, nil
+	}
+	r.Close()
+	return nil, trace.Record{}, err
+}
+
+// emptyReader stands for a file that had no records, keeping its counts.
+type emptyReader struct{ counts Counts }
+
+func (e emptyReader) Next() (trace.Record, error) { return trace.Record{}, io.EOF }
+func (e emptyReader) Counts() Counts              { return e.counts }
+func (e emptyReader) Close() error                { return nil }
+func (e emptyReader) Origin() int64               { return 0 }
+
+func countsOf(r Reader) Counts {
+	if r == nil {
+		return Counts{}
+	}
+	return r.Counts()
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Next is the earliest record of the open files, after opening the files whose first record
+// may come before it.
+func (s *setReader) Next() (trace.Record, error) {
+	if s.err != nil {
+		return trace.Record{}, s.err
+	}
+	if err := s.openDue(); err != nil {
+		s.err = err
+		return trace.Record{}, err
+	}
+	if len(s.heads) == 0 {
+		s.err = io.EOF
+		return trace.Record{}, io.EOF
+	}
+	h := s.heads[0]
+	rec := h.rec
+	rec.Timestamp = time.Duration(h.at - s.origin)
+	if err := s.advance(h); err != nil {
+		s.err = err
+		return trace.Record{}, err
+	}
+	s.prefixes.Apply(&rec)
+	s.records++
+	return rec, nil
+}
+
+// openDue opens, in the order of their first records, the files whose first record is not
+// after the earliest open one's next (any file, when none is open).
+func (s *setReader) openDue() error {
+	for s.opened < len(s.order) {
+		i := s.order[s.opened]
+		if len(s.heads) > 0 && s.spans[i].first > s.heads[0].at {
+			return nil
+		}
+		s.opened++
+		r, rec, err := openFile(s.files[i], s.opts)
+		if err != nil {
+			return err
+		}
+		if _, empty := r.(emptyReader); r == nil || empty {
+			s.done[i] = countsOf(r)
+			continue
+		}
+		heap.Push(&s.heads, &fileHead{file: i, r: r, rec: rec, at: r.Origin() + int64(rec.Timestamp)})
+		s.maxOpen = max(s.maxOpen, len(s.heads))
+	}
+	return nil
+}
+
+// advance moves the earliest file on to its next record, closing it at its end.
+func (s *setReader) advance(h *fileHead) error {
+	rec, err := h.r.Next()
+	if err == nil {
+		h.rec, h.at = rec, h.r.Origin()+int64(rec.Timestamp)
+		heap.Fix(&s.heads, 0)
+		return nil
+	}
+	if !errors.Is(err, io.EOF) {
+		return err
+	}
+	heap.Pop(&s.heads)
+	s.done[h.file] = h.r.Counts()
+	return h.r.Close()
+}
+
+// Counts sums the files' counts (those read so far), with each file's own under Files.
+func (s *setReader) Counts() Counts {
+	c := Counts{Records: s.records, CachedUnplaced: s.prefixes.Unplaced}
+	per := slices.Clone(s.done)
+	for _, h := range s.heads {
+		per[h.file] = h.r.Counts()
+	}
+	for i, sp := range s.spans {
+		if sp.empty {
+			per[i] = sp.counts
+		}
+	}
+	for i, fc := range per {
+		c.Rejected += fc.Rejected
+		c.Skipped += fc.Skipped
+		c.HashMismatches += fc.HashMismatches
+		c.OutputUnknown += fc.OutputUnknown
+		c.Sorted = c.Sorted || fc.Sorted
+		for _, e := range fc.Errors {
+			if len(c.Errors) < maxKeptErrors {
+				c.Errors = append(c.Errors, e)
+			}
+		}
+		fc.Errors = nil
+		c.Files = append(c.Files, FileCounts{File: s.files[i], Counts: fc})
+	}
+	return c
+}
+
+func (s *setReader) Close() error {
+	var err error
+	for _, h := range s.heads {
+		if cerr := h.r.Close(); err == nil {
+			err = cerr
+		}
+	}
+	s.heads = nil
+	if s.qbuf != nil {
+		if ferr := s.qbuf.Flush(); err == nil {
+			err = ferr
+		}
+		if cerr := s.qfile.Close(); err == nil {
+			err = cerr
+		}
+		s.qbuf, s.qfile = nil, nil
+	}
+	return err
+}
+
+// headHeap orders open files by their next record's time, then by file (name order).
+type headHeap []*fileHead
+
+func (h headHeap) Len() int { return len(h) }
+func (h headHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].file < h[j].file
+}
+func (h headHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *headHeap) Push(x any)   { *h = append(*h, x.(*fileHead)) }
+func (h *headHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
