@@ -34,6 +34,8 @@ type Anchored interface {
 type FileCounts struct {
 	File string `json:"file"`
 	Counts
+	// Unread: the read stopped before the merge reached this file (a window, --limit).
+	Unread bool `json:"unread,omitempty"`
 }
 
 // span is a file's first and last record on the log's clock; empty when it has none.
@@ -66,12 +68,13 @@ type setReader struct {
 	qfile    *os.File
 	qbuf     *bufio.Writer
 	err      error
-	maxOpen  int // the most files open at once, for the test of bounded memory
+	maxOpen  int    // the most files open at once, for the test of bounded memory
+	reached  []bool // by file: opened by the merge
 }
 
 // openSet opens files as one log (Options.Files), after the first pass over each.
 func openSet(o Options) (Reader, error) {
-	s := &setReader{files: o.Files, done: make([]Counts, len(o.Files))}
+	s := &setReader{files: o.Files, done: make([]Counts, len(o.Files)), reached: make([]bool, len(o.Files))}
 	s.opts = o
 	s.opts.Files, s.opts.QuarantinePath, s.opts.PartOfSet = nil, "", true
 	if err := s.scan(); err != nil {
@@ -224,6 +227,7 @@ func (s *setReader) openDue() error {
 			return nil
 		}
 		s.opened++
+		s.reached[i] = true
 		r, rec, err := openFile(s.files[i], s.opts)
 		if err != nil {
 			return err
@@ -278,7 +282,8 @@ func (s *setReader) Counts() Counts {
 			}
 		}
 		fc.Errors = nil
-		c.Files = append(c.Files, FileCounts{File: s.files[i], Counts: fc})
+		unread := !s.spans[i].empty && !s.reached[i]
+		c.Files = append(c.Files, FileCounts{File: s.files[i], Counts: fc, Unread: unread})
 	}
 	return c
 }

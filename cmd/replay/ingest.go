@@ -36,12 +36,16 @@ func init() {
 
 // ingestFlags are the trace-reading flags shared by the commands that read a trace.
 type ingestFlags struct {
+	traces                                               []string // --trace's values (traces.go)
 	trace, format, mapping, timeUnit, hashCheck, onError string
 	blockSize, logYear                                   int
+	// files are the files --trace's values name (traces.go), when they are not one file;
+	// notLogs those a folder held that are no log.
+	files, notLogs []string
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.trace, "trace", "", "trace or request log to read (required)")
+	fs.StringArrayVar(&f.traces, "trace", nil, traceUsage("trace or request log to read (required)"))
 	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", ")+gatewayFormats())
 	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths, a key holding dots in brackets ('prompt_tokens=[\"gen_ai.usage.input_tokens\"]'), going on into JSON held in a string (metadata.usage.cached) (fields: "+strings.Join(ingest.Fields[:], ", ")+"; for openai-log: "+strings.Join(requestlog.Fields, ", ")+")")
 	fs.StringVar(&f.timeUnit, "time-unit", "", "unit of numeric timestamps: s, ms, us or ns (default: ms for mooncake, s otherwise)")
@@ -62,6 +66,9 @@ func gatewayFormats() string {
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
+	if err := f.resolve(nil); err != nil {
+		return ingest.Options{}, err
+	}
 	if f.trace == "" {
 		return ingest.Options{}, errors.New("--trace is required")
 	}
@@ -73,7 +80,7 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear}, nil
+	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear, Files: f.files}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.
@@ -110,9 +117,10 @@ func setupIngest(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []st
 	var lf logFlags
 	lf.add(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return fmt.Errorf("unexpected arguments %q", args)
+		if err := in.resolve(args); err != nil {
+			return err
 		}
+		in.sayNotLogs(std.stderr)
 		o.onErrorSet = fs.Changed("on-error")
 		if in.trace != "" && isRequestLog(in) {
 			return convertLog(ctx, std, in, lf, o)
@@ -124,7 +132,11 @@ func setupIngest(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []st
 // isRequestLog says whether --trace is a request log (--format openai-log, or detected), which
 // requestlog converts. A file whose format cannot be told is left to ingest, which says why.
 func isRequestLog(in ingestFlags) bool {
-	format, err := ingest.FileFormat(in.trace, in.format)
+	path := in.trace
+	if len(in.files) > 0 {
+		path = in.files[0]
+	}
+	format, err := ingest.FileFormat(path, in.format)
 	return err == nil && format == ingest.FormatOpenAILog
 }
 

@@ -104,7 +104,13 @@ func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config,
 	f.addMeasures(fs)
 	addTelemetry(fs, &f.cfg.Telemetry)
 	f.addSim(fs)
-	return withEngineFlags(fs, f.config)
+	return withEngineFlags(fs, func(args []string) (runner.Config, error) {
+		cfg, err := f.config(args)
+		if err == nil { // run.yaml holds the files read, not the folder or glob that named them
+			err = f.in.recordFiles(fs)
+		}
+		return cfg, err
+	})
 }
 
 // addTarget: what is replayed against, and what it serves.
@@ -183,9 +189,10 @@ func (f *runFlags) addSim(fs *pflag.FlagSet) {
 // config checks the parsed flags and builds the run's configuration from them.
 func (f *runFlags) config(args []string) (runner.Config, error) {
 	cfg := f.cfg
-	if len(args) > 0 {
-		return cfg, fmt.Errorf("unexpected arguments %q", args)
+	if err := f.in.resolve(args); err != nil {
+		return cfg, err
 	}
+	f.in.sayNotLogs(f.std.stderr)
 	var err error
 	if cfg.SLO, err = analysis.ParseSLO(f.slo); err != nil {
 		return cfg, fmt.Errorf("--slo: %w", err)
@@ -194,7 +201,9 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 		return cfg, errors.New("--out is required")
 	}
 	in := f.in
-	in.trace = "-" // options() insists on a trace; run has a default
+	if in.trace == "" {
+		in.trace = "-" // options() insists on a trace; run has a default
+	}
 	opts, err := in.options()
 	if err != nil {
 		return cfg, err
