@@ -156,12 +156,15 @@ func TestDeliveryForms(t *testing.T) {
 		"apim.jsonl": "apim", "bedrock.jsonl": "bedrock", "envoy-ai-gateway.jsonl": "envoy-ai-gateway",
 		"helicone.jsonl": "helicone", "kong-ai.jsonl": "kong-ai", "langfuse.jsonl": "langfuse",
 		"litellm.jsonl": "litellm", "litellm-spendlogs.jsonl": "litellm", "portkey.jsonl": "portkey",
-		"vertex.jsonl": "vertex", "sglang-log.jsonl": "sglang-log",
+		"vertex.jsonl": "vertex", "sglang-log.jsonl": "sglang-log", "apim-gatewaylogs.jsonl": "apim",
 	}
 	for fixture, format := range fixtures {
 		t.Run(fixture, func(t *testing.T) {
 			dir := t.TempDir()
 			want, wantCounts := readLog(t, filepath.Join("testdata", fixture), format)
+			if len(want) == 0 {
+				t.Fatal("the fixture gave no record")
+			}
 			for form, b := range deliveryForms(t, fixtureRecords(t, fixture)) {
 				path := filepath.Join(dir, form)
 				if err := os.WriteFile(path, b, 0o644); err != nil {
