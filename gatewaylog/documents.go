@@ -66,15 +66,14 @@ func (s *docScanner) array(fn func(raw []byte, line int64) error) error {
 		if err != nil {
 			return fmt.Errorf("line %d: the file ends inside the array (no closing ']')", s.line)
 		}
-		raw, line, err := s.value()
-		if err != nil {
-			return err
+		raw, line, verr := s.value()
+		if verr != nil {
+			return verr
 		}
-		if err := fn(raw, line); err != nil {
-			return err
+		if ferr := fn(raw, line); ferr != nil {
+			return ferr
 		}
-		b, err := s.skipSpace()
-		if err != nil {
+		if b, err = s.skipSpace(); err != nil {
 			return fmt.Errorf("line %d: the file ends inside the array (no closing ']')", s.line)
 		}
 		s.br.ReadByte()
