@@ -1,6 +1,7 @@
 package gatewaylog
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,5 +44,18 @@ func TestDocumentErrors(t *testing.T) {
 				t.Errorf("%s: err = %v, want %q in it", c.name, err, w)
 			}
 		}
+	}
+}
+
+// TestOverMemoryBudget: a log held whole to be sorted that would pass the memory budget is
+// refused, naming the file and the fix, not read until the process is killed.
+func TestOverMemoryBudget(t *testing.T) {
+	path := filepath.Join("testdata", "litellm.jsonl")
+	_, _, err := ingest.ReadAll(path, ingest.Options{Format: "litellm", MemoryBudget: 2 * heldBytes})
+	if !errors.Is(err, ingest.ErrOverMemory) || !strings.Contains(err.Error(), "litellm.jsonl") || !strings.Contains(err.Error(), "split the file") {
+		t.Fatalf("err = %v, want the budget's refusal naming the file and the fix", err)
+	}
+	if _, _, err := ingest.ReadAll(path, ingest.Options{Format: "litellm", OnError: ingest.OnErrorSkip, MemoryBudget: 100 * heldBytes}); err != nil {
+		t.Fatalf("within the budget: %v", err)
 	}
 }

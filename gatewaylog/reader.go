@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/trace"
@@ -64,7 +65,7 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		quarantine = q
 	}
 	c := &collector{s: s, path: path, opts: opts, quarantine: quarantine, r: &reader{},
-		pending: map[string][]Entry{}, latest: map[string]int{}}
+		pending: map[string][]Entry{}, latest: map[string]int{}, maxHeld: ingest.HoldLimit(opts.Options, heldBytes)}
 	if s.Join == nil {
 		err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
 			e, err := readOne(s, raw, opts.Year)
@@ -112,7 +113,13 @@ type collector struct {
 	// the latest one (latest: its index in entries).
 	pending map[string][]Entry
 	latest  map[string]int
+	// maxHeld is the most entries the memory budget lets a file hold (0: unbounded).
+	maxHeld int64
 }
+
+// heldBytes is about what one request of a log held to sort takes: its entry, then its record
+// and options.
+const heldBytes = int64(unsafe.Sizeof(entryAt{}) + unsafe.Sizeof(trace.Record{}) + unsafe.Sizeof(trace.Options{}))
 
 // take takes one record's reading: an entry, a skip, or an error (returned under
 // OnErrorFail, else counted and quarantined).
@@ -134,6 +141,9 @@ func (c *collector) take(raw []byte, line int64, e Entry, err error) error {
 		ea.raw = raw // for the quarantine, should Finish reject it
 	}
 	c.entries = append(c.entries, ea)
+	if c.maxHeld > 0 && int64(len(c.entries)) > c.maxHeld {
+		return ingest.OverMemory(c.path, c.opts.Options, int64(len(c.entries)), heldBytes)
+	}
 	return nil
 }
 

@@ -74,6 +74,9 @@ type Options struct {
 	// LogYear is the year of a log's timestamps written without one (a server log's
 	// month-day times); 0 takes the file's modification time's year.
 	LogYear int
+	// MemoryBudget bounds, in bytes, what a reader holds to sort one file read whole (see
+	// HoldLimit); 0 is half of this machine's memory.
+	MemoryBudget int64
 	// Files, when it holds several, are the files read as one log (Resolve's, from --trace's
 	// values), merged in time order; the path given to Open then only names the log.
 	Files []string

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/llm-replay/replay/trace"
 )
@@ -319,6 +320,7 @@ type reader struct {
 	err        error
 
 	sortAll bool
+	maxHeld int64 // holdLimit's, -1 for none; 0 until worked out
 	sorted  []timedRecord
 	sortPos int
 	row     row
@@ -391,6 +393,9 @@ func (r *reader) nextSorted() (trace.Record, error) {
 				return trace.Record{}, r.stop(err)
 			}
 			r.sorted = append(r.sorted, timedRecord{t: row.t, rec: row.rec})
+			if limit := r.holdLimit(); limit > 0 && int64(len(r.sorted)) > limit {
+				return trace.Record{}, r.stop(OverMemory(r.name, r.opts, int64(len(r.sorted)), heldBytes))
+			}
 		}
 		slices.SortStableFunc(r.sorted, func(a, b timedRecord) int {
 			switch {
@@ -426,6 +431,20 @@ func (r *reader) nextSorted() (trace.Record, error) {
 		return tr.rec, nil
 	}
 	return trace.Record{}, r.stop(io.EOF)
+}
+
+// heldBytes is about what one record held for sorting takes: the record and a few hashes.
+const heldBytes = int64(unsafe.Sizeof(timedRecord{})) + 64
+
+// holdLimit is HoldLimit for this reader, worked out once.
+func (r *reader) holdLimit() int64 {
+	if r.maxHeld == 0 {
+		r.maxHeld = HoldLimit(r.opts, heldBytes)
+		if r.maxHeld == 0 {
+			r.maxHeld = -1
+		}
+	}
+	return r.maxHeld
 }
 
 // nextValid returns the next row that parses and validates; bad rows are rejected per OnError.

@@ -208,6 +208,9 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	if cfg.Memory > 0 { // the run's budget bounds a log held whole to be sorted, too
+		opts.MemoryBudget = cfg.Memory
+	}
 	cfg.Trace, cfg.Ingest = f.in.trace, opts
 	cfg.Synth.Seed = f.seed
 	cfg.Synth.BlockSize = f.in.blockSize
