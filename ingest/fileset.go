@@ -21,6 +21,10 @@ import (
 // each file's first and last instant (one file open at a time), and the merge opens a file
 // only when the merge reaches its first record and closes it at its end: files of one
 // minute each are read one or two at a time, replicas' files of the same day all at once.
+// What a file's reader does across a file's records stays within the file: a source that
+// joins several records of one request (API Management's gateway and LLM records, by
+// CorrelationId) joins them only where they share a file, and an OTLP session's turns are
+// numbered per file.
 
 // Anchored is a Reader whose records' times count from a known instant, which several files'
 // records need to be merged on one clock. Origin is the raw time (ns on the log's own clock)

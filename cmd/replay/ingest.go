@@ -22,12 +22,13 @@ func init() {
 	register(&command{
 		name:    "ingest",
 		summary: "Normalize a trace or request log into a trace file (Parquet or Arrow)",
-		usage:   "--trace FILE [--format F] [--map field=column,...] --out FILE.parquet\n  replay ingest --trace LOG.jsonl --format openai-log --tokenizer FILE [--block-size 16] [--export mooncake] --out FILE",
+		usage:   "--trace FILE|DIR|GLOB... [--format F] [--map field=column,...] --out FILE.parquet\n  replay ingest --trace LOG.jsonl --format openai-log --tokenizer FILE [--block-size 16] [--export mooncake] --out FILE",
 		example: `  replay ingest --trace mooncake.jsonl --out trace.parquet
   replay ingest --trace gateway.jsonl --format jsonl --time-unit ms \
       --map timestamp=ts,prompt_tokens=usage.prompt_tokens,output_tokens=usage.completion_tokens \
       --on-error skip --quarantine bad.jsonl --out trace.parquet
   replay ingest --trace azure_conv.csv --stats
+  replay ingest --trace 'logs/2026-12-05/*.json.gz' --format litellm --out day.parquet
   replay ingest --trace gateway.log.jsonl --format openai-log --tokenizer ./Qwen3-8B \
       --block-size 16 --export mooncake --out anonymized.jsonl`,
 		setup: setupIngest,

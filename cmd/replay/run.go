@@ -25,7 +25,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "Replay a trace against an endpoint (or the built-in simulator), open loop and on time",
-		usage:   "[--trace FILE] [--endpoint URL --model NAME [--tokenizer ORG/NAME|FILE]] [--speed X] [--dry-run] --out DIR",
+		usage:   "[--trace FILE|DIR|GLOB]... [--endpoint URL --model NAME [--tokenizer ORG/NAME|FILE]] [--speed X] [--dry-run] --out DIR",
 		example: `  # the default generated workload (replay gen, seed 1) against the built-in simulator
   replay run --speed 4 --out out/
 
@@ -95,7 +95,7 @@ type runFlags struct {
 func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config, error) {
 	f := &runFlags{sc: sim.DefaultConfig(), std: std}
 	f.in.add(fs)
-	fs.Lookup("trace").Usage = "trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)"
+	fs.Lookup("trace").Usage = traceUsage("trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)")
 	f.addTarget(fs)
 	f.addSchedule(fs)
 	f.shards.add(fs)

@@ -19,7 +19,7 @@ import (
 
 // traceUsage is --trace's help: what the command reads, then what the flag takes.
 func traceUsage(what string) string {
-	return what + "; a file, a folder (read recursively; README, *.md, manifests, _SUCCESS and dot files left out) or a glob, repeatable: every file one log, merged in time order (ties by file name, then line); gzip and zstd read by content; JSON lines, a JSON array or pretty-printed JSON documents"
+	return what + "; a file, a folder (read recursively; README, *.md, manifests, _SUCCESS and dot files left out) or a glob, repeatable: every file one log, merged in time order (ties by file name, then line); gzip and zstd read by content; a gateway's or cloud's log (litellm, apim, ...) as JSON lines, one JSON array or pretty-printed JSON documents"
 }
 
 // resolve finds the files of --trace's values and more (the arguments a shell's expansion
