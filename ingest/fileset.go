@@ -91,8 +91,30 @@ func openSet(o Options) (Reader, error) {
 		}
 		s.qfile, s.qbuf = f, bufio.NewWriter(f)
 		s.opts.Quarantine = s.qbuf
+		if err := s.quarantineEmpty(); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
+}
+
+// quarantineEmpty reads again, into the quarantine, the files whose every row was rejected:
+// the merge never opens them, having nothing to merge from them.
+func (s *setReader) quarantineEmpty() error {
+	for i, sp := range s.spans {
+		if !sp.empty || sp.counts.Rejected == 0 {
+			continue
+		}
+		r, _, err := openFile(s.files[i], s.opts)
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			r.Close()
+		}
+	}
+	return nil
 }
 
 // scan is the first pass: each file's span, in turn, and the order files open in.
@@ -148,10 +170,14 @@ func fileSpan(path string, o Options) (span, error) {
 // file without records (an empty minute, or every record rejected under --on-error skip).
 func openFile(path string, o Options) (Anchored, trace.Record, error) {
 	r, err := openOne(path, o)
-	if err != nil {
-		if errors.Is(err, ErrEmpty) {
-			return nil, trace.Record{}, nil
-		}
+	switch {
+	case errors.Is(err, ErrEmpty):
+		return nil, trace.Record{}, nil
+	case err != nil && o.OnError == OnErrorSkip && !errors.Is(err, ErrOverMemory):
+		// A file that cannot be read as a log at all (no format it could be): under skip it is
+		// one rejection, named, and the other files are read.
+		return emptyReader{Counts{Rejected: 1, Errors: []string{err.Error()}}}, trace.Record{}, nil
+	case err != nil:
 		return nil, trace.Record{}, err
 	}
 	a, ok := r.(Anchored)

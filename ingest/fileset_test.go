@@ -105,3 +105,39 @@ func TestSetCounts(t *testing.T) {
 		t.Fatalf("err = %v, want c.jsonl:1 named", err)
 	}
 }
+
+// TestSetSkipsUnreadableFile: under --on-error skip, a file of the folder that is no log of
+// any format is one rejection, named, and the other files are read; a file whose every row
+// is bad still has its rows quarantined. Under fail, it is the error, naming the file.
+func TestSetSkipsUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	writeMooncake(t, filepath.Join(dir, "a.jsonl"), 0, 10)
+	os.WriteFile(filepath.Join(dir, "b.bin"), []byte{0, 1, 2, 3, 0xff}, 0o644)
+	bad := `{"timestamp": 5, "input_length": -1, "output_length": 1, "hash_ids": []}`
+	os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(bad+"\n"), 0o644)
+	q := filepath.Join(t.TempDir(), "q.jsonl")
+	r, err := Open(dir, Options{OnError: OnErrorSkip, QuarantinePath: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	c := r.Counts()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || c.Rejected != 2 || c.Files[1].Rejected != 1 || !strings.Contains(strings.Join(c.Errors, "\n"), "b.bin") {
+		t.Fatalf("%d records, counts %+v", n, c)
+	}
+	if got, _ := os.ReadFile(q); string(got) != bad+"\n" {
+		t.Errorf("quarantine %q, want the bad row", got)
+	}
+	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "b.bin") {
+		t.Fatalf("under fail: %v, want b.bin named", err)
+	}
+}
