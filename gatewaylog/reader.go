@@ -292,15 +292,15 @@ func readRecord(s Schema, rec Record) (Entry, error) {
 
 // eachRecord calls fn with each record of src and the line it begins on: each non-blank line
 // of JSON lines or of a text log, or, for a JSON source whose records span lines or sit in one
-// array (documents.go), each JSON document.
+// array (ingest.EachDocument), each JSON document.
 func eachRecord(src io.Reader, lines bool, fn func(raw []byte, line int64) error) error {
 	// 64 KiB: a set's files are opened one after another, thousands a day, so a larger
 	// buffer costs more to clear than it saves in reads; a longer record grows the scanner's.
 	br := bufio.NewReaderSize(src, 64<<10)
-	if !lines {
-		if b, _ := peekNonSpace(br); b == '[' || !onOneLine(br) {
-			return eachDocument(br, fn)
-		}
+	if !lines && ingest.IsDocuments(br) {
+		return ingest.EachDocument(br, func(raw []byte, line int64) error {
+			return fn(slices.Clone(raw), line)
+		})
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), maxRecord)

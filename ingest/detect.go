@@ -29,15 +29,16 @@ func Detect(prefix []byte) (string, error) {
 		first = first[:i]
 	}
 	first = bytes.TrimRight(first, "\r")
+	isJSON := trimmed[0] == '{'
 	if trimmed[0] == '{' || trimmed[0] == '[' {
 		if rec, ok := firstDocument(trimmed); ok {
-			first = rec
+			first, isJSON = rec, true
 		}
 	}
 	if f := sniffed(first); f != "" {
 		return f, nil
 	}
-	if trimmed[0] == '{' {
+	if isJSON {
 		has := func(k string) bool { return bytes.Contains(first, []byte(`"`+k+`"`)) }
 		switch {
 		case has("input_length") && has("output_length"):

@@ -268,6 +268,9 @@ func openSource(path, kind string, m mapping, explicit map[string]string, unitNs
 		}
 		return src, nil
 	}
+	if IsDocuments(br) { // one array, or pretty-printed documents: read as the lines they make
+		br = bufio.NewReaderSize(DocumentLines(br, path), 256<<10)
+	}
 	return newJSONLSource(br, content, path, m, unitNs), nil
 }
 

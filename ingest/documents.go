@@ -1,10 +1,11 @@
-package gatewaylog
+package ingest
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // A log is delivered as JSON lines, as one JSON array of records (a console's or API's export),
@@ -24,9 +25,13 @@ type docScanner struct {
 // errTruncated is a record cut off by the end of the file.
 var errTruncated = errors.New("the file ends inside this record")
 
-// eachDocument calls fn with each record of JSON documents and the line it begins on: each
-// element of one top-level array, or each of the values that follow one another.
-func eachDocument(br *bufio.Reader, fn func(raw []byte, line int64) error) error {
+// maxDocument bounds one record of JSON documents, as maxLineBytes bounds a line.
+const maxDocument = maxLineBytes
+
+// EachDocument calls fn with each record of JSON documents and the line it begins on: each
+// element of one top-level array, or each of the values that follow one another. A record
+// is handed over as it is in the file (its inner white space kept), valid until fn returns.
+func EachDocument(br *bufio.Reader, fn func(raw []byte, line int64) error) error {
 	s := &docScanner{br: br, line: 1}
 	b, err := s.skipSpace()
 	if err != nil {
@@ -131,8 +136,8 @@ func (s *docScanner) value() ([]byte, int64, error) {
 			return nil, start, fmt.Errorf("line %d: %w", start, errTruncated)
 		}
 		s.buf = append(s.buf, b)
-		if len(s.buf) > maxRecord {
-			return nil, start, fmt.Errorf("line %d: record longer than %d bytes", start, maxRecord)
+		if len(s.buf) > maxDocument {
+			return nil, start, fmt.Errorf("line %d: record longer than %d bytes", start, maxDocument)
 		}
 		switch {
 		case b == '\n':
@@ -150,11 +155,35 @@ func (s *docScanner) value() ([]byte, int64, error) {
 			depth--
 		}
 	}
-	return append([]byte(nil), s.buf...), start, nil
+	return s.buf, start, nil
 }
 
-// onOneLine reports whether a log's first record is a whole JSON value on its first line, so
-// the log is JSON lines (read line by line, a bad line lost alone) rather than documents.
+// IsDocuments reports whether a JSON log is documents rather than JSON lines: one array, or a
+// first record that does not end on its first line. JSON lines are read a line at a time, so
+// that a bad line is lost alone; documents by EachDocument.
+func IsDocuments(br *bufio.Reader) bool {
+	return peekNonSpace(br) == '[' || !onOneLine(br)
+}
+
+// peekNonSpace is the first byte of br that is not white space (or a byte-order mark), left
+// unread; 0 at the end.
+func peekNonSpace(br *bufio.Reader) byte {
+	if bom, _ := br.Peek(3); bytes.Equal(bom, utf8BOM) {
+		br.Discard(3)
+	}
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return 0
+		}
+		if b[0] != ' ' && b[0] != '\t' && b[0] != '\r' && b[0] != '\n' {
+			return b[0]
+		}
+		br.Discard(1)
+	}
+}
+
+// onOneLine reports whether a log's first record is a whole JSON value on its first line.
 func onOneLine(br *bufio.Reader) bool {
 	peek, _ := br.Peek(br.Size())
 	first := peek
@@ -167,4 +196,36 @@ func onOneLine(br *bufio.Reader) bool {
 	}
 	_, _, err := s.value()
 	return !errors.Is(err, errTruncated) || len(first) == len(peek)
+}
+
+// DocumentLines reads JSON documents as JSON lines for a line reader: each record on the line
+// it begins on in the file (preceded by as many blank lines as it takes), its own line breaks
+// made spaces (a JSON value holds none but white space between its tokens), so that the line
+// reader's errors name the file's lines. Errors of the documents' structure end the stream,
+// named by path.
+func DocumentLines(br *bufio.Reader, path string) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		line := int64(1)
+		err := EachDocument(br, func(raw []byte, at int64) error {
+			for ; line < at; line++ {
+				if _, err := pw.Write([]byte{'\n'}); err != nil {
+					return err
+				}
+			}
+			for i, b := range raw {
+				if b == '\n' || b == '\r' {
+					raw[i] = ' '
+				}
+			}
+			_, err := pw.Write(append(raw, '\n'))
+			line++
+			return err
+		})
+		if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		pw.CloseWithError(err)
+	}()
+	return pr
 }
