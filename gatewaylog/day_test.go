@@ -106,3 +106,31 @@ func TestDayOfMinuteFiles(t *testing.T) {
 	glob, _ := readLog(t, filepath.Join(dir, "*", "*.json.gz"), ingest.FormatAuto)
 	sameRecords(t, "the glob", glob, want)
 }
+
+// TestMixedPresetsFolder: a folder of several sources' logs (each file's format detected on
+// its own, compressed or not, lines or pretty) reads as one log, every record of each in
+// time order.
+func TestMixedPresetsFolder(t *testing.T) {
+	dir := t.TempDir()
+	var want int64
+	for i, fixture := range []string{"litellm.jsonl", "apim-gatewaylogs.jsonl", "bedrock.jsonl", "kong-ai.jsonl"} {
+		_, c := readLog(t, filepath.Join("testdata", fixture), ingest.FormatAuto)
+		want += c.Records
+		form := jsonForm(t, fixtureRecords(t, fixture), []string{"lines", "pretty", "array", "pretty-array"}[i])
+		if i%2 == 0 {
+			form = gz(t, form)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.log", i)), form, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, c := readLog(t, dir, ingest.FormatAuto)
+	if c.Records != want || int64(len(recs)) != want || len(c.Files) != 4 {
+		t.Fatalf("%d records (%d files), want %d", len(recs), len(c.Files), want)
+	}
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Timestamp < recs[i-1].Timestamp {
+			t.Fatalf("record %d at %v before %v", i, recs[i].Timestamp, recs[i-1].Timestamp)
+		}
+	}
+}

@@ -44,7 +44,7 @@ type Counts struct {
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
 	// Files holds each file's own counts when several files were read as one log
 	// (Options.Files), in path order.
-	Files []FileCounts `json:"files,omitempty"`
+	Files []FileCounts `json:"-"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.
