@@ -102,3 +102,15 @@ func TestRunYAMLRecordsFiles(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestRunShellExpandedGlob: replay run takes the arguments a shell's glob expansion leaves as
+// more --trace values too; --dry-run says what each file gave.
+func TestRunShellExpandedGlob(t *testing.T) {
+	logs := writeMinutes(t, t.TempDir(), 3)
+	files, _ := filepath.Glob(filepath.Join(logs, "*.jsonl"))
+	args := append([]string{"run", "--dry-run", "--trace"}, files...)
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stderr, "m00.jsonl: 2 records") || !strings.Contains(stderr, "m02.jsonl: 2 records") || !strings.Contains(stdout, "6 requests") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
