@@ -95,8 +95,8 @@ func TestDayOfMinuteFiles(t *testing.T) {
 	if counts.Records != wantCounts.Records || counts.Skipped != wantCounts.Skipped || counts.CachedUnplaced != wantCounts.CachedUnplaced {
 		t.Errorf("counts %+v, want %+v", counts, wantCounts)
 	}
-	if len(counts.Files) != 1440 {
-		t.Errorf("%d files counted, want 1440", len(counts.Files))
+	if len(counts.Files) != 1440 || counts.MostFilesOpen > 2 {
+		t.Errorf("%d files counted, up to %d open at once; want 1440, at most 2 (bounded memory)", len(counts.Files), counts.MostFilesOpen)
 	}
 	in, err := ingest.Resolve([]string{dir})
 	if err != nil || len(in.Files) != 1440 || len(in.NotLogs) != 4 {

@@ -36,4 +36,7 @@ func WriteFileCounts(w io.Writer, c Counts) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
+	if len(c.Files) > 0 {
+		fmt.Fprintf(w, "%d files read as one log, at most %d open at once\n", len(c.Files), c.MostFilesOpen)
+	}
 }

@@ -72,7 +72,7 @@ type setReader struct {
 	qfile    *os.File
 	qbuf     *bufio.Writer
 	err      error
-	maxOpen  int    // the most files open at once, for the test of bounded memory
+	maxOpen  int    // the most files open at once (Counts.MostFilesOpen)
 	reached  []bool // by file: opened by the merge
 }
 
@@ -290,7 +290,7 @@ func (s *setReader) advance(h *fileHead) error {
 
 // Counts sums the files' counts (those read so far), with each file's own under Files.
 func (s *setReader) Counts() Counts {
-	c := Counts{Records: s.records, CachedUnplaced: s.prefixes.Unplaced}
+	c := Counts{Records: s.records, CachedUnplaced: s.prefixes.Unplaced, MostFilesOpen: s.maxOpen}
 	per := slices.Clone(s.done)
 	for _, h := range s.heads {
 		per[h.file] = h.r.Counts()

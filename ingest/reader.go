@@ -45,6 +45,9 @@ type Counts struct {
 	// Files holds each file's own counts when several files were read as one log
 	// (Options.Files), in path order.
 	Files []FileCounts `json:"-"`
+	// MostFilesOpen is the most of those files the merge held open at once: what its memory
+	// grows with (one or two for consecutive minutes; all of them for replicas of one day).
+	MostFilesOpen int `json:"-"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.

@@ -124,6 +124,9 @@ func setupIngest(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []st
 		in.sayNotLogs(std.stderr)
 		o.onErrorSet = fs.Changed("on-error")
 		if in.trace != "" && isRequestLog(in) {
+			if len(in.files) > 0 {
+				return fmt.Errorf("--trace %s: %d files of a request log (openai-log): converting is one file at a time; give one file, or join them first (a folder of gateway logs is read as one)", in.trace, len(in.files))
+			}
 			return convertLog(ctx, std, in, lf, o)
 		}
 		return normalizeTrace(ctx, std, in, lf, o)
