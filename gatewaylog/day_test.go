@@ -3,13 +3,16 @@ package gatewaylog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/trace"
 )
 
 // dayRecord is a LiteLLM StandardLoggingPayload (the members litellm.go reads) of a made-up
@@ -133,4 +136,46 @@ func TestMixedPresetsFolder(t *testing.T) {
 			t.Fatalf("record %d at %v before %v", i, recs[i].Timestamp, recs[i-1].Timestamp)
 		}
 	}
+}
+
+// TestSetReadsOnce: a set of gateway logs small enough is read once: the readers of the first
+// pass are kept and rewound, so the files may even be gone by the time the merge reaches them.
+// Under a quarantine (which the first pass does not write) each file is read again, and the
+// records are the same.
+func TestSetReadsOnce(t *testing.T) {
+	dir := t.TempDir()
+	genDay(t, dir, 30, 3)
+	want, _ := readLog(t, dir, ingest.FormatAuto)
+	r, err := ingest.Open(dir, ingest.Options{OnError: ingest.OnErrorSkip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	var got []trace.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the kept readers should need no file: %v", err)
+		}
+		got = append(got, rec)
+	}
+	r.Close()
+	sameRecords(t, "kept readers", got, want)
+
+	dir = t.TempDir()
+	genDay(t, dir, 30, 3)
+	r, err = ingest.Open(dir, ingest.Options{OnError: ingest.OnErrorSkip, Quarantine: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(dir)
+	if _, err := r.Next(); err == nil {
+		t.Error("under a quarantine the files are read again, and they are gone: want an error")
+	}
+	r.Close()
 }

@@ -64,6 +64,13 @@ func (r *reader) Next() (trace.Record, error) {
 
 func (r *reader) Counts() ingest.Counts { return r.counts }
 
+// Rewind gives the records again from the first (ingest.Rewindable: a set of files keeps the
+// reader of its first pass rather than read the file twice).
+func (r *reader) Rewind() { r.next = 0 }
+
+// Held is how many records the reader holds.
+func (r *reader) Held() int { return len(r.recs) }
+
 // Origin is the first arrival (ns since the Unix epoch): what the records' times count from.
 func (r *reader) Origin() int64 { return r.origin }
 

@@ -72,16 +72,19 @@ type setReader struct {
 	qfile    *os.File
 	qbuf     *bufio.Writer
 	err      error
-	maxOpen  int    // the most files open at once (Counts.MostFilesOpen)
-	reached  []bool // by file: opened by the merge
+	maxOpen  int        // the most files open at once (Counts.MostFilesOpen)
+	reached  []bool     // by file: opened by the merge
+	held     *heldFiles // readers kept from the first pass (heldfiles.go)
 }
 
 // openSet opens files as one log (Options.Files), after the first pass over each.
 func openSet(o Options) (Reader, error) {
-	s := &setReader{files: o.Files, done: make([]Counts, len(o.Files)), reached: make([]bool, len(o.Files))}
+	s := &setReader{files: o.Files, done: make([]Counts, len(o.Files)), reached: make([]bool, len(o.Files)),
+		held: newHeldFiles(o, o.QuarantinePath != "" || o.Quarantine != nil)}
 	s.opts = o
 	s.opts.Files, s.opts.QuarantinePath, s.opts.PartOfSet = nil, "", true
 	if err := s.scan(); err != nil {
+		s.held.close()
 		return nil, err
 	}
 	if o.QuarantinePath != "" {
@@ -124,9 +127,12 @@ func (s *setReader) scan() error {
 	s.spans = make([]span, len(s.files))
 	found := false
 	for i, f := range s.files {
-		sp, err := fileSpan(f, first)
+		sp, r, err := fileSpan(f, first)
 		if err != nil {
 			return err
+		}
+		if r != nil && !s.held.keep(i, r) {
+			r.Close()
 		}
 		s.spans[i] = sp
 		if !sp.empty {
@@ -144,22 +150,23 @@ func (s *setReader) scan() error {
 	return nil
 }
 
-// fileSpan reads a file through to find its first and last instant.
-func fileSpan(path string, o Options) (span, error) {
+// fileSpan reads a file through to find its first and last instant; it returns the reader,
+// read to its end, for the caller to keep or close (nil for a file without records).
+func fileSpan(path string, o Options) (span, Anchored, error) {
 	r, rec, err := openFile(path, o)
 	if _, empty := r.(emptyReader); err != nil || r == nil || empty {
-		return span{empty: true, counts: countsOf(r)}, err
+		return span{empty: true, counts: countsOf(r)}, nil, err
 	}
-	defer r.Close()
 	at := r.Origin() + int64(rec.Timestamp)
 	sp := span{first: at, last: at}
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return sp, nil
+			return sp, r, nil
 		}
 		if err != nil {
-			return span{}, err
+			r.Close()
+			return span{}, nil, err
 		}
 		at := r.Origin() + int64(rec.Timestamp)
 		sp.first, sp.last = min(sp.first, at), max(sp.last, at)
@@ -258,7 +265,7 @@ func (s *setReader) openDue() error {
 		}
 		s.opened++
 		s.reached[i] = true
-		r, rec, err := openFile(s.files[i], s.opts)
+		r, rec, err := s.reopen(i)
 		if err != nil {
 			return err
 		}
@@ -270,6 +277,21 @@ func (s *setReader) openDue() error {
 		s.maxOpen = max(s.maxOpen, len(s.heads))
 	}
 	return nil
+}
+
+// reopen is file i's reader for the merge, at its first record: the one kept from the first
+// pass, rewound, else the file opened again.
+func (s *setReader) reopen(i int) (Anchored, trace.Record, error) {
+	r := s.held.take(i)
+	if r == nil {
+		return openFile(s.files[i], s.opts)
+	}
+	rec, err := r.Next()
+	if err != nil {
+		r.Close()
+		return nil, trace.Record{}, fmt.Errorf("%s: read again: %w", s.files[i], err)
+	}
+	return r, rec, nil
 }
 
 // advance moves the earliest file on to its next record, closing it at its end.
@@ -319,6 +341,7 @@ func (s *setReader) Counts() Counts {
 }
 
 func (s *setReader) Close() error {
+	s.held.close()
 	var err error
 	for _, h := range s.heads {
 		if cerr := h.r.Close(); err == nil {

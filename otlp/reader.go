@@ -193,4 +193,11 @@ func (r *reader) Next() (trace.Record, error) {
 
 func (r *reader) Counts() ingest.Counts { return r.counts }
 
+// Rewind gives the records again from the first (ingest.Rewindable: a set of files keeps the
+// reader of its first pass rather than read the file twice).
+func (r *reader) Rewind() { r.next = 0 }
+
+// Held is how many records the reader holds.
+func (r *reader) Held() int { return len(r.recs) }
+
 func (r *reader) Close() error { r.recs = nil; return nil }
