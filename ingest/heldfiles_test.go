@@ -8,7 +8,7 @@ import (
 
 // heldFake is a Rewindable of n records.
 type heldFake struct {
-	n, next int
+	n       int
 	rewound bool
 	closed  bool
 }
