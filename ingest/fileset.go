@@ -90,10 +90,13 @@ func openSet(o Options) (Reader, error) {
 	if o.QuarantinePath != "" {
 		f, err := os.Create(o.QuarantinePath)
 		if err != nil {
+			s.held.close()
 			return nil, fmt.Errorf("quarantine: %w", err)
 		}
 		s.qfile, s.qbuf = f, bufio.NewWriter(f)
 		s.opts.Quarantine = s.qbuf
+	}
+	if s.opts.Quarantine != nil {
 		if err := s.quarantineEmpty(); err != nil {
 			s.Close()
 			return nil, err
