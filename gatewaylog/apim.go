@@ -41,8 +41,10 @@ import (
 // its TimeGenerated undescribed, and it is read as the same instant (both describe one request,
 // and TotalTime, "from first byte received ... to last byte a client received back", would
 // be needed to go from an end to a start; it is not subtracted). A gateway record with no LLM
-// record has no token counts and no model (plain API traffic): skipped, as are the other
-// categories (WebSocket, MCP, developer portal). The messages' text is never kept.
+// record is read on its own (apimgateway.go: the classic gateway log, the usage in its logged
+// response body, a failed model call as a failed request); without a usage or a failure it is
+// plain API traffic, skipped, as are the other categories (WebSocket, MCP, developer portal).
+// The messages' text is never kept.
 //
 // Said where it matters: the column names are the tables'; the diagnostic setting's nested
 // properties are read by the same names without regard to case, as the 2020 gateway schema
@@ -54,8 +56,8 @@ import (
 // Application Insights, not records: there is nothing per request in them to read.
 var apimSchema = Schema{
 	Format:  "apim",
-	Doc:     "Azure API Management ApiManagementGatewayLogs + ApiManagementGatewayLlmLog (GatewayLogs, GatewayLlmLogs), joined by CorrelationId",
-	Reads:   "Azure API Management's GatewayLlmLogs (and GatewayLogs) rows, joined by CorrelationId",
+	Doc:     "Azure API Management ApiManagementGatewayLogs + ApiManagementGatewayLlmLog (GatewayLogs, GatewayLlmLogs), joined by CorrelationId; GatewayLogs alone with bodies logged",
+	Reads:   "Azure API Management's GatewayLlmLogs and GatewayLogs rows, joined by CorrelationId; GatewayLogs alone with the bodies logged",
 	Example: `{"TimeGenerated":"2025-01-24T09:20:46.849Z","CorrelationId":"6f1c-1","DeploymentName":"gpt-4o-mini","PromptTokens":1500,"CompletionTokens":120}`,
 	Time:    "TimeGenerated",
 	Sniff:   sniffAPIM,
@@ -270,8 +272,11 @@ func hasFold(obj map[string]any, keys ...string) bool {
 
 func readAPIM(rec Record) (Entry, error) {
 	e := NewEntry()
-	if apimKind(rec) != apimLLM {
-		return e, ErrNotModelRequest // plain API traffic, or another category
+	switch apimKind(rec) {
+	case apimGateway: // no LLM record joined it: the classic gateway log (apimgateway.go)
+		return readAPIMGateway(rec)
+	case apimOther:
+		return e, ErrNotModelRequest // another category
 	}
 	var gw *Record
 	for i := range rec.Parts {

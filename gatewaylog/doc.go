@@ -9,7 +9,9 @@
 // time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries
 // sorted by arrival (several sources log the end time, so a request's start is its end minus
 // its latency), and the records that are no model request (an MCP call, a health check)
-// skipped and counted.
+// skipped and counted. A JSON log may come as JSON lines, one JSON array or pretty-printed
+// documents (ingest.EachDocument), and compressed (ingest.OpenFile); a log of many files is merged
+// by ingest, each file read here alone, held whole within the memory budget.
 //
 // Most of these logs hold no prompt text, only token counts. Where a record logs its cached
 // prompt tokens, ingest.CachedPrefixes gives it block hashes that share exactly that many tokens (to

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/trace"
@@ -39,6 +40,7 @@ type reader struct {
 	recs   []trace.Record
 	next   int
 	counts ingest.Counts
+	origin int64 // the first arrival, ns since the Unix epoch
 }
 
 // Read reads a log of schema s at path into records, in arrival order.
@@ -47,13 +49,13 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Format, err)
 	}
 	defer f.Close()
 	if opts.Year == 0 {
-		if st, err := f.Stat(); err == nil {
+		if st, err := os.Stat(path); err == nil {
 			opts.Year = st.ModTime().UTC().Year()
 		}
 	}
@@ -67,7 +69,7 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		quarantine = q
 	}
 	c := &collector{s: s, path: path, opts: opts, timeFrom: tm, quarantine: quarantine, r: &reader{},
-		pending: map[string][]Entry{}, latest: map[string]int{}}
+		pending: map[string][]Entry{}, latest: map[string]int{}, maxHeld: ingest.HoldLimit(opts.Options, heldBytes)}
 	if s.Join == nil {
 		err = eachRecord(f, s.Lines, func(raw []byte, line int64) error {
 			e, err := readOne(s, raw, opts.Year, tm)
@@ -75,6 +77,10 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 		})
 	} else {
 		err = readJoined(f, s, c)
+	}
+	var rowErr *ingest.RowError
+	if err != nil && !errors.As(err, &rowErr) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err != nil {
 		return nil, err
@@ -84,11 +90,15 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(entries) == 0 && opts.PartOfSet {
+		return r, nil // one file of several (an empty minute): its counts are the set's
+	}
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: %w (%d records skipped as no model request, %d rejected)", path, ingest.ErrEmpty, r.counts.Skipped, r.counts.Rejected)
 	}
 	slices.SortStableFunc(entries, func(a, b entryAt) int { return a.at.Compare(b.at) })
-	r.recs, r.counts.CachedUnplaced = records(path, entries)
+	r.origin = entries[0].at.UnixNano()
+	r.recs, r.counts.CachedUnplaced = records(path, entries, !opts.PartOfSet)
 	r.counts.Records = int64(len(r.recs))
 	return r, nil
 }
@@ -108,7 +118,13 @@ type collector struct {
 	// the latest one (latest: its index in entries).
 	pending map[string][]Entry
 	latest  map[string]int
+	// maxHeld is the most entries the memory budget lets a file hold (0: unbounded).
+	maxHeld int64
 }
+
+// heldBytes is about what one request of a log held to sort takes: its entry, then its record
+// and options.
+const heldBytes = int64(unsafe.Sizeof(entryAt{}) + unsafe.Sizeof(trace.Record{}) + unsafe.Sizeof(trace.Options{}))
 
 // take takes one record's reading: an entry, a skip, or an error (returned under
 // OnErrorFail, else counted and quarantined).
@@ -130,6 +146,9 @@ func (c *collector) take(raw []byte, line int64, e Entry, err error) error {
 		ea.raw = raw // for the quarantine, should Finish reject it
 	}
 	c.entries = append(c.entries, ea)
+	if c.maxHeld > 0 && int64(len(c.entries)) > c.maxHeld {
+		return ingest.OverMemory(c.path, c.opts.Options, int64(len(c.entries)), heldBytes)
+	}
 	return nil
 }
 
@@ -278,17 +297,20 @@ func readRecord(s Schema, rec Record) (Entry, error) {
 	return e, nil
 }
 
-// eachRecord calls fn with each record of src and its 1-based line: each non-blank line, or,
-// for a JSON source whose file is one array (an export), each element.
+// eachRecord calls fn with each record of src and the line it begins on: each non-blank line
+// of JSON lines or of a text log, or, for a JSON source whose records span lines or sit in one
+// array (ingest.EachDocument), each JSON document.
 func eachRecord(src io.Reader, lines bool, fn func(raw []byte, line int64) error) error {
-	br := bufio.NewReaderSize(src, 1<<20)
-	if !lines {
-		if b, _ := peekNonSpace(br); b == '[' {
-			return eachElement(br, fn)
-		}
+	// 64 KiB: a set's files are opened one after another, thousands a day, so a larger
+	// buffer costs more to clear than it saves in reads; a longer record grows the scanner's.
+	br := bufio.NewReaderSize(src, 64<<10)
+	if !lines && ingest.IsDocuments(br) {
+		return ingest.EachDocument(br, func(raw []byte, line int64) error {
+			return fn(slices.Clone(raw), line)
+		})
 	}
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 1<<20), maxRecord)
+	sc.Buffer(make([]byte, 0, 64<<10), maxRecord)
 	var n int64
 	for sc.Scan() {
 		n++

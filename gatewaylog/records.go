@@ -11,8 +11,9 @@ import (
 
 // records turns the sorted entries into trace records: times from the first arrival, the
 // options the entries hold, the key as a pseudonym (a session id of the trace), and block
-// hashes where the log says what was cached (ingest.CachedPrefixes).
-func records(path string, entries []entryAt) ([]trace.Record, int64) {
+// hashes where the log says what was cached (ingest.CachedPrefixes), unless hashes is false
+// (a file of a set, whose reader gives them over all its files).
+func records(path string, entries []entryAt, hashes bool) ([]trace.Record, int64) {
 	origin := entries[0].at
 	out := make([]trace.Record, len(entries))
 	var prefixes ingest.CachedPrefixes
@@ -36,7 +37,9 @@ func records(path string, entries []entryAt) ([]trace.Record, int64) {
 			// previous request's prompt either; it replays with a prefix of its own.
 			rec.SessionID = ""
 		}
-		prefixes.Apply(&rec)
+		if hashes {
+			prefixes.Apply(&rec)
+		}
 		out[i] = rec
 	}
 	return out, prefixes.Unplaced
@@ -60,5 +63,15 @@ func (r *reader) Next() (trace.Record, error) {
 }
 
 func (r *reader) Counts() ingest.Counts { return r.counts }
+
+// Rewind gives the records again from the first (ingest.Rewindable: a set of files keeps the
+// reader of its first pass rather than read the file twice).
+func (r *reader) Rewind() { r.next = 0 }
+
+// Held is how many records the reader holds.
+func (r *reader) Held() int { return len(r.recs) }
+
+// Origin is the first arrival (ns since the Unix epoch): what the records' times count from.
+func (r *reader) Origin() int64 { return r.origin }
 
 func (r *reader) Close() error { r.recs = nil; return nil }

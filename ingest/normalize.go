@@ -93,6 +93,7 @@ func copyRecords(ctx context.Context, r Reader, writers []outfiles.RecordWriter,
 
 // reportRead tells what the read rejected, where the rejected rows went and what else it met.
 func reportRead(w io.Writer, c Counts, quarantine string) {
+	WriteFileCounts(w, c)
 	WriteRejected(w, c.Errors, c.Rejected, quarantine, "rows")
 	if c.HashMismatches > 0 {
 		fmt.Fprintf(w, "warning: %d records have a hash count other than ceil(prompt_tokens/block_size)\n", c.HashMismatches)

@@ -74,6 +74,16 @@ type Options struct {
 	// LogYear is the year of a log's timestamps written without one (a server log's
 	// month-day times); 0 takes the file's modification time's year.
 	LogYear int
+	// MemoryBudget bounds, in bytes, what a reader holds to sort one file read whole (see
+	// HoldLimit); 0 is half of this machine's memory.
+	MemoryBudget int64
+	// Files, when it holds several, are the files read as one log (Resolve's, from --trace's
+	// values), merged in time order; the path given to Open then only names the log.
+	Files []string
+	// PartOfSet says a file is read as one of a set (set by the set's reader for each file):
+	// the set gives records that log cached tokens their hashes over the merged stream, so a
+	// session's requests share prefixes across files as they would in one file.
+	PartOfSet bool
 	// Tokenizer is the served model's tokenizer.json or its folder, for a format whose token
 	// counts come from tokenizing the text it holds (openai-log, read by a registered reader);
 	// ingest's own formats carry their counts and ignore it.

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"os"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/llm-replay/replay/trace"
 )
@@ -40,6 +42,12 @@ type Counts struct {
 	// OutputUnknown counts records whose log holds no output count (vLLM's server log
 	// without --enable-log-outputs): their OutputTokens are 0 for want of one.
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
+	// Files holds each file's own counts when several files were read as one log
+	// (Options.Files), in path order.
+	Files []FileCounts `json:"-"`
+	// MostFilesOpen is the most of those files the merge held open at once: what its memory
+	// grows with (one or two for consecutive minutes; all of them for replicas of one day).
+	MostFilesOpen int `json:"-"`
 	// Sorted is true when the input was out of order and the records were sorted (Options.Sort).
 	Sorted bool `json:"sorted,omitempty"`
 	// Errors holds the first maxKeptErrors rejection messages, for the user.
@@ -86,7 +94,38 @@ func ReadAll(path string, opts Options) ([]trace.Record, Counts, error) {
 // Open opens a trace file for reading with opts (see Options for the defaults). It is the one
 // entry point for every format: a format this package does not parse itself (openai-log) goes
 // to the reader registered for it (see Register).
+//
+// path may also be a folder or a glob (Resolve), and Options.Files a list of files: several
+// files are read as one log, merged in time order (fileset.go).
 func Open(path string, opts Options) (Reader, error) {
+	if len(opts.Files) == 0 && !isFile(path) {
+		in, err := Resolve([]string{path})
+		if err != nil {
+			return nil, err
+		}
+		opts.Files = in.Files
+	}
+	if len(opts.Files) == 1 {
+		path, opts.Files = opts.Files[0], nil
+	}
+	if len(opts.Files) > 0 {
+		if _, err := opts.normalized(); err != nil {
+			return nil, err
+		}
+		return openSet(opts)
+	}
+	return openOne(path, opts)
+}
+
+// isFile reports whether path names something other than a folder (or nothing at all, which
+// opening it then says).
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return (err == nil && !st.IsDir()) || (err != nil && !strings.ContainsAny(path, `*?[`))
+}
+
+// openOne opens one file of a trace.
+func openOne(path string, opts Options) (Reader, error) {
 	o, err := opts.normalized()
 	if err != nil {
 		return nil, err
@@ -109,7 +148,7 @@ func Open(path string, opts Options) (Reader, error) {
 		return nil, err
 	}
 	r, err := openOwn(path, o, format)
-	if err != nil || o.Map[Fields[fCached]] == "" {
+	if err != nil || o.Map[Fields[fCached]] == "" || o.PartOfSet {
 		return r, err
 	}
 	return &cachedPrefixReader{Reader: r}, nil
@@ -121,6 +160,13 @@ func FileFormat(path, format string) (string, error) {
 	o, err := Options{Format: format}.normalized()
 	if err != nil || o.Format != FormatAuto {
 		return o.Format, err
+	}
+	if !isFile(path) { // a folder or glob: its first file's
+		in, err := Resolve([]string{path})
+		if err != nil {
+			return "", err
+		}
+		path = in.Files[0]
 	}
 	return detectFile(path)
 }
@@ -171,7 +217,7 @@ func openOwn(path string, o Options, format string) (Reader, error) {
 
 // detectFile peeks at a file's first bytes to pick its format.
 func detectFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return "", err
 	}
@@ -195,6 +241,10 @@ func openSource(path, kind string, m mapping, explicit map[string]string, unitNs
 		return nil, err
 	}
 	if kind == "parquet" {
+		if err := notCompressed(f, path); err != nil {
+			f.Close()
+			return nil, err
+		}
 		st, err := f.Stat()
 		if err != nil {
 			f.Close()
@@ -207,16 +257,24 @@ func openSource(path, kind string, m mapping, explicit map[string]string, unitNs
 		}
 		return src, nil
 	}
-	br := bufio.NewReaderSize(f, 256<<10)
+	content, err := Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	br := bufio.NewReaderSize(content, 256<<10)
 	if kind == "csv" {
-		src, err := newCSVSource(br, f, path, m, explicit, unitNs)
+		src, err := newCSVSource(br, content, path, m, explicit, unitNs)
 		if err != nil {
-			f.Close()
+			content.Close()
 			return nil, err
 		}
 		return src, nil
 	}
-	return newJSONLSource(br, f, path, m, unitNs), nil
+	if IsDocuments(br) { // one array, or pretty-printed documents: read as the lines they make
+		br = bufio.NewReaderSize(DocumentLines(br, path), 256<<10)
+	}
+	return newJSONLSource(br, content, path, m, unitNs), nil
 }
 
 // checkOrder streams a trace once to see whether its parseable rows are already in time order,
@@ -268,6 +326,7 @@ type reader struct {
 	err        error
 
 	sortAll bool
+	maxHeld int64 // holdLimit's, -1 for none; 0 until worked out
 	sorted  []timedRecord
 	sortPos int
 	row     row
@@ -279,6 +338,12 @@ type timedRecord struct {
 }
 
 func (r *reader) Counts() Counts { return r.counts }
+
+// Origin is the raw time (ns) of Timestamp 0: the first record's, or the earliest when sorted.
+func (r *reader) Origin() int64 { return r.origin }
+
+// errNoneValid is a trace whose every row was rejected.
+var errNoneValid = errors.New("no valid records")
 
 func (r *reader) Next() (trace.Record, error) {
 	if r.err != nil {
@@ -334,6 +399,9 @@ func (r *reader) nextSorted() (trace.Record, error) {
 				return trace.Record{}, r.stop(err)
 			}
 			r.sorted = append(r.sorted, timedRecord{t: row.t, rec: row.rec})
+			if limit := r.holdLimit(); limit > 0 && int64(len(r.sorted)) > limit {
+				return trace.Record{}, r.stop(OverMemory(r.name, r.opts, int64(len(r.sorted)), heldBytes))
+			}
 		}
 		slices.SortStableFunc(r.sorted, func(a, b timedRecord) int {
 			switch {
@@ -369,6 +437,20 @@ func (r *reader) nextSorted() (trace.Record, error) {
 		return tr.rec, nil
 	}
 	return trace.Record{}, r.stop(io.EOF)
+}
+
+// heldBytes is about what one record held for sorting takes: the record and a few hashes.
+const heldBytes = int64(unsafe.Sizeof(timedRecord{})) + 64
+
+// holdLimit is HoldLimit for this reader, worked out once.
+func (r *reader) holdLimit() int64 {
+	if r.maxHeld == 0 {
+		r.maxHeld = HoldLimit(r.opts, heldBytes)
+		if r.maxHeld == 0 {
+			r.maxHeld = -1
+		}
+	}
+	return r.maxHeld
 }
 
 // nextValid returns the next row that parses and validates; bad rows are rejected per OnError.
@@ -475,7 +557,7 @@ func (r *reader) stop(err error) error {
 		case r.rowsSeen == 0:
 			err = fmt.Errorf("%s: %w", r.name, ErrEmpty)
 		case r.counts.Records == 0:
-			err = fmt.Errorf("%s: no valid records: all %d rows rejected (first: %s)", r.name, r.counts.Rejected, firstOr(r.counts.Errors))
+			err = fmt.Errorf("%s: %w: all %d rows rejected (first: %s)", r.name, errNoneValid, r.counts.Rejected, firstOr(r.counts.Errors))
 		}
 	}
 	r.err = err

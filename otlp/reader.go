@@ -28,7 +28,7 @@ var decoder = protojson.UnmarshalOptions{DiscardUnknown: true}
 
 // Read reads the OTLP JSON lines at path into records, sorted by start.
 func Read(path string, opts ingest.Options) (ingest.Reader, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Format, err)
 	}
@@ -53,6 +53,7 @@ func Read(path string, opts ingest.Options) (ingest.Reader, error) {
 		return nil, fmt.Errorf("%s: %w (%d spans skipped as no GenAI request, %d rejected)", path, ingest.ErrEmpty, c.r.counts.Skipped, c.r.counts.Rejected)
 	}
 	c.r.recs = records(path, c.reqs)
+	c.r.origin = int64(c.reqs[0].start) // sorted by records
 	c.r.counts.Records = int64(len(c.r.recs))
 	return c.r, nil
 }
@@ -176,7 +177,11 @@ type reader struct {
 	recs   []trace.Record
 	next   int
 	counts ingest.Counts
+	origin int64 // the first span's start, ns since the Unix epoch
 }
+
+// Origin is the first span's start: what the records' times count from.
+func (r *reader) Origin() int64 { return r.origin }
 
 func (r *reader) Next() (trace.Record, error) {
 	if r.next >= len(r.recs) {
@@ -187,5 +192,12 @@ func (r *reader) Next() (trace.Record, error) {
 }
 
 func (r *reader) Counts() ingest.Counts { return r.counts }
+
+// Rewind gives the records again from the first (ingest.Rewindable: a set of files keeps the
+// reader of its first pass rather than read the file twice).
+func (r *reader) Rewind() { r.next = 0 }
+
+// Held is how many records the reader holds.
+func (r *reader) Held() int { return len(r.recs) }
 
 func (r *reader) Close() error { r.recs = nil; return nil }

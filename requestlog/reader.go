@@ -93,7 +93,7 @@ type Counts struct {
 // Reader streams a request log as Requests, in log order. It is not safe for concurrent use.
 type Reader struct {
 	path    string
-	f       *os.File
+	f       io.Closer
 	lines   func() ([]byte, error) // the next line (or Parquet row as JSON); io.EOF at the end
 	opts    Options
 	m       mapping
@@ -147,6 +147,10 @@ func Open(path string, opts Options) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("requestlog: %w", err)
 	}
+	if ingest.Compression(magic[:n]) != "" {
+		// A compressed log (gzip or zstd, known by its content) is JSON lines: Parquet seeks.
+		return openCompressed(f, path, opts)
+	}
 	r, err := NewReader(f, path, opts)
 	if err != nil {
 		f.Close()
@@ -159,6 +163,22 @@ func Open(path string, opts Options) (*Reader, error) {
 			return nil, err
 		}
 	}
+	return r, nil
+}
+
+// openCompressed reads a compressed request log's JSON lines, decompressed as they are read.
+func openCompressed(f *os.File, path string, opts Options) (*Reader, error) {
+	content, err := ingest.Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("requestlog: %s: %w", path, err)
+	}
+	r, err := NewReader(content, path, opts)
+	if err != nil {
+		content.Close()
+		return nil, err
+	}
+	r.f = content
 	return r, nil
 }
 

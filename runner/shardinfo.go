@@ -27,8 +27,12 @@ func writeShardInfo(cfg Config) error {
 		Version:  cfg.Version, Host: host})
 }
 
-// traceIdentity is the trace file's size and hash, or the default workload's, from its bytes.
+// traceIdentity is the trace file's size and hash (its files' in order, when several), or the
+// default workload's, from its bytes.
 func traceIdentity(cfg Config) (shard.Identity, error) {
+	if len(cfg.Ingest.Files) > 0 {
+		return shard.FilesIdentity(cfg.Trace, cfg.Ingest.Files)
+	}
 	if cfg.Trace != "" {
 		return shard.TraceIdentity(cfg.Trace)
 	}

@@ -76,6 +76,9 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, *analysis.Inp
 		}
 	}
 	c := rd.Counts()
+	if cfg.DryRun { // what each file of a log of several gave (nothing for one file)
+		ingest.WriteFileCounts(cfg.Stderr, c)
+	}
 	if c.Rejected > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d rows rejected (--on-error skip)\n", path, c.Rejected)
 	}

@@ -37,6 +37,32 @@ func TraceIdentity(path string) (Identity, error) {
 	return Identity{Name: path, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
+// FilesIdentity is the identity of a trace read from several files (a folder of logs): their
+// bytes in the order given (ingest's, by path), each file's length hashed before it so that
+// moving bytes between files changes the identity. Name names them for people.
+func FilesIdentity(name string, paths []string) (Identity, error) {
+	h := sha256.New()
+	var total int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return Identity{}, fmt.Errorf("shard: trace identity: %w", err)
+		}
+		fmt.Fprintf(h, "%d\n", st.Size())
+		f, err := os.Open(p)
+		if err != nil {
+			return Identity{}, fmt.Errorf("shard: trace identity: %w", err)
+		}
+		n, err := io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return Identity{}, fmt.Errorf("shard: trace identity: reading %s: %w", p, err)
+		}
+		total += n
+	}
+	return Identity{Name: name, Size: total, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
 // IdentityOfBytes is the identity of a trace held in memory: the generated default workload,
 // given as its canonical JSONL, so that two shards generating it with the same seed and
 // shape agree and two with different ones do not.

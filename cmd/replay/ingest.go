@@ -22,12 +22,13 @@ func init() {
 	register(&command{
 		name:    "ingest",
 		summary: "Normalize a trace or request log into a trace file (Parquet or Arrow)",
-		usage:   "--trace FILE [--format F] [--map field=column,...] --out FILE.parquet\n  replay ingest --trace LOG.jsonl --format openai-log --tokenizer FILE [--block-size 16] [--export mooncake] --out FILE",
+		usage:   "--trace FILE|DIR|GLOB... [--format F] [--map field=column,...] --out FILE.parquet\n  replay ingest --trace LOG.jsonl --format openai-log --tokenizer FILE [--block-size 16] [--export mooncake] --out FILE",
 		example: `  replay ingest --trace mooncake.jsonl --out trace.parquet
   replay ingest --trace gateway.jsonl --format jsonl --time-unit ms \
       --map timestamp=ts,prompt_tokens=usage.prompt_tokens,output_tokens=usage.completion_tokens \
       --on-error skip --quarantine bad.jsonl --out trace.parquet
   replay ingest --trace azure_conv.csv --stats
+  replay ingest --trace 'logs/2026-12-05/*.json.gz' --format litellm --out day.parquet
   replay ingest --trace gateway.log.jsonl --format openai-log --tokenizer ./Qwen3-8B \
       --block-size 16 --export mooncake --out anonymized.jsonl`,
 		setup: setupIngest,
@@ -36,12 +37,16 @@ func init() {
 
 // ingestFlags are the trace-reading flags shared by the commands that read a trace.
 type ingestFlags struct {
+	traces                                               []string // --trace's values (traces.go)
 	trace, format, mapping, timeUnit, hashCheck, onError string
 	blockSize, logYear                                   int
+	// files are the files --trace's values name (traces.go), when they are not one file;
+	// notLogs those a folder held that are no log.
+	files, notLogs []string
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.trace, "trace", "", "trace or request log to read (required)")
+	fs.StringArrayVar(&f.traces, "trace", nil, traceUsage("trace or request log to read (required)"))
 	fs.StringVar(&f.format, "format", "auto", "input format: "+strings.Join(ingest.Formats, ", ")+" (help: what each reads, with an example of its input)")
 	fs.StringVar(&f.mapping, "map", "", "field=column pairs overriding the format's columns; columns may be dotted JSON paths, a key holding dots in brackets ('prompt_tokens=[\"gen_ai.usage.input_tokens\"]'), going on into JSON held in a string (metadata.usage.cached) (fields: "+strings.Join(ingest.Fields[:], ", ")+"; for openai-log: "+strings.Join(requestlog.Fields, ", ")+")")
 	fs.StringVar(&f.timeUnit, "time-unit", "", "unit of numeric timestamps: s, ms, us or ns (default: ms for mooncake, s otherwise)")
@@ -52,6 +57,9 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
+	if err := f.resolve(nil); err != nil {
+		return ingest.Options{}, err
+	}
 	if f.trace == "" {
 		return ingest.Options{}, errors.New("--trace is required")
 	}
@@ -63,7 +71,7 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear}, nil
+	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear, Files: f.files}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.
@@ -100,11 +108,15 @@ func setupIngest(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []st
 	var lf logFlags
 	lf.add(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return fmt.Errorf("unexpected arguments %q", args)
+		if err := in.resolve(args); err != nil {
+			return err
 		}
+		in.sayNotLogs(std.stderr)
 		o.onErrorSet = fs.Changed("on-error")
 		if in.trace != "" && isRequestLog(in) {
+			if len(in.files) > 0 {
+				return fmt.Errorf("--trace %s: %d files of a request log (openai-log): converting is one file at a time; give one file, or join them first (a folder of gateway logs is read as one)", in.trace, len(in.files))
+			}
 			return convertLog(ctx, std, in, lf, o)
 		}
 		return normalizeTrace(ctx, std, in, lf, o)
@@ -114,7 +126,11 @@ func setupIngest(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []st
 // isRequestLog says whether --trace is a request log (--format openai-log, or detected), which
 // requestlog converts. A file whose format cannot be told is left to ingest, which says why.
 func isRequestLog(in ingestFlags) bool {
-	format, err := ingest.FileFormat(in.trace, in.format)
+	path := in.trace
+	if len(in.files) > 0 {
+		path = in.files[0]
+	}
+	format, err := ingest.FileFormat(path, in.format)
 	return err == nil && format == ingest.FormatOpenAILog
 }
 

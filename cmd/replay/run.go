@@ -25,7 +25,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "Replay a trace against an endpoint (or the built-in simulator), open loop and on time",
-		usage:   "[--trace FILE] [--endpoint URL --model NAME [--tokenizer ORG/NAME|FILE]] [--speed X] [--dry-run] --out DIR",
+		usage:   "[--trace FILE|DIR|GLOB]... [--endpoint URL --model NAME [--tokenizer ORG/NAME|FILE]] [--speed X] [--dry-run] --out DIR",
 		example: `  # the default generated workload (replay gen, seed 1) against the built-in simulator
   replay run --speed 4 --out out/
 
@@ -96,7 +96,7 @@ type runFlags struct {
 func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config, error) {
 	f := &runFlags{sc: sim.DefaultConfig(), std: std}
 	f.in.add(fs)
-	fs.Lookup("trace").Usage = "trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)"
+	fs.Lookup("trace").Usage = traceUsage("trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)")
 	f.addTarget(fs)
 	f.addSchedule(fs)
 	f.shards.add(fs)
@@ -105,7 +105,13 @@ func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config,
 	f.addMeasures(fs)
 	addTelemetry(fs, &f.cfg.Telemetry)
 	f.addSim(fs)
-	return withEngineFlags(fs, f.config)
+	return withEngineFlags(fs, func(args []string) (runner.Config, error) {
+		cfg, err := f.config(args)
+		if err == nil { // run.yaml holds the files read, not the folder or glob that named them
+			err = f.in.recordFiles(fs)
+		}
+		return cfg, err
+	})
 }
 
 // addTarget: what is replayed against, and what it serves.
@@ -186,9 +192,10 @@ func (f *runFlags) addSim(fs *pflag.FlagSet) {
 // config checks the parsed flags and builds the run's configuration from them.
 func (f *runFlags) config(args []string) (runner.Config, error) {
 	cfg := f.cfg
-	if len(args) > 0 {
-		return cfg, fmt.Errorf("unexpected arguments %q", args)
+	if err := f.in.resolve(args); err != nil {
+		return cfg, err
 	}
+	f.in.sayNotLogs(f.std.stderr)
 	var err error
 	if cfg.SLO, err = analysis.ParseSLO(f.slo); err != nil {
 		return cfg, fmt.Errorf("--slo: %w", err)
@@ -197,10 +204,15 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 		return cfg, errors.New("--out is required")
 	}
 	in := f.in
-	in.trace = "-" // options() insists on a trace; run has a default
+	if in.trace == "" {
+		in.trace = "-" // options() insists on a trace; run has a default
+	}
 	opts, err := in.options()
 	if err != nil {
 		return cfg, err
+	}
+	if cfg.Memory > 0 { // the run's budget bounds a log held whole to be sorted, too
+		opts.MemoryBudget = cfg.Memory
 	}
 	cfg.Trace, cfg.Ingest = f.in.trace, opts
 	cfg.Synth.Seed = f.seed
