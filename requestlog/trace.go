@@ -37,10 +37,13 @@ func openTrace(path string, opts ingest.Options) (ingest.Reader, error) {
 		}
 		q, tr.quarantine = f, f
 	}
-	tr.r, err = Open(path, Options{
+	ro := Options{
 		Tokenizer: tok, Chat: chat, BlockSize: opts.BlockSize, Map: opts.Map,
 		TimeUnit: opts.TimeUnit, OnError: opts.OnError, Quarantine: q,
-	})
+	}
+	if err = ro.SetImages(opts.Tokenizer, opts.ImageSize, opts.ImageTokens); err == nil {
+		tr.r, err = Open(path, ro)
+	}
 	if err != nil {
 		if tr.quarantine != nil {
 			tr.quarantine.Close()

@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"stats":            {},              // the statistics of comparing runs, on plain samples
 	"runfolder":        {},              // a run folder's file names and its one atomic write
 	"hfhub":            {},              // the Hugging Face cache's layout and the hub's download protocol; never tokenizes
+	"media":            {},              // logged images' headers, the processors' image counts, stand-in images
 	"checks":           {"checkresult"}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/outfiles": {"trace"},
 	"ingest":            {"trace", "internal/intern", "internal/jsoncur", "internal/outfiles", "internal/pqcheck"},
 	"chat":              {"synth/tokenizer"},
-	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "synth/tokenizer", "trace"},
+	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "media", "synth/tokenizer", "trace"},
 	"gatewaylog":        {"ingest", "trace"},
 	"otlp":              {"ingest", "trace"},
 	"gen":               {"trace", "prefixcache"},
