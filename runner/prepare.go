@@ -120,6 +120,9 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
 	}
+	if err := imageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
+		return nil, err
+	}
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}
