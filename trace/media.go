@@ -1,5 +1,11 @@
 package trace
 
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
 // MediaKindImage is MediaPart.Kind for an image (the one kind replayed so far).
 const MediaKindImage = "image"
 
@@ -39,4 +45,29 @@ func (r *Record) MediaTokens() int {
 		n += m.Tokens
 	}
 	return n
+}
+
+// EncodeMedia is parts as the media column's JSON text (a list of MediaPart), nil for none.
+func EncodeMedia(parts []MediaPart) ([]byte, error) {
+	if parts == nil {
+		return nil, nil
+	}
+	return json.Marshal(parts)
+}
+
+// DecodeMedia reads the media column's JSON text back, refusing members it does not know and
+// values no logged image has.
+func DecodeMedia(text []byte) ([]MediaPart, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	var parts []MediaPart
+	if err := dec.Decode(&parts); err != nil {
+		return nil, err
+	}
+	for i, m := range parts {
+		if m.Kind != MediaKindImage || m.Width <= 0 || m.Height <= 0 || m.Tokens < 0 || m.Part < 0 || m.Part >= m.Parts || m.Message < 0 {
+			return nil, fmt.Errorf("part %d: %+v is not a logged image", i, m)
+		}
+	}
+	return parts, nil
 }

@@ -38,6 +38,10 @@ func init() {
 type ingestFlags struct {
 	trace, format, mapping, timeUnit, hashCheck, onError string
 	blockSize, logYear                                   int
+	// imageSize and imageTokens size and count a request log's images (--image-size,
+	// --image-tokens).
+	imageSize   string
+	imageTokens int
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
@@ -49,6 +53,8 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hashCheck, "hash-check", "error", "a row whose hash count is not ceil(prompt/block-size): error, warn or ignore")
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
 	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (a server log's month-day times); default the file's modification year")
+	fs.StringVar(&f.imageSize, "image-size", "", "WxH of images a request log gives by URL only (e.g. 1024x768); without it such an image is an error")
+	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, gemma3, llava have one)")
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
@@ -63,7 +69,8 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear}, nil
+	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear,
+		ImageSize: f.imageSize, ImageTokens: f.imageTokens}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.
@@ -120,8 +127,8 @@ func isRequestLog(in ingestFlags) bool {
 
 // normalizeTrace is `replay ingest` of a trace that is not a request log.
 func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ingestOutputs) error {
-	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText {
-		return errors.New("--tokenizer, --export, --hash-key-file and --keep-text are for request logs (--format openai-log)")
+	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText || in.imageSize != "" || in.imageTokens != 0 {
+		return errors.New("--tokenizer, --export, --hash-key-file, --keep-text, --image-size and --image-tokens are for request logs (--format openai-log)")
 	}
 	opts, err := in.options()
 	if err != nil {

@@ -61,6 +61,7 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 	c, err := requestlog.Convert(ctx, requestlog.ConvertOptions{
 		Log: in.trace, Tokenizer: lf.tokenizer, HashKeyFile: lf.hashKeyFile,
 		BlockSize: in.blockSize, Map: m, TimeUnit: in.timeUnit, OnError: in.onError, KeepText: lf.keepText,
+		ImageSize: in.imageSize, ImageTokens: in.imageTokens,
 		Out: o.out, Arrow: o.arrow, Mooncake: lf.export == "mooncake", Quarantine: o.quarantine,
 		Observe: observe, Stderr: std.stderr,
 	})
