@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/trace"
 )
@@ -126,5 +129,41 @@ func TestImageByURL(t *testing.T) {
 	m := reqs[0].Media[0]
 	if !m.URL || m.Width != 640 || m.Height != 480 || m.MIME != media.JPEG || m.Tokens != 77 {
 		t.Errorf("%+v", m)
+	}
+}
+
+// TestImageRuleGemma3 loads Gemma 3's rule from a model folder: the fetched Gemma 3 tokenizer
+// with google/gemma-3-4b-it's published config.json (model_type gemma3, mm_tokens_per_image
+// 256) and processor_config.json (image_seq_length 256), written here. Gemma's tokenizer has
+// "\n\n" as one token and <start_of_image>, <end_of_image> as specials, so an image is
+// 256 + 2 + 2 prompt tokens whatever its size.
+func TestImageRuleGemma3(t *testing.T) {
+	src := testenv.Tokenizer(t, "gemma3")
+	dir := t.TempDir()
+	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
+		if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range map[string]string{
+		"config.json":           `{"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "mm_tokens_per_image": 256, "boi_token_index": 255999, "eoi_token_index": 256000, "image_token_index": 262144}`,
+		"processor_config.json": `{"image_seq_length": 256, "processor_class": "Gemma3Processor"}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := loadModel(t, "gemma3")
+	rule, err := ImageRule(dir, m.tok, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wh := range [][2]int{{20, 20}, {4000, 3000}, {3000, 100}} {
+		if n, err := rule.Tokens(wh[0], wh[1]); err != nil || n != 260 {
+			t.Errorf("%v: %d tokens (%v), want 260 (%s)", wh, n, err, rule.Name())
+		}
+	}
+	if r, err := ImageRule(dir, m.tok, 42); err != nil || r.Name() != "--image-tokens 42" {
+		t.Errorf("--image-tokens 42: %v, %v", r, err)
 	}
 }
