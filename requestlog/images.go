@@ -139,6 +139,9 @@ func (r *Reader) readImage(img loggedImage, h *blockHasher) (trace.MediaPart, er
 	default:
 		return m, bad(img.field, "neither a data URL nor an http(s) URL")
 	}
+	if m.Width > media.MaxSide || m.Height > media.MaxSide {
+		return m, bad(img.field, "a %dx%d image: a side over %d pixels, beyond what replay builds", m.Width, m.Height, media.MaxSide)
+	}
 	if r.opts.Images == nil {
 		return m, &fieldError{field: img.field, err: fmt.Errorf("%w: %w", errNoImageRule, r.noRule())}
 	}
