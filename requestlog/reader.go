@@ -86,6 +86,8 @@ type Counts struct {
 	UsageMismatches int64 `json:"usage_mismatches,omitempty"`
 	// UsageChecked counts records that had usage.prompt_tokens to compare with.
 	UsageChecked int64 `json:"usage_checked,omitempty"`
+	// Images counts the images the records carry (trace.Record.Media).
+	Images int64 `json:"images,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
 	// CarriedFields counts, per name, the request body members carried as logged in
@@ -596,6 +598,7 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	r.last = e.time
 	rec.Timestamp = e.time.Sub(r.origin)
 	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
+	r.counts.Images += int64(len(rec.Media))
 	if e.usagePrompt >= 0 {
 		r.counts.UsageChecked++
 		if e.usagePrompt != rec.PromptTokens {

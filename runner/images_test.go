@@ -137,6 +137,9 @@ func TestImageLogReplay(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, %d images, longest prompt %d tokens", n, images, most)
+	if !strings.Contains(stderr.String(), fmt.Sprintf("replay: %d images in", images)) {
+		t.Errorf("the run does not say how many images it sends:\n%s", stderr.String())
+	}
 	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
 		t.Errorf("prompt tokens exact: %v, want 100%%", f)
 	}

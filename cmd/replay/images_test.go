@@ -57,7 +57,7 @@ func TestImageFlags(t *testing.T) {
 	}
 	code, stdout, stderr := runCLI(t, "ingest", "--trace", writeImageLog(t, true), "--format", "openai-log", "--tokenizer", tok,
 		"--image-tokens", "300", "--image-size", "1024x768", "--out", out)
-	if code != 0 || !strings.Contains(stdout, `"records":2`) {
+	if code != 0 || !strings.Contains(stdout, `"records":2`) || !strings.Contains(stdout, `"images":6`) {
 		t.Fatalf("ingest: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	recs, err := trace.ReadAll(out)

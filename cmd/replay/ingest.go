@@ -169,8 +169,10 @@ type ingestCounts struct {
 	CachedUnplaced int64 `json:"cached_unplaced,omitempty"`
 	// OutputUnknown counts records whose log holds no output count (a vLLM server log
 	// without --enable-log-outputs): their output_tokens are 0 for want of one.
-	OutputUnknown int64            `json:"output_unknown,omitempty"`
-	Stats         *tracestat.Shape `json:"stats,omitempty"`
+	OutputUnknown int64 `json:"output_unknown,omitempty"`
+	// Images counts the images a request log's records carry (their media column).
+	Images int64            `json:"images,omitempty"`
+	Stats  *tracestat.Shape `json:"stats,omitempty"`
 	// Carried counts the request body fields, by name, a request log's reader carries as
 	// logged without knowing them (trace.Options.Fields: sent back as they were), Dropped
 	// those it does not replay (--stats only); the Text fields list them for the text form.

@@ -68,6 +68,6 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 	if err != nil {
 		return err
 	}
-	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected,
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Images: c.Images,
 		Carried: c.CarriedFields, Dropped: c.DroppedFields, CarriedText: c.CarriedFieldsText(), DroppedText: c.DroppedFieldsText()}, shape, o.asJSON)
 }
