@@ -317,7 +317,7 @@ func fitChat(b *synth.Builder, scfg synth.Config, recs []trace.Record, skip bool
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", r.Source, r.Line, err)
 			}
-			if fits = r.PromptTokens > ov; !fits && !skip {
+			if fits = r.PromptTokens-r.MediaTokens() > ov; !fits && !skip { // the text's share
 				return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions --api-override, or leave such requests out with --on-error skip",
 					r.Source, r.Line, r.PromptTokens, ov)
 			}
