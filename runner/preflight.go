@@ -84,6 +84,9 @@ func preflightOne(ctx context.Context, cfg Config, e Endpoint) (engine.Served, e
 	case e.Model != "" && s.Listed && !s.Lists(e.Model):
 		return s, setupf("model %q is not served at %s: its /v1/models lists %s (pass one with --model)", e.Model, base, modelList(s))
 	}
+	if s.Listed {
+		return s, nil // the API root lists models: its routes are the forcing probe's and the run's to judge
+	}
 	return s, checkRoute(ctx, cfg, hc, base, e, s)
 }
 

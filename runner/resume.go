@@ -32,6 +32,23 @@ type resumeState struct {
 	lastSeen time.Time // the killed run's last write to its folder (send log, journal)
 }
 
+// nothingToResume is the error of a --resume whose folder holds no send log.
+func nothingToResume(out string) error {
+	return fmt.Errorf("resume %s: no %s: the run sent and finished its whole schedule (nothing to resume), or the folder is not a run's", out, runfolder.Sends)
+}
+
+// checkResumable refuses a --resume with nothing to resume before the endpoint is asked
+// anything: a finished run's folder says so whatever the endpoint's state.
+func checkResumable(cfg Config) error {
+	if !cfg.Resume {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, runfolder.Sends)); errors.Is(err, fs.ErrNotExist) {
+		return nothingToResume(cfg.Out)
+	}
+	return nil
+}
+
 // loadResume reads cfg.Out's killed run for a plan of p's requests. The plan must be the one
 // that run sent (the same settings over the same trace: cmd/replay takes them from run.yaml);
 // a different request count is refused.
@@ -40,7 +57,7 @@ func loadResume(cfg Config, p *plan) (*resumeState, error) {
 	sendsPath := filepath.Join(out, runfolder.Sends)
 	ss, err := readSendLog(sendsPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("resume %s: no %s: the run sent and finished its whole schedule (nothing to resume), or the folder is not a run's", out, runfolder.Sends)
+		return nil, nothingToResume(out)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", out, err)

@@ -231,6 +231,9 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkResumable(cfg); err != nil {
+		return nil, err
+	}
 	served, err := preflight(ctx, cfg, eps)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,9 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/runner"
 	"github.com/llm-replay/replay/sim"
+	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
 // A newcomer's usual setup mistakes, each against a real process (replay sim, a closed port, a
@@ -164,4 +166,18 @@ func runReplay(t *testing.T, bin string, args ...string) (int, string) {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	return exitCode(err), stderr.String()
+}
+
+// countingSim is a simulator configuration counting prompts with the tokenizer at tokPath, as
+// `replay sim --tokenizer` does, so a run counting with the same one is judged exact.
+func countingSim(t *testing.T, sc sim.Config, tokPath string) sim.Config {
+	t.Helper()
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.ServerCounting(tokPath, tok, &sc); err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

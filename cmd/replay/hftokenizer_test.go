@@ -173,8 +173,8 @@ func (s *servedSim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.sim.ServeHTTP(w, r)
 }
 
-func startServedSim(t *testing.T, root string) (*servedSim, string) {
-	sc := sim.DefaultConfig()
+func startServedSim(t *testing.T, root, tokPath string) (*servedSim, string) {
+	sc := countingSim(t, sim.DefaultConfig(), tokPath)
 	sc.ZeroCost = true
 	srv := sim.New(sc)
 	if err := srv.Start(context.Background()); err != nil {
@@ -195,7 +195,7 @@ func TestTokenizerFromEndpoint(t *testing.T) {
 	cache := hfEnv(t, "http://127.0.0.1:1")
 	snap := testenv.HFCache(t, cache, testenv.Tokenizer(t, "llama3"), hfRepo, testenv.HFCommit)
 	t.Setenv("HF_HUB_OFFLINE", "1")
-	s, url := startServedSim(t, hfRepo)
+	s, url := startServedSim(t, hfRepo, testenv.Tokenizer(t, "llama3"))
 	code, _, stderr := runCLI(t, "run", "--trace", variedTrace(t), "--endpoint", url, "--model", "replay-sim", "--metrics-url", "none",
 		"--checks", "none", "--speed", "20", "--max-lateness", "0", "--out", t.TempDir())
 	want := "replay: tokenizer: " + hfRepo + " from the endpoint's /v1/models root, found in the Hugging Face cache at " + snap
@@ -206,7 +206,7 @@ func TestTokenizerFromEndpoint(t *testing.T) {
 		t.Fatal("nothing was sent")
 	}
 	// A root that is no cached repository: the error says what was tried and what to pass.
-	_, url = startServedSim(t, "Org/Not-Cached")
+	_, url = startServedSim(t, "Org/Not-Cached", testenv.SampleTokenizer())
 	code, _, stderr = runCLI(t, "run", "--trace", variedTrace(t), "--endpoint", url, "--model", "replay-sim", "--out", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, `"Org/Not-Cached" (the endpoint's /v1/models root)`) || !strings.Contains(stderr, "pass --tokenizer") {
 		t.Fatalf("uncached root: exit %d\n%s", code, stderr)
@@ -217,7 +217,7 @@ func TestTokenizerFromEndpoint(t *testing.T) {
 // first send, exit 1, naming the fix; nothing reaches the API's routes.
 func TestPreflight(t *testing.T) {
 	tok := testenv.SampleTokenizer()
-	s, url := startServedSim(t, "")
+	s, url := startServedSim(t, "", testenv.SampleTokenizer())
 	s.key = "sk-right"
 	t.Setenv("REPLAY_TEST_KEY", "sk-wrong")
 	code, _, stderr := runCLI(t, "run", "--trace", variedTrace(t), "--endpoint", url, "--model", "replay-sim", "--tokenizer", tok,
@@ -256,19 +256,19 @@ func TestPreflightNotFound(t *testing.T) {
 	defer srv.Close()
 	code, _, stderr := runCLI(t, "run", "--trace", variedTrace(t), "--endpoint", srv.URL+"/api", "--model", "m", "--engine", "vllm",
 		"--tokenizer", testenv.SampleTokenizer(), "--max-error-rate", "1", "--out", t.TempDir())
-	if code != 1 || !strings.Contains(stderr, "the endpoint answered HTTP 404 to the forcing probe's POST under "+srv.URL+"/api") ||
-		!strings.Contains(stderr, "is --endpoint the API root") {
+	if code != 1 || !strings.Contains(stderr, "POST "+srv.URL+"/api/completions answered 404 Not Found") ||
+		!strings.Contains(stderr, "it usually ends in /v1") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	if n := posts.Load(); n != 1 {
-		t.Errorf("%d POSTs, want the forcing probe's one", n)
+		t.Errorf("%d POSTs, want the preflight's one empty request", n)
 	}
 }
 
 // --dry-run: everything before the first send, then what would be sent on stdout, exit 0;
 // no measured request is sent and no run file is written.
 func TestDryRun(t *testing.T) {
-	s, url := startServedSim(t, "")
+	s, url := startServedSim(t, "", testenv.SampleTokenizer())
 	var measured atomic.Int64
 	inner := s.sim
 	s.sim = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -57,7 +57,7 @@ func TestMergeCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"combined schedule of 2 shards: 50 requests sent, 0 never sent", "verdict: ok", "wrote 50 rows of 2 shards"} {
+	for _, want := range []string{"combined schedule of 2 shards: 50 requests sent, 0 never sent", "verdict: valid", "wrote 50 rows of 2 shards"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

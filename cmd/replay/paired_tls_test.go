@@ -73,7 +73,7 @@ func startPairedTLS(t *testing.T) *pairedTLSRun {
 	var urls [2]string
 	var ca []byte
 	for i := range r.sims {
-		srv := sim.New(sim.DefaultConfig())
+		srv := sim.New(countingSim(t, sim.DefaultConfig(), testenv.SampleTokenizer()))
 		if err := srv.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

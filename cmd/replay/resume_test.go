@@ -83,7 +83,7 @@ func resumeAfter(t *testing.T, sig os.Signal) {
 	if r.FinishedBefore == 0 || q.Total == r.FinishedBefore {
 		t.Errorf("%d finished before the kill of %d in all: the kill was not half way", r.FinishedBefore, q.Total)
 	}
-	if !strings.HasPrefix(sum.Verdict, "ok: resumed after a ") || !strings.Contains(sum.Verdict, "lost at the kill") {
+	if !strings.HasPrefix(sum.Verdict, "valid: endpoint healthy; resumed after a ") || !strings.Contains(sum.Verdict, "lost at the kill") {
 		t.Errorf("verdict %q does not name the resume", sum.Verdict)
 	}
 	rows, err := rowfile.ReadAll(filepath.Join(dir, "requests.parquet"))

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,7 +186,11 @@ func TestRunFailuresExitNonZero(t *testing.T) {
 // TestRunRefusesRealEndpointWithoutTokenizer: counting a real model's prompts with the sample
 // tokenizer is the error the tool exists to prevent.
 func TestRunRefusesRealEndpointWithoutTokenizer(t *testing.T) {
-	cmd := exec.Command(replayBin(t), "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", t.TempDir())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model","owned_by":"someone"}]}`) // names no tokenizer
+	}))
+	defer srv.Close()
+	cmd := exec.Command(replayBin(t), "run", "--endpoint", srv.URL+"/v1", "--model", "m", "--out", t.TempDir())
 	b, err := cmd.CombinedOutput()
 	if exitCode(err) == 0 || !strings.Contains(string(b), "--tokenizer is required") {
 		t.Fatalf("exit %d:\n%s", exitCode(err), b)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -20,7 +21,7 @@ import (
 // no request on the API's routes) with an error that says what to do, and accepted with its
 // certificate as --ca-file.
 func TestTLSSelfSigned(t *testing.T) {
-	sc := sim.DefaultConfig()
+	sc := countingSim(t, sim.DefaultConfig(), testenv.SampleTokenizer())
 	sc.ZeroCost = true
 	srv := sim.New(sc)
 	if err := srv.Start(context.Background()); err != nil {
