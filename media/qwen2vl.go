@@ -38,12 +38,12 @@ type qwenPreprocessor struct {
 type Qwen2VL struct {
 	Family                             string
 	Patch, Merge, MinPixels, MaxPixels int
-	// Wrap is the tokens of <|vision_start|> and <|vision_end|> around the pads: 2, both
-	// special tokens of the model's tokenizer.
+	// Wrap is the tokens of <|vision_start|> and <|vision_end|> around the pads as the model's
+	// tokenizer encodes them: 2, both special tokens (2 when no counter is given).
 	Wrap int
 }
 
-func loadQwen2VL(dir, family string) (Rule, error) {
+func loadQwen2VL(dir, family string, count Counter) (Rule, error) {
 	var p qwenPreprocessor
 	if _, err := readJSON(dir, "preprocessor_config.json", &p); err != nil {
 		return nil, err
@@ -61,6 +61,9 @@ func loadQwen2VL(dir, family string) (Rule, error) {
 	set(&r.Merge, p.MergeSize)
 	set(&r.MinPixels, p.MinPixels)
 	set(&r.MaxPixels, p.MaxPixels)
+	if count != nil {
+		r.Wrap = count("<|vision_start|><|vision_end|>")
+	}
 	if r.Patch <= 0 || r.Merge <= 0 || r.MinPixels <= 0 || r.MaxPixels < r.MinPixels {
 		return nil, fmt.Errorf("%s: patch_size %d, merge_size %d, min_pixels %d, max_pixels %d: not a usable processor configuration",
 			filepath.Join(dir, "preprocessor_config.json"), r.Patch, r.Merge, r.MinPixels, r.MaxPixels)

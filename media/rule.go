@@ -51,7 +51,7 @@ func Load(path string, count Counter) (Rule, error) {
 	}
 	switch cfg.ModelType {
 	case "qwen2_vl", "qwen2_5_vl":
-		return loadQwen2VL(dir, cfg.ModelType)
+		return loadQwen2VL(dir, cfg.ModelType, count)
 	case "gemma3":
 		return loadGemma3(dir, cfg, count)
 	case "llava":
