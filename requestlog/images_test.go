@@ -167,3 +167,32 @@ func TestImageRuleGemma3(t *testing.T) {
 		t.Errorf("--image-tokens 42: %v, %v", r, err)
 	}
 }
+
+// TestImageRuleQwen2VL loads Qwen2-VL's rule from a model folder through ImageRule: Qwen3's
+// tokenizer (its vocabulary holds <|vision_start|> and <|vision_end|> as single special tokens)
+// with Qwen/Qwen2-VL-2B-Instruct's published config values, written here; vLLM's test image
+// (1300×876) is 1426 pads (test_qwen2_vl.py, cited in media/qwen2vl.go) and the 2 wrappers.
+func TestImageRuleQwen2VL(t *testing.T) {
+	src := testenv.Tokenizer(t, "qwen3")
+	dir := t.TempDir()
+	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
+		if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range map[string]string{
+		"config.json":              `{"model_type": "qwen2_vl"}`,
+		"preprocessor_config.json": `{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rule, err := ImageRule(dir, loadModel(t, "qwen3").tok, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rule.Tokens(1300, 876); err != nil || n != 1428 {
+		t.Errorf("1300x876: %d tokens (%v), want 1426 + 2 (%s)", n, err, rule.Name())
+	}
+}
