@@ -12,10 +12,10 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// imageRule sets the rule the prompts' images are counted by: --image-tokens N when n > 0,
+// SetImageRule sets the rule the prompts' images are counted by: --image-tokens N when n > 0,
 // else the target model's processor's, from its folder. A folder without one is kept as the
 // reason, for the first record with an image to name (a trace without images needs none).
-func imageRule(s *synth.Config, tokPath string, tok tokenizer.Tokenizer, n int) error {
+func SetImageRule(s *synth.Config, tokPath string, tok tokenizer.Tokenizer, n int) error {
 	rule, err := requestlog.ImageRule(tokPath, tok, n)
 	switch {
 	case err == nil:

@@ -120,7 +120,7 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
 	}
-	if err := imageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
+	if err := SetImageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
 		return nil, err
 	}
 	sayImages(cfg.Stderr, recs)
