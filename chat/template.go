@@ -40,6 +40,25 @@ type Message struct {
 	// Reasoning is an assistant turn's thinking sent back with it (Anthropic's thinking
 	// blocks, a Responses reasoning item), which engines hand templates as reasoning_content.
 	Reasoning string `json:"reasoning_content,omitempty"`
+	// Parts, when set, is the content as a list of parts (text and images) to send in place
+	// of Content, which is then their text parts one after the other: what the template
+	// renders (images render no text; their tokens are counted apart, package media).
+	Parts []Part `json:"-"`
+}
+
+// The types of content parts.
+const (
+	PartText  = "text"
+	PartImage = "image_url"
+)
+
+// Part is one part of a message's content as chat's API sends it: text, or an image by URL
+// (a data URL) with its detail ("" for none).
+type Part struct {
+	Type     string
+	Text     string
+	ImageURL string
+	Detail   string
 }
 
 // ToolCall is one function call of an assistant turn, as OpenAI's API shapes it.

@@ -132,7 +132,11 @@ func (c *Client) openaiBody(r Request, api apiKind) ([]byte, error) {
 	}
 	var v any
 	if api == kindChat {
-		v = c.chatBody(r, streamed, usage)
+		cb := c.chatBody(r, streamed, usage)
+		v = cb
+		if hasParts(cb.Messages) {
+			v = withParts(cb)
+		}
 	} else {
 		v = c.completionsBody(r, streamed, usage)
 	}
@@ -191,7 +195,7 @@ func (c *Client) bodySize(r Request, api apiKind) int {
 	switch {
 	case api != kindCompletions && api != kindEmbeddings && len(r.Messages) > 0:
 		for _, m := range r.Messages {
-			size += 32 + len(m.Content)
+			size += 32 + len(m.Content) + partsSize(m)
 		}
 	case api == kindCompletions && r.PromptIDs != nil:
 		size += 7 * len(r.PromptIDs)

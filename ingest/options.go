@@ -88,6 +88,11 @@ type Options struct {
 	// counts come from tokenizing the text it holds (openai-log, read by a registered reader);
 	// ingest's own formats carry their counts and ignore it.
 	Tokenizer string
+	// ImageSize (--image-size WxH) is the size of images a request log gives by URL only, and
+	// ImageTokens (--image-tokens N) the prompt tokens of every image where the model's folder
+	// has no rule for them; the request log's reader reads both ("" and 0: none).
+	ImageSize   string
+	ImageTokens int
 }
 
 // normalized fills defaults and checks the values.

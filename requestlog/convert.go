@@ -27,6 +27,10 @@ type ConvertOptions struct {
 	Map               map[string]string
 	TimeUnit, OnError string
 	KeepText          bool
+	// ImageSize (--image-size WxH, "" for none) and ImageTokens (--image-tokens N, 0 for the
+	// model's own rule) say how logged images are sized and counted (see Options.Images).
+	ImageSize   string
+	ImageTokens int
 	// Out is the file to write: with Mooncake the Mooncake JSONL export, else the normalized
 	// trace (Arrow IPC when its name ends in .arrow, .feather or .ipc, Parquet otherwise; with
 	// KeepText the text goes beside it, in OUT.text.jsonl). Arrow is one more Arrow IPC file.
@@ -100,6 +104,9 @@ func (job ConvertOptions) readOptions() (Options, error) {
 		return Options{}, err
 	}
 	opts := Options{Tokenizer: tok, Chat: chat, BlockSize: job.BlockSize, Map: job.Map, TimeUnit: job.TimeUnit, OnError: job.OnError, KeepText: job.KeepText}
+	if err := opts.SetImages(job.Tokenizer, job.ImageSize, job.ImageTokens); err != nil {
+		return Options{}, err
+	}
 	if job.HashKeyFile != "" {
 		if opts.HashKey, err = ReadKeyFile(job.HashKeyFile); err != nil {
 			return Options{}, err

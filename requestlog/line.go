@@ -67,6 +67,8 @@ type entry struct {
 	// tools are the body's tools in the chat API's shape, their text as logged, for the chat
 	// template (nil when none).
 	tools json.RawMessage
+	// images are the chat messages' image_url parts, read into media parts by count.
+	images []loggedImage
 }
 
 // fieldError is a bad or missing field of a line; the reader adds the file and line.
@@ -338,11 +340,12 @@ func parseMessages(msgs any, name string, e *entry) error {
 		if !ok {
 			return bad(f, "not an object")
 		}
-		m, err := parseMessage(mo, f)
+		m, imgs, err := parseMessage(mo, f, i)
 		if err != nil {
 			return err
 		}
 		e.messages[i] = m
+		e.images = append(e.images, imgs...)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
 )
@@ -21,6 +22,7 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"timestamp":1,"path":"/v1/responses","request":{"instructions":"be brief","previous_response_id":"r0","input":[{"type":"reasoning","summary":[{"type":"summary_text","text":"t"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}],"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],"text":{"format":{"type":"json_schema","name":"x","schema":{"type":"object"}}},"reasoning":{"effort":"low"}},"response":{"id":"r1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"message","content":[{"type":"output_text","text":"hi"}]}],"usage":{"input_tokens":5,"output_tokens":1}}}`))
 	f.Add([]byte(`{"timestamp":1,"request":{"system":[{"type":"text","text":"s"}],"max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"u","name":"f","input":{"b":1,"a":2}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"u","content":[{"type":"text","text":"r"}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}],"metadata":{"user_id":"x"}},"response":{"type":"message","content":[{"type":"text","text":"a"}],"stop_reason":"max_tokens","usage":{"input_tokens":1,"cache_read_input_tokens":2,"output_tokens":1}}}`))
 	f.Add([]byte(`{"timestamp":1,"request":{"input":[[1,2],[3]],"dimensions":8,"user":"u"},"response":{"object":"list","usage":{"prompt_tokens":3}}}`))
+	f.Add([]byte(`{"timestamp":1,"request":{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/webp;base64,UklGRhEAAABXRUJQVlA4TAUAAAAvBMAAAA==","detail":"low"}},{"type":"image_url","image_url":"https://x/y.gif"}]}]},"response":{"usage":{"completion_tokens":1}}}`))
 	m, err := buildMapping(map[string]string{"session_id": "request.metadata.session"})
 	if err != nil {
 		f.Fatal(err)
@@ -30,6 +32,7 @@ func FuzzParseLine(f *testing.F) {
 		f.Fatal(err)
 	}
 	red := newRedactor(tok)
+	imageReader := &Reader{opts: Options{Images: media.Fixed(10), ImageWidth: 64, ImageHeight: 48}}
 	h, _ := newBlockHasher(testKey)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, unit := range []time.Duration{time.Second, time.Nanosecond} {
@@ -54,6 +57,11 @@ func FuzzParseLine(f *testing.F) {
 			}
 			if e.opts == nil || trace.ChatFamily(e.opts.API) != e.chat {
 				t.Fatalf("options %+v for a chat request %v", e.opts, e.chat)
+			}
+			// The images: read and counted, or refused by name.
+			parts, n, err := imageReader.readImages(e.images, h)
+			if err == nil && (len(parts) != len(e.images) || n < 0) {
+				t.Fatalf("%d images read as %d parts, %d tokens", len(e.images), len(parts), n)
 			}
 		}
 	})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
 )
@@ -56,6 +57,14 @@ type Options struct {
 	// prompt, the response or those descriptions leaves the reader (they are replaced by
 	// synthetic text of the same token length); stop strings are kept either way.
 	KeepText bool
+	// Images counts each logged image's prompt tokens (ImageRule: the model's processor's rule,
+	// or --image-tokens); nil makes a line with an image an error that ends the read, naming
+	// ImagesErr (why the folder has no rule) and --image-tokens.
+	Images    media.Rule
+	ImagesErr error
+	// ImageWidth and ImageHeight are the size of images logged by URL (--image-size); 0
+	// makes such an image an error naming the flag.
+	ImageWidth, ImageHeight int
 }
 
 // Request is one log line's record, with its text only when Options.KeepText is set.
@@ -77,6 +86,8 @@ type Counts struct {
 	UsageMismatches int64 `json:"usage_mismatches,omitempty"`
 	// UsageChecked counts records that had usage.prompt_tokens to compare with.
 	UsageChecked int64 `json:"usage_checked,omitempty"`
+	// Images counts the images the records carry (trace.Record.Media).
+	Images int64 `json:"images,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
 	// CarriedFields counts, per name, the request body members carried as logged in
@@ -280,6 +291,9 @@ type prepared struct {
 	prompt string
 	out    int
 	hashes []uint64
+	// media are the line's images and mediaTokens their prompt tokens.
+	media       []trace.MediaPart
+	mediaTokens int
 	// digests place a chat request without a logged session in its conversation.
 	digests chatDigests
 	// link is the Responses answer a chained request continues.
@@ -384,7 +398,7 @@ func (r *Reader) Next() (Request, error) {
 		if errors.As(err, &fe) {
 			rowErr.Field, rowErr.Err = fe.field, fe.err
 		}
-		if r.opts.OnError != ingest.OnErrorSkip {
+		if r.opts.OnError != ingest.OnErrorSkip || errors.Is(err, errNoImageRule) {
 			r.err, r.queue = rowErr, nil
 			return Request{}, r.err
 		}
@@ -451,6 +465,12 @@ func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
 	}
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
+	}
+	if len(e.images) > 0 {
+		var err error
+		if p.media, p.mediaTokens, err = r.readImages(e.images, h); err != nil {
+			return err
+		}
 	}
 	if e.chat && e.session == "" && e.prevID == "" {
 		p.digests = sc.dig.digest(e.user, e.messages, e.responseText, e.hasResponse)
@@ -566,8 +586,9 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		e = p.e
 	}
 	rec := trace.Record{
-		PromptTokens: len(p.ids),
+		PromptTokens: len(p.ids) + p.mediaTokens,
 		OutputTokens: p.out,
+		Media:        p.media,
 		BlockHashes:  p.hashes,
 		BlockSize:    r.opts.BlockSize,
 		Model:        e.model,
@@ -597,6 +618,7 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	r.last = e.time
 	rec.Timestamp = e.time.Sub(r.origin)
 	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
+	r.counts.Images += int64(len(rec.Media))
 	if e.usagePrompt >= 0 {
 		r.counts.UsageChecked++
 		if e.usagePrompt != rec.PromptTokens {

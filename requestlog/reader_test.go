@@ -117,7 +117,7 @@ func TestReadErrors(t *testing.T) {
 		{`{"timestamp":9,"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "timestamp"`, "out of order"}},
 		{`{"timestamp":11,"request":{"model":"x"},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request"`, "neither messages"}},
 		{`{"timestamp":11,"request":{"messages":[{"content":"hi"}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages[0].role"`}},
-		{`{"timestamp":11,"request":{"messages":[{"role":"user","content":[{"type":"image_url"}]}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages[0].content"`, "image_url"}},
+		{`{"timestamp":11,"request":{"messages":[{"role":"user","content":[{"type":"image_url"}]}]},"response":{"usage":{"completion_tokens":1}}}`, []string{`field "request.messages[0].content[0].image_url"`, "missing"}},
 		{`{"timestamp":11,"request":{"prompt":"a"},"response":{"usage":{"completion_tokens":-4}}}`, []string{`field "response.usage.completion_tokens"`}},
 		{`{"timestamp":11,"request":{"prompt":"a"},"response":{}}`, []string{`field "response"`, "output length is unknown"}},
 		{`{"timestamp":11,"request":"{not json","response":{}}`, []string{`field "request"`}},

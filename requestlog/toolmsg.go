@@ -9,15 +9,16 @@ import (
 
 // parseMessage reads one chat message: its role and content, and the parts of tool use that
 // templates render (so they count toward the prompt): an assistant turn's tool_calls, a tool
-// answer's tool_call_id, and a name. f names the message, for errors.
-func parseMessage(mo map[string]any, f string) (chat.Message, error) {
+// answer's tool_call_id, and a name; and its images (the index-th message). f names the
+// message, for errors.
+func parseMessage(mo map[string]any, f string, index int) (chat.Message, []loggedImage, error) {
 	role, ok := mo["role"].(string)
 	if !ok {
-		return chat.Message{}, bad(f+".role", "missing or not a string")
+		return chat.Message{}, nil, bad(f+".role", "missing or not a string")
 	}
-	content, err := contentText(mo["content"])
+	content, imgs, err := messageContent(mo["content"], f+".content", index)
 	if err != nil {
-		return chat.Message{}, &fieldError{field: f + ".content", err: err}
+		return chat.Message{}, nil, err
 	}
 	m := chat.Message{Role: role, Content: content}
 	for k, dst := range map[string]*string{"tool_call_id": &m.ToolCallID, "name": &m.Name} {
@@ -26,13 +27,13 @@ func parseMessage(mo map[string]any, f string) (chat.Message, error) {
 		case string:
 			*dst = v
 		default:
-			return chat.Message{}, bad(f+"."+k, "not a string")
+			return chat.Message{}, nil, bad(f+"."+k, "not a string")
 		}
 	}
 	if m.ToolCalls, err = parseToolCalls(mo["tool_calls"], f+".tool_calls"); err != nil {
-		return chat.Message{}, err
+		return chat.Message{}, nil, err
 	}
-	return m, nil
+	return m, imgs, nil
 }
 
 // parseToolCalls reads [{"id", "type", "function": {"name", "arguments"}}]. Arguments are the

@@ -37,10 +37,13 @@ func openTrace(path string, opts ingest.Options) (ingest.Reader, error) {
 		}
 		q, tr.quarantine = f, f
 	}
-	tr.r, err = Open(path, Options{
+	ro := Options{
 		Tokenizer: tok, Chat: chat, BlockSize: opts.BlockSize, Map: opts.Map,
 		TimeUnit: opts.TimeUnit, OnError: opts.OnError, Quarantine: q,
-	})
+	}
+	if err = ro.SetImages(opts.Tokenizer, opts.ImageSize, opts.ImageTokens); err == nil {
+		tr.r, err = Open(path, ro)
+	}
 	if err != nil {
 		if tr.quarantine != nil {
 			tr.quarantine.Close()
@@ -77,6 +80,6 @@ func (t *traceReader) Close() error {
 
 // about is --format help's line for openai-log.
 var about = ingest.About{Format: ingest.FormatOpenAILog,
-	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings), counted with --tokenizer",
+	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings; chat's image_url parts as images), counted with --tokenizer",
 	Example: `{"timestamp": "2025-01-24T09:20:46Z", "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, ` +
 		`"response": {"usage": {"prompt_tokens": 9, "completion_tokens": 12}}}`}

@@ -120,6 +120,10 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if p.synth.Chat, err = chat.LoadTemplate(p.tokPath); err != nil {
 		return nil, err
 	}
+	if err := SetImageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
+		return nil, err
+	}
+	sayImages(cfg.Stderr, recs)
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}
@@ -313,7 +317,7 @@ func fitChat(b *synth.Builder, scfg synth.Config, recs []trace.Record, skip bool
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", r.Source, r.Line, err)
 			}
-			if fits = r.PromptTokens > ov; !fits && !skip {
+			if fits = r.PromptTokens-r.MediaTokens() > ov; !fits && !skip { // the text's share
 				return nil, fmt.Errorf("%s:%d: field \"prompt_tokens\": %d tokens, but the chat template alone adds %d (its tools included): replay it with --api completions --api-override, or leave such requests out with --on-error skip",
 					r.Source, r.Line, r.PromptTokens, ov)
 			}

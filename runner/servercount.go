@@ -2,10 +2,13 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/requestlog"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
@@ -38,6 +41,13 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 		sc.Tokenizer = abs // a name another process on this machine can find
 	}
 	sc.Tokenize = func(text string) []int { return tok.Encode(text, true) }
+	// Images by the model folder's processor rule, the one the prompts are built for; a
+	// folder with none leaves images refused (or counted by --image-tokens, set by the caller).
+	if rule, err := requestlog.ImageRule(tokPath, tok, 0); err == nil {
+		sc.Images = rule
+	} else if !errors.Is(err, media.ErrNoRule) {
+		return fmt.Errorf("the model's image processor: %w", err)
+	}
 	sc.ChatCounter = func(msgs []sim.Message, tools json.RawMessage) (int, error) {
 		m := make([]chat.Message, len(msgs))
 		for i, x := range msgs {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
+	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/sim"
 )
 
@@ -61,6 +62,9 @@ func (t *target) startSim(ctx context.Context, cfg Config, p *plan) (string, err
 	}
 	if err := ServerCounting(p.tokPath, p.tok, &sc); err != nil {
 		return "", err
+	}
+	if n := cfg.Ingest.ImageTokens; n > 0 {
+		sc.Images = media.Fixed(n) // --image-tokens: the simulator counts as the prompts were built
 	}
 	if t.model == "" {
 		t.model = sc.ModelName

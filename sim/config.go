@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llm-replay/replay/media"
 )
 
 // Counter counts the tokens of a text. synth/tokenizer's Tokenizer satisfies it; sim defines its
@@ -23,6 +25,9 @@ type Message struct {
 	Content    string
 	ToolCalls  json.RawMessage
 	ToolCallID string
+	// Images are the message's image_url parts (chat only), counted by Config.Images; the
+	// template sees Content, the text parts one after the other.
+	Images []Image
 }
 
 // Faults are the injected failure rates. Each request gets at most one fault, drawn once from
@@ -136,6 +141,9 @@ type Config struct {
 	// it offers none), which templates render into the prompt. Nil means the sum of Counter
 	// over contents, tool calls and tools + 3 per message + 3.
 	ChatCounter func(messages []Message, tools json.RawMessage) (int, error)
+	// Images counts a chat message's images (their tokens added to the chat count and so to
+	// prefill); nil refuses a request with an image.
+	Images media.Rule
 	// Tokenize, when set, turns prompt text into token ids so that prefix-cache blocks are keyed by
 	// real token content. Nil means blocks are fixed-size byte chunks of the prompt (approximate).
 	// When set, a completions text prompt counts len(Tokenize(text)) tokens (one encode, not

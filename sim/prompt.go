@@ -59,6 +59,13 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 			p.tokens = cfg.Counter.Count(text)
 		}
 	}
+	if r.Chat {
+		n, err := imageTokens(cfg, r.Messages)
+		if err != nil {
+			return prompt{}, err
+		}
+		p.tokens += n
+	}
 	if p.tokens <= 0 {
 		return prompt{}, fmt.Errorf("request body: field \"prompt\": empty prompt (0 tokens)")
 	}
@@ -102,6 +109,9 @@ func renderChat(msgs []Message, tools []byte) string {
 		b.WriteString("|>\n")
 		b.WriteString(m.Content)
 		b.WriteString("\n")
+		for _, img := range m.Images {
+			fmt.Fprintf(&b, "<|image:%016x|>\n", img.Hash) // equal images, equal blocks
+		}
 		if len(m.ToolCalls) > 0 || m.ToolCallID != "" {
 			b.WriteString("<|calls:")
 			b.WriteString(m.ToolCallID)

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/llm-replay/replay/media"
 )
 
 // FuzzParseRequest feeds arbitrary bodies to the parser and, for accepted ones, the prompt
@@ -16,6 +18,7 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"prompt":["abc"],"stream_options":{"include_usage":true}}`), false)
 	f.Add([]byte(`{"prompt":[[4,5]],"max_completion_tokens":7}`), false)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`), true)
+	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/webp;base64,UklGRhEAAABXRUJQVlA4TAUAAAAvBMAAAA==","detail":"low"}}]}]}`), true)
 	f.Add([]byte(optionsBody), true)
 	f.Add([]byte(`{"prompt":"a","n":4,"stop":"x","response_format":{"type":"json_object"},"max_completion_tokens":3}`), false)
 	f.Add([]byte(`{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f\"","parameters":{"type":"object","properties":{"a":{"enum":["é\n"]}},"required":["a"]}}}],"tool_choice":"required","n":2}`), true)
@@ -23,6 +26,7 @@ func FuzzParseRequest(f *testing.F) {
 	cfg := DefaultConfig()
 	cfg.Counter = ApproxCounter{}
 	cfg.BlockSize = 4
+	cfg.Images = media.Fixed(3) // images counted, so their prompts are built too
 	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
 		r, err := ParseRequest(body, chat, 16)
 		if err != nil {

@@ -38,6 +38,8 @@ type Builder struct {
 
 	sessions map[string]*session
 	next     int
+	// images are the stand-ins built for logged images (media.go).
+	images imageCache
 
 	mu    sync.Mutex // guards stats (verification runs on several goroutines)
 	stats Stats
@@ -128,6 +130,8 @@ type job struct {
 	// inputs are an embeddings batch's inputs' token counts (nil otherwise).
 	inputs []int
 	tools  json.RawMessage // chat: the tools the template renders, nil for none
+	// media is the prompt tokens of the record's images by the target rule (planMedia).
+	media int
 }
 
 func where(rec trace.Record, index int) string {
@@ -164,11 +168,14 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		MaxTokens:          outputCap(rec, b.apiOf(rec)),
 		Capped:             capped,
 	}}
-	var err error
+	text, err := b.planMedia(j, rec, at)
+	if err != nil {
+		return nil, err
+	}
 	if j.tools, err = b.recordTools(rec); err != nil {
 		return nil, fmt.Errorf("%s: field \"tools\": %w", at, err)
 	}
-	cont, restarted, err := b.continueSession(j, rec, target)
+	cont, restarted, err := b.continueSession(j, rec, text)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +184,7 @@ func (b *Builder) plan(rec trace.Record) (*job, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}
-		n := target - fixed
+		n := text - fixed
 		if n < 1 {
 			return nil, fmt.Errorf("%s: prompt_tokens %d leaves no room for content: the %s adds %d tokens by itself", at, target, b.overheadName(rec), fixed)
 		}
@@ -427,7 +434,7 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		if bad {
 			continue
 		}
-		if diff := len(got) - r.TargetPromptTokens; diff != 0 && !b.overrideSet {
+		if diff := len(got) + j.media - r.TargetPromptTokens; diff != 0 && !b.overrideSet {
 			last := segs[len(segs)-1]
 			if len(last)-diff < 1 {
 				return r, fmt.Errorf("%s: prompt_tokens %d is too short for the rendered chat template", where(r.Record, r.Index), r.TargetPromptTokens)
@@ -443,6 +450,14 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		}
 		r.Prompt, r.PromptIDs, r.Messages = rendered, got, msgs
 		break
+	}
+	if len(r.Record.Media) > 0 {
+		last := len(r.Messages) - 1
+		parts, err := b.mediaParts(r.Record, segs[last], r.Index)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", where(r.Record, r.Index), err)
+		}
+		r.Messages[last].Parts, r.MediaTokens = parts, j.media
 	}
 	if repaired || adjusted {
 		b.mu.Lock()

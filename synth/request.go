@@ -2,6 +2,7 @@ package synth
 
 import (
 	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -33,6 +34,11 @@ type Config struct {
 	// Chat is the chat template the chat API's prompts are rendered with (chat.LoadTemplate
 	// reads the model's); its zero value means chat.DefaultTemplate.
 	Chat chat.Template
+	// Images counts the images of records that carry them (trace.Record.Media) as the target
+	// model's processor does (media.Load on its folder, or media.Fixed for --image-tokens);
+	// nil refuses such a record, naming ImagesErr (why the folder has no rule).
+	Images    media.Rule
+	ImagesErr error
 	// Tools sizes chat prompts for the tools each record's request is sent with (its
 	// Options.Tools, replayed with --options logged): the template renders them into the
 	// prompt, so the messages are shortened by exactly that much.
@@ -61,8 +67,12 @@ type Request struct {
 	Inputs   []string
 	InputIDs [][]int
 	// TargetPromptTokens is the prompt token count the server should report (the record's,
-	// after MaxPromptTokens); len(PromptIDs) equals it unless a chat overhead override is set.
+	// after MaxPromptTokens, its logged images' tokens replaced by the target model's);
+	// len(PromptIDs) equals it unless a chat overhead override is set or the prompt holds
+	// images (PromptIDs are then the text's, MediaTokens the rest).
 	TargetPromptTokens int
+	// MediaTokens is the prompt tokens of the request's images by Config.Images.
+	MediaTokens int
 	// MaxTokens is the record's output tokens (at least 1).
 	MaxTokens int
 	// BlockHashes are the record's hashes whose blocks the prompt holds (after capping).

@@ -29,7 +29,7 @@ type session struct {
 // no more, since the logged answer's length need not be what usage reported), and building it
 // from them keeps that sharing, where mixing the two models would lose it at every restart.
 func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, restarted bool, err error) {
-	if rec.SessionID == "" || len(rec.BlockHashes) > 0 {
+	if rec.SessionID == "" || len(rec.BlockHashes) > 0 || len(rec.Media) > 0 {
 		return false, false, nil
 	}
 	s := b.sessions[rec.SessionID]
@@ -79,7 +79,7 @@ func (b *Builder) continueSession(j *job, rec trace.Record, target int) (cont, r
 // rememberSession keeps j's prompt as the base of the session's next turn. The word slices are
 // never modified in place afterwards (repairs copy), so sharing them is safe.
 func (b *Builder) rememberSession(j *job, rec trace.Record) {
-	if rec.SessionID == "" || len(rec.BlockHashes) > 0 {
+	if rec.SessionID == "" || len(rec.BlockHashes) > 0 || len(rec.Media) > 0 {
 		return
 	}
 	b.sessions[rec.SessionID] = &session{

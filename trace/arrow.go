@@ -27,6 +27,7 @@ var ArrowSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "source", Type: arrow.BinaryTypes.String},
 	{Name: "line", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "options", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "media", Type: arrow.BinaryTypes.String, Nullable: true},
 }, &arrowMetadata)
 
 var arrowMetadata = arrow.NewMetadata([]string{SchemaVersionKey}, []string{SchemaVersion})
@@ -73,6 +74,10 @@ func (w *ArrowWriter) Write(r Record) error {
 	if err != nil {
 		return fmt.Errorf("trace: record %s:%d: %w", r.Source, r.Line, err)
 	}
+	med, err := EncodeMedia(r.Media)
+	if err != nil {
+		return fmt.Errorf("trace: record %s:%d: %w", r.Source, r.Line, err)
+	}
 	b := w.b
 	b.Field(0).(*array.Int64Builder).Append(int64(r.Timestamp))
 	b.Field(1).(*array.Int64Builder).Append(int64(r.PromptTokens))
@@ -86,16 +91,22 @@ func (w *ArrowWriter) Write(r Record) error {
 	b.Field(7).(*array.StringBuilder).Append(r.Model)
 	b.Field(8).(*array.StringBuilder).Append(r.Source)
 	b.Field(9).(*array.Int64Builder).Append(r.Line)
-	if opts == nil {
-		b.Field(10).(*array.StringBuilder).AppendNull()
-	} else {
-		b.Field(10).(*array.StringBuilder).Append(string(opts))
-	}
+	appendText(b.Field(10).(*array.StringBuilder), opts)
+	appendText(b.Field(11).(*array.StringBuilder), med)
 	w.n++
 	if w.n == arrowBatch {
 		return w.flush()
 	}
 	return nil
+}
+
+// appendText appends JSON text, null for none.
+func appendText(b *array.StringBuilder, text []byte) {
+	if text == nil {
+		b.AppendNull()
+		return
+	}
+	b.Append(string(text))
 }
 
 func (w *ArrowWriter) flush() error {
@@ -158,6 +169,10 @@ func ReadArrowFile(path string) ([]Record, error) {
 		src := rec.Column(8).(*array.String)
 		line := rec.Column(9).(*array.Int64)
 		opts := rec.Column(10).(*array.String)
+		var med *array.String // absent from files of schema version 2
+		if rec.NumCols() > 11 {
+			med, _ = rec.Column(11).(*array.String)
+		}
 		for j := 0; j < int(rec.NumRows()); j++ {
 			r := Record{
 				Timestamp:    time.Duration(ts.Value(j)),
@@ -173,6 +188,11 @@ func ReadArrowFile(path string) ([]Record, error) {
 			if opts.IsValid(j) {
 				if r.Options, err = DecodeOptions([]byte(opts.Value(j))); err != nil {
 					return out, fmt.Errorf("%s: batch %d row %d: %w", path, i, j, err)
+				}
+			}
+			if med != nil && med.IsValid(j) {
+				if r.Media, err = DecodeMedia([]byte(med.Value(j))); err != nil {
+					return out, fmt.Errorf("%s: batch %d row %d: media: %w", path, i, j, err)
 				}
 			}
 			start, end := bh.ValueOffsets(j)

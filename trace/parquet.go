@@ -12,7 +12,7 @@ import (
 // SchemaVersion is stored in the Parquet key/value metadata under SchemaVersionKey so that a
 // future change of the normalized schema can be detected when reading an older file.
 const (
-	SchemaVersion    = "2"
+	SchemaVersion    = "3"
 	SchemaVersionKey = "replay.trace.schema_version"
 )
 
@@ -32,11 +32,12 @@ const (
 //	  required binary source (STRING) (dictionary);          // Record.Source, the input file
 //	  required int64  line;                                  // Record.Line, 1-based line/row there
 //	  optional binary options (STRING);                      // Record.Options as JSON, null = nil
+//	  optional binary media (STRING);                        // Record.Media as JSON, null = nil
 //	}
 //
 // Integers are 64-bit so no Record value is ever truncated; the encodings keep them small.
-// options (version 2) is the one optional column: files of version 1 lack it, and read as
-// records without options.
+// options (version 2) and media (version 3) are the optional columns: files of older
+// versions lack them, and read as records without options or media.
 // Pages are Snappy-compressed: zstd made files 2x smaller than plain but decoding it was the
 // largest cost of reading a trace back.
 type parquetRow struct {
@@ -51,6 +52,7 @@ type parquetRow struct {
 	Source       string   `parquet:"source,dict"`
 	Line         int64    `parquet:"line,delta"`
 	Options      string   `parquet:"options,optional"` // "" (null) when Record.Options is nil
+	Media        string   `parquet:"media,optional"`   // "" (null) when Record.Media is nil
 }
 
 // schemaColumns are the leaf column indexes of the normalized schema in one file.
@@ -58,6 +60,7 @@ type schemaColumns struct {
 	ts, prompt, output, hashes, blockSize, session, turn, model, source, line int
 	hashMaxDef                                                                int
 	options, optionsMaxDef                                                    int // options -1 when absent
+	media, mediaMaxDef                                                        int // media -1 when absent
 }
 
 // lookupColumns finds the normalized columns and checks their shapes, so decoding can rely on
@@ -95,12 +98,17 @@ func lookupColumns(s *parquet.Schema) (schemaColumns, error) {
 		return c, fmt.Errorf("not a normalized trace file: column %q missing or not a list of int64", "block_hashes")
 	}
 	c.hashes, c.hashMaxDef = leaf.ColumnIndex, leaf.MaxDefinitionLevel
-	c.options = -1
-	if leaf, ok := s.Lookup("options"); ok {
-		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.Node.Type().Kind() != parquet.ByteArray {
-			return c, fmt.Errorf("not a normalized trace file: column %q is not an optional string", "options")
+	for _, x := range []struct {
+		name        string
+		col, maxDef *int
+	}{{"options", &c.options, &c.optionsMaxDef}, {"media", &c.media, &c.mediaMaxDef}} {
+		*x.col = -1
+		if leaf, ok := s.Lookup(x.name); ok {
+			if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.Node.Type().Kind() != parquet.ByteArray {
+				return c, fmt.Errorf("not a normalized trace file: column %q is not an optional string", x.name)
+			}
+			*x.col, *x.maxDef = leaf.ColumnIndex, leaf.MaxDefinitionLevel
 		}
-		c.options, c.optionsMaxDef = leaf.ColumnIndex, leaf.MaxDefinitionLevel
 	}
 	return c, nil
 }

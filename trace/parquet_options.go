@@ -1,4 +1,5 @@
-// Decoding the optional options column: each row's JSON text into one byte slab per group.
+// Decoding the optional JSON text columns (options, media): each row's text into one byte slab
+// per group.
 
 package trace
 
@@ -9,13 +10,18 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// readOptions decodes the options column chunk into g.optBuf and g.optEnd: row i's text is
-// optBuf[optEnd[i-1]:optEnd[i]], empty when null. One slab and offsets, not a string per row:
-// the group's columns then hold no pointers for the garbage collector to scan.
-func (r *Reader) readOptions(c parquet.ColumnChunk) error {
-	g := &r.g
-	g.optBuf, g.optEnd = g.optBuf[:0], g.optEnd[:0]
-	maxDef := byte(r.cols.optionsMaxDef)
+// textColumn is an optional JSON text column of one group (options, media): row i's text is
+// buf[end[i-1]:end[i]], empty when null. One slab and offsets, not a string per row: the
+// group's columns then hold no pointers for the garbage collector to scan.
+type textColumn struct {
+	buf []byte
+	end []int64 // empty when the file has no such column
+}
+
+// readText decodes an optional text column chunk into t.
+func readText(c parquet.ColumnChunk, maxDefLevel int, t *textColumn) error {
+	t.buf, t.end = t.buf[:0], t.end[:0]
+	maxDef := byte(maxDefLevel)
 	return eachPage(c, func(p parquet.Page) error {
 		vals, err := optionValues(p)
 		if err != nil {
@@ -30,12 +36,12 @@ func (r *Reader) readOptions(c parquet.ColumnChunk) error {
 		for i := range rows {
 			if maxDef == 0 || defs[i] == maxDef {
 				if next == len(vals) {
-					return errors.New("options: fewer values than levels say")
+					return errors.New("fewer values than levels say")
 				}
-				g.optBuf = append(g.optBuf, vals[next]...)
+				t.buf = append(t.buf, vals[next]...)
 				next++
 			}
-			g.optEnd = append(g.optEnd, int64(len(g.optBuf)))
+			t.end = append(t.end, int64(len(t.buf)))
 		}
 		return nil
 	})
@@ -49,7 +55,7 @@ func optionValues(p parquet.Page) ([][]byte, error) {
 		out := make([][]byte, len(idx))
 		for i, k := range idx {
 			if k < 0 || int(k) >= d.Len() {
-				return nil, fmt.Errorf("options: dictionary index %d out of range", k)
+				return nil, fmt.Errorf("dictionary index %d out of range", k)
 			}
 			out[i] = d.Index(k).ByteArray()
 		}
@@ -59,21 +65,21 @@ func optionValues(p parquet.Page) ([][]byte, error) {
 	out := make([][]byte, 0, max(len(offsets)-1, 0))
 	for i := 0; i+1 < len(offsets); i++ {
 		if offsets[i] > offsets[i+1] || int(offsets[i+1]) > len(buf) {
-			return nil, errors.New("options: bad string offsets")
+			return nil, errors.New("bad string offsets")
 		}
 		out = append(out, buf[offsets[i]:offsets[i+1]])
 	}
 	return out, nil
 }
 
-// options decodes row i's options (nil when null).
-func (g *groupColumns) options(i int) ([]byte, bool) {
-	if len(g.optEnd) == 0 {
+// row is row i's text (ok false when the file has no such column).
+func (t *textColumn) row(i int) ([]byte, bool) {
+	if len(t.end) == 0 {
 		return nil, false
 	}
 	start := int64(0)
 	if i > 0 {
-		start = g.optEnd[i-1]
+		start = t.end[i-1]
 	}
-	return g.optBuf[start:g.optEnd[i]], true
+	return t.buf[start:t.end[i]], true
 }

@@ -54,8 +54,7 @@ type groupColumns struct {
 	strs                                      []string
 	hashes                                    []hashRef // row i's hashes
 	slabs                                     [][]uint64
-	optBuf                                    []byte  // the options column's text (see readOptions)
-	optEnd                                    []int64 // empty when the file has no options column
+	opts, media                               textColumn // the options and media columns' text
 }
 
 // NewReader reads a normalized trace from r (size bytes long); name is used in errors.
@@ -132,12 +131,19 @@ func (r *Reader) Next() (Record, error) {
 		end := h.off + h.n
 		rec.BlockHashes = g.slabs[h.slab][h.off:end:end]
 	}
-	if text, ok := g.options(i); ok && len(text) > 0 {
+	if text, ok := g.opts.row(i); ok && len(text) > 0 {
 		o, err := DecodeOptions(text)
 		if err != nil {
 			return Record{}, fmt.Errorf("%s: row %d: column options: %w", r.name, r.row, err)
 		}
 		rec.Options = o
+	}
+	if text, ok := g.media.row(i); ok && len(text) > 0 {
+		m, err := DecodeMedia(text)
+		if err != nil {
+			return Record{}, fmt.Errorf("%s: row %d: column media: %w", r.name, r.row, err)
+		}
+		rec.Media = m
 	}
 	return rec, nil
 }
@@ -181,13 +187,20 @@ func (r *Reader) load() (err error) {
 	if len(g.hashes) != n {
 		return fmt.Errorf("%s: row group %d: block_hashes has %d rows, the group %d", r.name, gi, len(g.hashes), n)
 	}
-	g.optBuf, g.optEnd = g.optBuf[:0], g.optEnd[:0]
-	if r.cols.options >= 0 {
-		if err := r.readOptions(chunks[r.cols.options]); err != nil {
-			return fmt.Errorf("%s: row group %d: %w", r.name, gi, err)
+	for _, x := range []struct {
+		name        string
+		col, maxDef int
+		t           *textColumn
+	}{{"options", r.cols.options, r.cols.optionsMaxDef, &g.opts}, {"media", r.cols.media, r.cols.mediaMaxDef, &g.media}} {
+		x.t.buf, x.t.end = x.t.buf[:0], x.t.end[:0]
+		if x.col < 0 {
+			continue
 		}
-		if len(g.optEnd) != n {
-			return fmt.Errorf("%s: row group %d: options has %d rows, the group %d", r.name, gi, len(g.optEnd), n)
+		if err := readText(chunks[x.col], x.maxDef, x.t); err != nil {
+			return fmt.Errorf("%s: row group %d: %s: %w", r.name, gi, x.name, err)
+		}
+		if len(x.t.end) != n {
+			return fmt.Errorf("%s: row group %d: %s has %d rows, the group %d", r.name, gi, x.name, len(x.t.end), n)
 		}
 	}
 	g.n = n

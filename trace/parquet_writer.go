@@ -52,6 +52,10 @@ func (w *Writer) Write(r Record) error {
 	if err != nil {
 		return fmt.Errorf("trace: record %d (%s:%d): %w", w.n+1, r.Source, r.Line, err)
 	}
+	med, err := EncodeMedia(r.Media)
+	if err != nil {
+		return fmt.Errorf("trace: record %d (%s:%d): %w", w.n+1, r.Source, r.Line, err)
+	}
 	w.buf = append(w.buf, parquetRow{
 		TimestampNs:  int64(r.Timestamp),
 		PromptTokens: int64(r.PromptTokens),
@@ -64,6 +68,7 @@ func (w *Writer) Write(r Record) error {
 		Source:       r.Source,
 		Line:         r.Line,
 		Options:      string(opts),
+		Media:        string(med),
 	})
 	w.n++
 	if len(w.buf) == cap(w.buf) {

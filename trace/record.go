@@ -24,6 +24,9 @@ type Record struct {
 	// Options are the request's own options and logged outcome (see Options); nil when the
 	// trace has none (every format but request logs and normalized traces made from them).
 	Options *Options
+	// Media are the images the request carried, in order of message and part (nil for none);
+	// PromptTokens includes their tokens (MediaTokens).
+	Media []MediaPart
 	// Source and Line say where the record came from (file path and 1-based line, or row
 	// number for columnar formats), so later stages can point at the input in errors.
 	Source string

@@ -43,6 +43,10 @@ type ingestFlags struct {
 	// files are the files --trace's values name (traces.go), when they are not one file;
 	// notLogs those a folder held that are no log.
 	files, notLogs []string
+	// imageSize and imageTokens size and count a request log's images (--image-size,
+	// --image-tokens).
+	imageSize   string
+	imageTokens int
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
@@ -54,6 +58,8 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hashCheck, "hash-check", "error", "a row whose hash count is not ceil(prompt/block-size): error, warn or ignore")
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
 	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (a server log's month-day times); default the file's modification year")
+	fs.StringVar(&f.imageSize, "image-size", "", "WxH of images a request log gives by URL only (e.g. 1024x768); without it such an image is an error")
+	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, gemma3, llava have one)")
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
@@ -71,7 +77,8 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear, Files: f.files}, nil
+	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear, Files: f.files,
+		ImageSize: f.imageSize, ImageTokens: f.imageTokens}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.
@@ -136,8 +143,8 @@ func isRequestLog(in ingestFlags) bool {
 
 // normalizeTrace is `replay ingest` of a trace that is not a request log.
 func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ingestOutputs) error {
-	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText {
-		return errors.New("--tokenizer, --export, --hash-key-file and --keep-text are for request logs (--format openai-log)")
+	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText || in.imageSize != "" || in.imageTokens != 0 {
+		return errors.New("--tokenizer, --export, --hash-key-file, --keep-text, --image-size and --image-tokens are for request logs (--format openai-log)")
 	}
 	opts, err := in.options()
 	if err != nil {
@@ -178,8 +185,10 @@ type ingestCounts struct {
 	CachedUnplaced int64 `json:"cached_unplaced,omitempty"`
 	// OutputUnknown counts records whose log holds no output count (a vLLM server log
 	// without --enable-log-outputs): their output_tokens are 0 for want of one.
-	OutputUnknown int64            `json:"output_unknown,omitempty"`
-	Stats         *tracestat.Shape `json:"stats,omitempty"`
+	OutputUnknown int64 `json:"output_unknown,omitempty"`
+	// Images counts the images a request log's records carry (their media column).
+	Images int64            `json:"images,omitempty"`
+	Stats  *tracestat.Shape `json:"stats,omitempty"`
 	// Carried counts the request body fields, by name, a request log's reader carries as
 	// logged without knowing them (trace.Options.Fields: sent back as they were), Dropped
 	// those it does not replay (--stats only); the Text fields list them for the text form.

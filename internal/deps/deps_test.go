@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"internal/gchold":  {},           // the collector held back while a schedule runs
 	"prefixcache":      {},
 	"scheduler":        {},
-	"sim":              {"internal/jsoncur"},
+	"sim":              {"internal/jsoncur", "media"}, // media: the image rules replay's builder counts with
 	"synth/tokenizer":  {"internal/jsoncur"},
 	"samples":          {},
 	"internal/jsonv":   {"internal/jsoncur"},
@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"stats":            {},              // the statistics of comparing runs, on plain samples
 	"runfolder":        {},              // a run folder's file names and its one atomic write
 	"hfhub":            {},              // the Hugging Face cache's layout and the hub's download protocol; never tokenizes
+	"media":            {},              // logged images' headers, the processors' image counts, stand-in images
 	"checks":           {"checkresult"}, // behaviour probes of one endpoint over HTTP; the runner hands it answers, not rows
 
 	// The trace and its sources: files, request logs, the generator, their statistics.
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/outfiles": {"trace"},
 	"ingest":            {"trace", "internal/gchold", "internal/intern", "internal/jsoncur", "internal/outfiles", "internal/pqcheck"}, // gchold: the machine's memory bounds a file held to sort
 	"chat":              {"synth/tokenizer"},
-	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "synth/tokenizer", "trace"},
+	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "media", "synth/tokenizer", "trace"},
 	"gatewaylog":        {"ingest", "trace"},
 	"otlp":              {"ingest", "trace"},
 	"gen":               {"trace", "prefixcache"},
@@ -52,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/genlog":   {"chat"},
 
 	// Building prompts, then sending them: the scheduler and client know nothing of each other.
-	"synth":  {"chat", "synth/tokenizer", "trace"},
+	"synth":  {"chat", "media", "synth/tokenizer", "trace"},
 	"client": {"chat", "internal/jsoncur"},
 
 	// Results and their analysis; scrape writes its samples in results' file format. The row
@@ -77,7 +78,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "hfhub", "ingest", "internal/gchold", "live", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "hfhub", "ingest", "internal/gchold", "live", "media", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "telemetry", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file

@@ -1,0 +1,73 @@
+package media
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxBytes bounds the decoded size of one logged image: a data URL larger than this is
+// refused rather than decoded (request bodies of OpenAI-compatible servers are bounded too;
+// 20 MB is OpenAI's own limit per image).
+const MaxBytes = 20 << 20
+
+// ParseDataURL reads a data URL (RFC 2397) of base64 data, as chat's image_url parts carry
+// inline images: "data:image/png;base64,iVBOR...". It returns the declared media type (lower
+// case, without parameters; "" when none was declared) and the decoded bytes. Padding may be
+// left off, as some clients do.
+func ParseDataURL(u string) (mime string, data []byte, err error) {
+	rest, ok := cutPrefixFold(u, "data:")
+	if !ok {
+		return "", nil, errors.New("not a data URL")
+	}
+	meta, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", nil, errors.New("data URL has no comma before its data")
+	}
+	params := strings.Split(meta, ";")
+	mime = strings.ToLower(strings.TrimSpace(params[0]))
+	b64 := false
+	for _, p := range params[1:] {
+		if strings.EqualFold(strings.TrimSpace(p), "base64") {
+			b64 = true
+		}
+	}
+	if !b64 {
+		return "", nil, errors.New("data URL is not base64 (\";base64,\" missing)")
+	}
+	payload = strings.TrimSpace(payload)
+	if base64.StdEncoding.DecodedLen(len(payload)) > MaxBytes {
+		return "", nil, fmt.Errorf("data URL holds more than %d MB", MaxBytes>>20)
+	}
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(payload, "=") && len(payload)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	data, err = enc.DecodeString(payload)
+	if err != nil {
+		return "", nil, fmt.Errorf("data URL's base64 is bad: %w", err)
+	}
+	if len(data) == 0 {
+		return "", nil, errors.New("data URL holds no data")
+	}
+	return mime, data, nil
+}
+
+// DataURL is data as a base64 data URL of the given media type.
+func DataURL(mime string, data []byte) string {
+	var b strings.Builder
+	b.Grow(len("data:;base64,") + len(mime) + base64.StdEncoding.EncodedLen(len(data)))
+	b.WriteString("data:")
+	b.WriteString(mime)
+	b.WriteString(";base64,")
+	b.WriteString(base64.StdEncoding.EncodeToString(data))
+	return b.String()
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) < len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
+		return s, false
+	}
+	return s[len(prefix):], true
+}

@@ -1,0 +1,99 @@
+package media
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Rule is how a model's processor counts an image: the prompt tokens one image of the given
+// size adds, its placeholder tokens and the text the processor wraps them in. The chat
+// template's text around an image is counted with the message's text, where image parts
+// render nothing: both the builder and the simulator count a prompt as its text plus each
+// image's Tokens.
+type Rule interface {
+	// Name says which rule this is, for messages ("qwen2_vl smart_resize, patch 14, merge 2").
+	Name() string
+	// Tokens is the prompt tokens one width×height image adds; an image the processor refuses
+	// (an aspect ratio beyond its limit) is an error.
+	Tokens(width, height int) (int, error)
+}
+
+// ErrNoRule is wrapped by Load's error when a folder names no family replay has a rule for;
+// --image-tokens N is the way out.
+var ErrNoRule = errors.New("no image token rule for this model (give --image-tokens N)")
+
+// Counter counts the prompt tokens of a text as the served model's tokenizer encodes it,
+// special tokens recognized and none added: the wrappers some processors put around an
+// image's placeholders.
+type Counter func(text string) int
+
+// Load chooses the rule of the model whose folder holds path (a tokenizer.json or its
+// folder), as Hugging Face's AutoProcessor chooses the processor: by config.json's model_type,
+// with the values of preprocessor_config.json (and processor_config.json) beside it. count
+// counts the processor's wrapper text. A folder without config.json, or of a family without a
+// rule, is an error wrapping ErrNoRule.
+func Load(path string, count Counter) (Rule, error) {
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	var cfg modelConfig
+	found, err := readJSON(dir, "config.json", &cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s has no config.json, so its model family is unknown: %w", dir, ErrNoRule)
+	}
+	switch cfg.ModelType {
+	case "qwen2_vl", "qwen2_5_vl":
+		return loadQwen2VL(dir, cfg.ModelType, count)
+	case "gemma3":
+		return loadGemma3(dir, cfg, count)
+	case "llava":
+		return loadLLaVA(dir, cfg)
+	case "":
+		return nil, fmt.Errorf("%s: config.json has no model_type: %w", dir, ErrNoRule)
+	}
+	return nil, fmt.Errorf("%s: model_type %q: %w", dir, cfg.ModelType, ErrNoRule)
+}
+
+// modelConfig is what the rules read of config.json.
+type modelConfig struct {
+	ModelType string `json:"model_type"`
+	// Gemma 3: the soft tokens per image (Gemma3Config.mm_tokens_per_image).
+	MMTokensPerImage *int `json:"mm_tokens_per_image"`
+	// LLaVA: the vision tower's patch and whether its CLS feature is dropped.
+	VisionFeatureSelectStrategy string `json:"vision_feature_select_strategy"`
+	VisionConfig                struct {
+		PatchSize *int `json:"patch_size"`
+		ImageSize *int `json:"image_size"`
+	} `json:"vision_config"`
+}
+
+// readJSON reads dir/name into v; found is false when the file does not exist.
+func readJSON(dir, name string, v any) (found bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return true, fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+	}
+	return true, nil
+}
+
+// Fixed is --image-tokens N: every image adds n prompt tokens, whatever its size.
+func Fixed(n int) Rule { return fixed(n) }
+
+type fixed int
+
+func (f fixed) Name() string                 { return fmt.Sprintf("--image-tokens %d", int(f)) }
+func (f fixed) Tokens(_, _ int) (int, error) { return int(f), nil }

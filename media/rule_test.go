@@ -1,0 +1,144 @@
+package media
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFolder writes a model folder's config files, each a JSON text.
+func writeFolder(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// qwen2VL2BConfig is Qwen/Qwen2-VL-2B-Instruct's preprocessor_config.json values as the
+// repository publishes them (min_pixels 3136, max_pixels 12845056, patch 14, merge 2,
+// temporal patch 2): the model vLLM's test_qwen2_vl.py counts with.
+const qwen2VL2BConfig = `{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2,
+ "image_processor_type": "Qwen2VLImageProcessor", "processor_class": "Qwen2VLProcessor"}`
+
+// TestQwen2VLAgainstVLLM reproduces vllm-project/vllm@028611b33fd53f7df1d51126478e2d6fed8a5e53
+// tests/models/multimodal/processing/test_qwen2_vl.py test_processor_override: its image
+// asset (1300×876) is 1426 <|image_pad|> tokens (5704 patches) with the model's own config,
+// and 330 (1320 patches) with min_pixels 64², max_pixels 512², given as min/max_pixels or as
+// size's shortest/longest_edge. Our count adds <|vision_start|> and <|vision_end|>.
+func TestQwen2VLAgainstVLLM(t *testing.T) {
+	for _, c := range []struct {
+		name, pre string
+		pads      int
+	}{
+		{"model defaults", qwen2VL2BConfig, 1426},
+		{"min/max_pixels", `{"min_pixels": 4096, "max_pixels": 262144, "patch_size": 14, "merge_size": 2}`, 330},
+		{"size edges", `{"size": {"shortest_edge": 4096, "longest_edge": 262144}, "patch_size": 14, "merge_size": 2}`, 330},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFolder(t, map[string]string{"config.json": `{"model_type": "qwen2_vl"}`, "preprocessor_config.json": c.pre})
+			r, err := Load(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, wh := range [][2]int{{1300, 876}, {876, 1300}} {
+				n, err := r.Tokens(wh[0], wh[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != c.pads+2 {
+					t.Errorf("%dx%d: %d tokens, want %d pads + 2 wrappers (%s)", wh[0], wh[1], n, c.pads, r.Name())
+				}
+			}
+		})
+	}
+}
+
+// TestSmartResize checks smart_resize's branches against transformers' function run in
+// Python 3 (its code as cited in qwen2vl.go, default min 56², max 28²·1280): rounding half to
+// even, the max_pixels floor, the min_pixels ceiling for tiny and thin images, and the refusal
+// of an aspect ratio over 200.
+func TestSmartResize(t *testing.T) {
+	for _, c := range []struct{ h, w, wantH, wantW int }{
+		{876, 1300, 812, 1204},  // over max_pixels: floored
+		{42, 42, 56, 56},        // round(1.5)=2 (half to even)
+		{70, 70, 56, 56},        // round(2.5)=2 (half to even), not 3
+		{20, 20, 56, 56},        // 0×0 after rounding: the min_pixels branch sizes it
+		{14, 2800, 28, 812},     // round(0.5)=0: min_pixels branch, not 28×2800
+		{3000, 4000, 840, 1148}, // the max_pixels branch floors
+		{100, 3000, 112, 2996},  // thin, over max_pixels
+		{3000, 100, 2996, 112},
+	} {
+		h, w, err := SmartResize(c.h, c.w, 28, 56*56, 28*28*1280)
+		if err != nil {
+			t.Fatalf("%dx%d: %v", c.w, c.h, err)
+		}
+		if h != c.wantH || w != c.wantW {
+			t.Errorf("smart_resize(%d, %d) = %d, %d; want %d, %d", c.h, c.w, h, w, c.wantH, c.wantW)
+		}
+	}
+	if _, _, err := SmartResize(10, 2010, 28, 3136, 1003520); err == nil || !strings.Contains(err.Error(), "200") {
+		t.Errorf("aspect ratio 201: err %v, want a refusal naming 200", err)
+	}
+}
+
+// TestGemma3 counts Gemma 3's 256 soft tokens (google/gemma-3-4b-it's config.json:
+// mm_tokens_per_image 256; processor_config.json: image_seq_length 256) plus the wrapper as the
+// counter encodes it, whatever the size.
+func TestGemma3(t *testing.T) {
+	dir := writeFolder(t, map[string]string{
+		"config.json":           `{"model_type": "gemma3", "mm_tokens_per_image": 256, "boi_token_index": 255999, "eoi_token_index": 256000}`,
+		"processor_config.json": `{"image_seq_length": 256, "processor_class": "Gemma3Processor"}`,
+	})
+	// A counter that sees "\n\n" as one token and each marker as one, as Gemma's tokenizer does.
+	count := func(s string) int { return strings.Count(s, "\n\n") + strings.Count(s, "<") }
+	r, err := Load(dir, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wh := range [][2]int{{20, 20}, {4000, 3000}, {3000, 100}} {
+		if n, _ := r.Tokens(wh[0], wh[1]); n != 256+4 {
+			t.Errorf("%v: %d tokens, want 260", wh, n)
+		}
+	}
+}
+
+// TestLLaVA15 counts llava-hf/llava-1.5-7b-hf's 576 (crop_size 336, patch_size 14,
+// vision_feature_select_strategy "default": (336/14)² + 1 - 1), and 577 with "full".
+func TestLLaVA15(t *testing.T) {
+	for strategy, want := range map[string]int{"default": 576, "full": 577} {
+		dir := writeFolder(t, map[string]string{
+			"config.json":              `{"model_type": "llava", "vision_feature_select_strategy": "` + strategy + `", "vision_config": {"image_size": 336, "patch_size": 14, "model_type": "clip_vision_model"}}`,
+			"preprocessor_config.json": `{"crop_size": {"height": 336, "width": 336}, "image_processor_type": "CLIPImageProcessor"}`,
+		})
+		r, err := Load(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := r.Tokens(1300, 876); n != want {
+			t.Errorf("%s: %d tokens, want %d", strategy, n, want)
+		}
+	}
+}
+
+func TestLoadRefusesUnknownFamilies(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"no config.json":   {},
+		"text model":       {"config.json": `{"model_type": "qwen3"}`},
+		"no model_type":    {"config.json": `{}`},
+		"gemma3 no length": {"config.json": `{"model_type": "gemma3"}`},
+	} {
+		_, err := Load(writeFolder(t, files), func(string) int { return 1 })
+		if !errors.Is(err, ErrNoRule) || !strings.Contains(err.Error(), "--image-tokens") {
+			t.Errorf("%s: err %v, want ErrNoRule naming --image-tokens", name, err)
+		}
+	}
+	if _, err := Load(writeFolder(t, map[string]string{"config.json": `{"model_type": `}), nil); err == nil || errors.Is(err, ErrNoRule) {
+		t.Errorf("bad config.json: err %v, want a parse error", err)
+	}
+}

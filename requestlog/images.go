@@ -1,0 +1,227 @@
+package requestlog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/synth/tokenizer"
+	"github.com/llm-replay/replay/trace"
+)
+
+// images.go reads the images of chat messages (image_url parts: a data URL or an http URL,
+// with its detail) into trace.MediaParts: the format and size from the image's header, a keyed
+// hash of its bytes, and the prompt tokens the served model's processor turns it into
+// (Options.Images). The bytes are dropped once read.
+
+// loggedImage is an image_url part as the line holds it, before its header is read.
+type loggedImage struct {
+	message, part, parts int
+	field                string // the part's field, for errors
+	url, detail          string
+}
+
+// messageContent is a chat message's content as the template sees it (contentText's) and its
+// images. The text of a content list holding images is its text parts one after the other, as
+// the multimodal templates (Qwen2-VL's, Gemma 3's) write them while walking the parts; a list
+// of text parts alone is joined by newlines, as vLLM joins it for text-only templates.
+func messageContent(v any, f string, message int) (string, []loggedImage, error) {
+	list, ok := v.([]any)
+	if !ok || !hasImage(list) {
+		s, err := contentText(v)
+		if err != nil {
+			return "", nil, &fieldError{field: f, err: err}
+		}
+		return s, nil, nil
+	}
+	var text strings.Builder
+	var imgs []loggedImage
+	for i, p := range list {
+		pf := fmt.Sprintf("%s[%d]", f, i)
+		po, _ := p.(map[string]any)
+		switch t, _ := po["type"].(string); t {
+		case "text":
+			s, ok := po["text"].(string)
+			if !ok {
+				return "", nil, bad(pf+".text", "missing or not a string")
+			}
+			text.WriteString(s)
+		case "image_url":
+			img, err := imagePart(po, pf)
+			if err != nil {
+				return "", nil, err
+			}
+			img.message, img.part, img.parts = message, i, len(list)
+			imgs = append(imgs, img)
+		default:
+			return "", nil, bad(pf+".type", "%q: only text and image_url parts are replayed in a message with images", t)
+		}
+	}
+	return text.String(), imgs, nil
+}
+
+func hasImage(list []any) bool {
+	for _, p := range list {
+		if po, ok := p.(map[string]any); ok && po["type"] == "image_url" {
+			return true
+		}
+	}
+	return false
+}
+
+// imagePart reads {"type":"image_url","image_url":{"url":...,"detail":...}} (or the url as a
+// bare string, as some clients log it).
+func imagePart(po map[string]any, pf string) (loggedImage, error) {
+	img := loggedImage{field: pf + ".image_url.url"}
+	switch iu := po["image_url"].(type) {
+	case string:
+		img.url, img.field = iu, pf+".image_url"
+	case map[string]any:
+		u, ok := iu["url"].(string)
+		if !ok {
+			return img, bad(img.field, "missing or not a string")
+		}
+		img.url = u
+		if d, ok := iu["detail"].(string); ok {
+			img.detail = d
+		} else if iu["detail"] != nil {
+			return img, bad(pf+".image_url.detail", "not a string")
+		}
+	default:
+		return img, bad(pf+".image_url", "missing or not an object")
+	}
+	return img, nil
+}
+
+// errNoImageRule is a line's image when no rule counts images: every line with one would fail
+// alike, so the reader stops at the first even under --on-error skip.
+var errNoImageRule = errors.New("the request holds an image, but no image token rule is known")
+
+// readImages turns a line's logged images into media parts, counted and hashed.
+func (r *Reader) readImages(imgs []loggedImage, h *blockHasher) ([]trace.MediaPart, int, error) {
+	parts := make([]trace.MediaPart, 0, len(imgs))
+	total := 0
+	for _, img := range imgs {
+		m, err := r.readImage(img, h)
+		if err != nil {
+			return nil, 0, err
+		}
+		parts = append(parts, m)
+		total += m.Tokens
+	}
+	return parts, total, nil
+}
+
+func (r *Reader) readImage(img loggedImage, h *blockHasher) (trace.MediaPart, error) {
+	m := trace.MediaPart{Kind: trace.MediaKindImage, Detail: img.detail, Message: img.message, Part: img.part, Parts: img.parts}
+	switch lower := strings.ToLower(img.url); {
+	case strings.HasPrefix(lower, "data:"):
+		mime, data, err := media.ParseDataURL(img.url)
+		if err == nil {
+			var hd media.Image
+			if hd, err = media.ReadHeader(data, mime); err == nil {
+				m.MIME, m.Width, m.Height = hd.MIME, hd.Width, hd.Height
+			}
+		}
+		if err != nil {
+			return m, &fieldError{field: img.field, err: err}
+		}
+		m.Hash = h.mediaHash("image", data)
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
+		if r.opts.ImageWidth <= 0 {
+			return m, bad(img.field, "an image logged by URL has no size in the log: give --image-size WxH")
+		}
+		m.URL, m.Width, m.Height, m.MIME = true, r.opts.ImageWidth, r.opts.ImageHeight, mimeByName(img.url)
+		m.Hash = h.mediaHash("url", []byte(img.url))
+	default:
+		return m, bad(img.field, "neither a data URL nor an http(s) URL")
+	}
+	if m.Width > media.MaxSide || m.Height > media.MaxSide {
+		return m, bad(img.field, "a %dx%d image: a side over %d pixels, beyond what replay builds", m.Width, m.Height, media.MaxSide)
+	}
+	if r.opts.Images == nil {
+		return m, &fieldError{field: img.field, err: fmt.Errorf("%w: %w", errNoImageRule, r.noRule())}
+	}
+	n, err := r.opts.Images.Tokens(m.Width, m.Height)
+	if err != nil {
+		return m, &fieldError{field: img.field, err: fmt.Errorf("%s (%s): %w", r.opts.Images.Name(), m.MIME, err)}
+	}
+	m.Tokens = n
+	return m, nil
+}
+
+// noRule says why no rule is known.
+func (r *Reader) noRule() error {
+	if r.opts.ImagesErr != nil {
+		return r.opts.ImagesErr
+	}
+	return media.ErrNoRule
+}
+
+// mimeByName guesses an image URL's format from its file name (PNG when it says nothing):
+// the stand-in is built in it.
+func mimeByName(u string) string {
+	u, _, _ = strings.Cut(u, "?")
+	switch strings.ToLower(path.Ext(u)) {
+	case ".jpg", ".jpeg":
+		return media.JPEG
+	case ".webp":
+		return media.WebP
+	case ".gif":
+		return media.GIF
+	}
+	return media.PNG
+}
+
+// mediaHash is the first 8 bytes of HMAC-SHA256(key, kind || 0 || data): the block hashes'
+// key, so a trace's image hashes are as unguessable as its block hashes.
+func (h *blockHasher) mediaHash(kind string, data []byte) uint64 {
+	h.mac.Reset()
+	h.mac.Write([]byte(kind))
+	h.mac.Write([]byte{0})
+	h.mac.Write(data)
+	h.buf = h.mac.Sum(h.buf[:0])
+	return binary.BigEndian.Uint64(h.buf)
+}
+
+// ImageRule is the rule a request log's images are counted by: --image-tokens N when n > 0,
+// else the model's own from the folder of the tokenizer at tokPath (media.Load, its wrapper
+// text counted by tok). err wraps media.ErrNoRule when the folder names no known family: the
+// caller keeps it and reports it at the first image (Options.ImagesErr), since a log without
+// images needs no rule.
+func ImageRule(tokPath string, tok tokenizer.Tokenizer, n int) (media.Rule, error) {
+	if n > 0 {
+		return media.Fixed(n), nil
+	}
+	return media.Load(tokPath, func(s string) int { return len(tok.Encode(s, false)) })
+}
+
+// SetImages fills the image options from the flags: size is --image-size ("" for none), n is
+// --image-tokens (0 for the model's own rule, read from the folder of the tokenizer at
+// tokPath). A folder without a rule is not an error here (ImagesErr keeps why): only a line
+// with an image needs one.
+func (o *Options) SetImages(tokPath, size string, n int) error {
+	if n < 0 {
+		return fmt.Errorf("--image-tokens %d: must not be negative", n)
+	}
+	if size != "" {
+		w, h, err := media.ParseSize(size)
+		if err != nil {
+			return fmt.Errorf("--image-size: %w", err)
+		}
+		o.ImageWidth, o.ImageHeight = w, h
+	}
+	rule, err := ImageRule(tokPath, o.Tokenizer, n)
+	switch {
+	case err == nil:
+		o.Images = rule
+	case errors.Is(err, media.ErrNoRule):
+		o.ImagesErr = err
+	default:
+		return fmt.Errorf("--tokenizer: the model's image processor: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/requestlog"
+	"github.com/llm-replay/replay/synth"
+	"github.com/llm-replay/replay/synth/tokenizer"
+	"github.com/llm-replay/replay/trace"
+)
+
+// SetImageRule sets the rule the prompts' images are counted by: --image-tokens N when n > 0,
+// else the target model's processor's, from its folder. A folder without one is kept as the
+// reason, for the first record with an image to name (a trace without images needs none).
+func SetImageRule(s *synth.Config, tokPath string, tok tokenizer.Tokenizer, n int) error {
+	rule, err := requestlog.ImageRule(tokPath, tok, n)
+	switch {
+	case err == nil:
+		s.Images = rule
+	case errors.Is(err, media.ErrNoRule):
+		s.ImagesErr = err
+	default:
+		return fmt.Errorf("--tokenizer: the model's image processor: %w", err)
+	}
+	return nil
+}
+
+// sayImages tells what the window's images will be sent as: how many, in how many requests,
+// how many distinct (each the same bytes every time it is sent), all inline as data URLs; and
+// those logged as WebP, which go as PNG of the same size (the standard library writes no WebP).
+func sayImages(w io.Writer, recs []trace.Record) {
+	images, requests, webp, urls := 0, 0, 0, 0
+	distinct := map[uint64]bool{}
+	for _, r := range recs {
+		if len(r.Media) > 0 {
+			requests++
+		}
+		for _, m := range r.Media {
+			images++
+			distinct[m.Hash] = true
+			if m.MIME == media.WebP {
+				webp++
+			}
+			if m.URL {
+				urls++
+			}
+		}
+	}
+	if images == 0 {
+		return
+	}
+	fmt.Fprintf(w, "replay: %d images in %d requests (%d distinct), sent inline as data URLs", images, requests, len(distinct))
+	if urls > 0 {
+		fmt.Fprintf(w, "; %d logged by URL, sized by --image-size", urls)
+	}
+	if webp > 0 {
+		fmt.Fprintf(w, "; %d logged as WebP, sent as PNG of the same size", webp)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,193 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/scheduler"
+)
+
+// qwen2VLFolder is a Qwen2-VL model folder for the tests: Qwen3's tokenizer (its vocabulary
+// holds Qwen2-VL's <|vision_start|>, <|image_pad|> and <|vision_end|>) and chat template, with
+// the config.json model_type and preprocessor_config.json values Qwen/Qwen2-VL-2B-Instruct
+// publishes (min_pixels 3136, max_pixels 12845056, patch 14, merge 2), written here.
+func qwen2VLFolder(t *testing.T) string {
+	t.Helper()
+	src := testenv.Tokenizer(t, "qwen3")
+	dir := t.TempDir()
+	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
+		if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"config.json":              `{"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl", "vision_config": {"patch_size": 14, "spatial_merge_size": 2}}`,
+		"preprocessor_config.json": `{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2, "image_processor_type": "Qwen2VLImageProcessor"}`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// imageLog writes a chat request log of n requests, each with 0 to 4 images drawn from a pool
+// shared across requests (20×20 to 4000×3000, and 3000×100; PNG, JPEG and GIF), between text
+// parts, and returns its path.
+func imageLog(t *testing.T, n int) string {
+	t.Helper()
+	pool := []struct {
+		w, h int
+		mime string
+	}{{20, 20, media.PNG}, {4000, 3000, media.JPEG}, {3000, 100, media.PNG}, {640, 480, media.JPEG}, {1300, 876, media.PNG}, {333, 777, media.GIF}, {56, 28, media.JPEG}}
+	urls := make([]string, len(pool))
+	for i, p := range pool {
+		img, err := media.Build(uint64(1000+i), p.w, p.h, p.mime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls[i] = media.DataURL(img.MIME, img.Data)
+	}
+	rng := rand.New(rand.NewPCG(46, 1))
+	var b strings.Builder
+	for i := range n {
+		var parts []any
+		parts = append(parts, map[string]any{"type": "text", "text": fmt.Sprintf("Request %d: what do these show?", i)})
+		for range rng.IntN(5) {
+			part := map[string]any{"url": urls[rng.IntN(len(urls))]}
+			if rng.IntN(3) == 0 {
+				part["detail"] = "high"
+			}
+			parts = append(parts, map[string]any{"type": "image_url", "image_url": part})
+			if rng.IntN(2) == 0 {
+				parts = append(parts, map[string]any{"type": "text", "text": "and this one, in detail please"})
+			}
+		}
+		line := map[string]any{
+			"timestamp": float64(i) * 0.02,
+			"request": map[string]any{"model": "vl", "max_tokens": 4, "messages": []any{
+				map[string]any{"role": "system", "content": "You describe images."},
+				map[string]any{"role": "user", "content": parts},
+			}},
+			"response": map[string]any{"usage": map[string]any{"completion_tokens": 4}},
+		}
+		raw, err := json.Marshal(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(raw)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "vision.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestImageLogReplay replays a generated vision log against the in-process simulator over
+// loopback HTTP, counted by the Qwen2-VL rule of the model folder on both sides: every logged
+// image is sent as a stand-in of its logged size and format, where it was among the text parts,
+// the same logged image as the same bytes every time and different ones apart, and the
+// simulator's prompt count is exactly every request's target.
+func TestImageLogReplay(t *testing.T) {
+	const n = 40
+	path, tokPath := imageLog(t, n), qwen2VLFolder(t)
+	var stderr bytes.Buffer
+	images := 0
+	cfg := Config{
+		Trace: path, Ingest: ingest.Options{Format: ingest.FormatOpenAILog}, Out: t.TempDir(),
+		Tokenizer: tokPath, Schedule: scheduler.Config{Speed: 10}, Sim: roomySim(0),
+		Stderr: &stderr, Stdout: io.Discard,
+		OnPlan: func(p Plan) error {
+			images = checkImagePlan(t, p)
+			return nil
+		},
+	}
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n || sum.Requests.OK != n || images < n {
+		t.Fatalf("%d rows, %d images, summary %+v\n%s", len(rows), images, sum.Requests, stderr.String())
+	}
+	most := int32(0)
+	for _, r := range rows {
+		most = max(most, r.TargetPromptTokens)
+		if r.PromptTokens != r.TargetPromptTokens {
+			t.Errorf("request %s: target %d prompt tokens, the simulator counted %d", r.RequestID, r.TargetPromptTokens, r.PromptTokens)
+		}
+	}
+	t.Logf("%d requests, %d images, longest prompt %d tokens", n, images, most)
+	if !strings.Contains(stderr.String(), fmt.Sprintf("replay: %d images in", images)) {
+		t.Errorf("the run does not say how many images it sends:\n%s", stderr.String())
+	}
+	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
+		t.Errorf("prompt tokens exact: %v, want 100%%", f)
+	}
+}
+
+// checkImagePlan checks every planned request's image parts against its record's logged
+// images, and the same logged image's bytes across requests; it returns the images seen.
+func checkImagePlan(t *testing.T, p Plan) int {
+	t.Helper()
+	byHash := map[uint64]string{}
+	byURL := map[string]uint64{}
+	seen := 0
+	for _, r := range p.Requests {
+		last := r.Messages[len(r.Messages)-1]
+		var imgs []chat.Part
+		text := ""
+		for _, part := range last.Parts {
+			if part.Type == chat.PartImage {
+				imgs = append(imgs, part)
+			} else {
+				text += part.Text
+			}
+		}
+		if len(imgs) != len(r.Record.Media) || (len(imgs) > 0 && text != last.Content) {
+			t.Fatalf("request %d: %d image parts for %d logged images; parts' text %q, content %q", r.Index, len(imgs), len(r.Record.Media), text, last.Content)
+		}
+		for k, part := range imgs {
+			m := r.Record.Media[k]
+			mime, data, err := media.ParseDataURL(part.ImageURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := media.ReadHeader(data, mime)
+			if err != nil || got != (media.Image{MIME: m.MIME, Width: m.Width, Height: m.Height}) || part.Detail != m.Detail {
+				t.Fatalf("request %d image %d: sent %+v (detail %q), logged %+v", r.Index, k, got, part.Detail, m)
+			}
+			if u, ok := byHash[m.Hash]; ok && u != part.ImageURL {
+				t.Fatalf("request %d image %d: the same logged image sent as different bytes", r.Index, k)
+			}
+			if h, ok := byURL[part.ImageURL]; ok && h != m.Hash {
+				t.Fatalf("request %d image %d: two logged images sent as the same bytes", r.Index, k)
+			}
+			byHash[m.Hash], byURL[part.ImageURL] = part.ImageURL, m.Hash
+			seen++
+		}
+	}
+	if len(byHash) < 5 {
+		t.Fatalf("only %d distinct images in the plan", len(byHash))
+	}
+	return seen
+}

@@ -1,0 +1,159 @@
+package synth
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/trace"
+)
+
+// media.go puts a record's logged images back into its chat prompt: each a stand-in of the
+// logged size and format (media.Build, keyed by the logged image's hash, so the same logged
+// image is the same bytes in every request), in the user message, where it was among the
+// logged message's parts, each logged text part a synthetic text part in its place. The text
+// stays exact: its target is the logged prompt less the logged images' tokens, and the
+// server's count is that text plus the target model's tokens for each image (Config.Images).
+
+// domainImage keys the stand-in images by the logged images' hashes.
+const domainImage uint64 = 0x696d616765000007
+
+// imageCacheBytes bounds the stand-ins kept for reuse: an image repeated across a trace (a
+// logo, a shared screenshot) is encoded once while it stays under this.
+const imageCacheBytes = 256 << 20
+
+// planMedia sizes rec's prompt around its images: it returns the text's target (the logged
+// prompt less the logged images' tokens) and sets the job's image tokens by the target rule
+// and its target prompt tokens (text plus images).
+func (b *Builder) planMedia(j *job, rec trace.Record, at string) (int, error) {
+	text := j.req.TargetPromptTokens
+	if len(rec.Media) == 0 {
+		return text, nil
+	}
+	if j.req.API != APIChat {
+		return 0, fmt.Errorf("%s: images are replayed on the chat API only, not %s", at, j.req.API)
+	}
+	if b.cfg.Images == nil {
+		return 0, fmt.Errorf("%s: the request holds images, but the model's image token rule is unknown (%v): give --image-tokens N", at, b.cfg.ImagesErr)
+	}
+	text -= rec.MediaTokens()
+	if text < 1 {
+		return 0, fmt.Errorf("%s: prompt_tokens %d is no more than its images' %d tokens", at, j.req.TargetPromptTokens, rec.MediaTokens())
+	}
+	for i, m := range rec.Media {
+		n, err := b.cfg.Images.Tokens(m.Width, m.Height)
+		if err != nil {
+			return 0, fmt.Errorf("%s: image %d (%dx%d): %s: %w", at, i, m.Width, m.Height, b.cfg.Images.Name(), err)
+		}
+		j.media += n
+	}
+	j.req.TargetPromptTokens = text + j.media
+	return text, nil
+}
+
+// mediaParts lays out the user message's parts: each logged message's parts in order (its
+// images where they were, text parts in the others' places), the words split among the text
+// parts so that the parts' text one after the other is the message's text. A message logged
+// with images alone gets its text as one part after them.
+func (b *Builder) mediaParts(rec trace.Record, words []int32, index int) ([]chat.Part, error) {
+	var layout []chat.Part
+	next := 0
+	for next < len(rec.Media) {
+		msg, parts := rec.Media[next].Message, rec.Media[next].Parts
+		for p := 0; p < parts; p++ {
+			if next < len(rec.Media) && rec.Media[next].Message == msg && rec.Media[next].Part == p {
+				img, err := b.standIn(rec.Media[next], index)
+				if err != nil {
+					return nil, err
+				}
+				layout = append(layout, img)
+				next++
+				continue
+			}
+			layout = append(layout, chat.Part{Type: chat.PartText})
+		}
+		for next < len(rec.Media) && rec.Media[next].Message == msg {
+			return nil, fmt.Errorf("image %d: part %d of %d parts", next, rec.Media[next].Part, parts)
+		}
+	}
+	return b.fillText(layout, words), nil
+}
+
+// fillText spreads words over layout's text parts (dropping text parts beyond the words),
+// each part's text the words' text from where the last one stopped.
+func (b *Builder) fillText(layout []chat.Part, words []int32) []chat.Part {
+	slots := 0
+	for _, p := range layout {
+		if p.Type == chat.PartText {
+			slots++
+		}
+	}
+	if slots == 0 {
+		layout, slots = append(layout, chat.Part{Type: chat.PartText}), 1
+	}
+	slots = min(slots, len(words))
+	out := layout[:0:0]
+	start, k := 0, 0
+	for _, p := range layout {
+		if p.Type != chat.PartText {
+			out = append(out, p)
+			continue
+		}
+		if k == slots {
+			continue
+		}
+		end := start + (len(words)-start)/(slots-k)
+		text := b.v.renderText(words[:end])[len(b.v.renderText(words[:start])):]
+		out = append(out, chat.Part{Type: chat.PartText, Text: text})
+		start, k = end, k+1
+	}
+	return out
+}
+
+// standIn is the image part for a logged image: its stand-in as a data URL, built once while
+// the cache holds it.
+func (b *Builder) standIn(m trace.MediaPart, index int) (chat.Part, error) {
+	url, err := b.images.get(m, key(b.cfg.Seed, domainImage, m.Hash))
+	if err != nil {
+		return chat.Part{}, fmt.Errorf("request %d: image %dx%d: %w", index, m.Width, m.Height, err)
+	}
+	return chat.Part{Type: chat.PartImage, ImageURL: url, Detail: m.Detail}, nil
+}
+
+// imageCache keeps built stand-ins by what they are made of; it is safe for concurrent use
+// (verification runs on several goroutines). Past its bound it starts afresh.
+type imageCache struct {
+	mu    sync.Mutex
+	urls  map[imageKey]string
+	bytes int
+}
+
+type imageKey struct {
+	hash          uint64
+	width, height int
+	mime          string
+}
+
+func (c *imageCache) get(m trace.MediaPart, k uint64) (string, error) {
+	ik := imageKey{m.Hash, m.Width, m.Height, m.MIME}
+	c.mu.Lock()
+	url, ok := c.urls[ik]
+	c.mu.Unlock()
+	if ok {
+		return url, nil
+	}
+	img, err := media.Build(k, m.Width, m.Height, m.MIME)
+	if err != nil {
+		return "", err
+	}
+	url = media.DataURL(img.MIME, img.Data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.urls == nil || c.bytes+len(url) > imageCacheBytes {
+		c.urls, c.bytes = map[imageKey]string{}, 0
+	}
+	c.urls[ik] = url
+	c.bytes += len(url)
+	return url, nil
+}

@@ -1,0 +1,85 @@
+package synth
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/internal/testenv"
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/synth/tokenizer"
+	"github.com/llm-replay/replay/trace"
+)
+
+func imageRecord(tokens int, parts ...trace.MediaPart) trace.Record {
+	return trace.Record{PromptTokens: tokens, OutputTokens: 3, Options: &trace.Options{API: trace.APIChat}, Media: parts}
+}
+
+// TestMediaParts: the logged layout comes back (images where they were, text in the other
+// parts' places, an image-only message's text after its images), the text parts one after the
+// other are the message's content, the text exact to the logged total less the logged images'
+// tokens, the target the text plus the target rule's tokens.
+func TestMediaParts(t *testing.T) {
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(tok, Config{API: APIChat, Images: media.Fixed(500)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := func(msg, part, parts int, hash uint64) trace.MediaPart {
+		return trace.MediaPart{Kind: "image", MIME: media.PNG, Width: 64, Height: 32, Hash: hash, Message: msg, Part: part, Parts: parts, Tokens: 100}
+	}
+	for _, c := range []struct {
+		rec    trace.Record
+		layout string
+	}{
+		{imageRecord(400, img(0, 1, 4, 1), img(0, 3, 4, 2)), "text image text image"},
+		{imageRecord(400, img(0, 0, 2, 1), img(0, 1, 2, 1)), "image image text"},
+		{imageRecord(400, img(0, 0, 1, 7), img(2, 1, 3, 8)), "image text image text"},
+	} {
+		req, err := b.Build(c.rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := req.Messages[len(req.Messages)-1]
+		var kinds []string
+		text := ""
+		for _, p := range last.Parts {
+			kinds = append(kinds, map[string]string{chat.PartText: "text", chat.PartImage: "image"}[p.Type])
+			if p.Type == chat.PartText && p.Text == "" {
+				t.Errorf("%s: an empty text part", c.layout)
+			}
+			text += p.Text
+		}
+		if got := strings.Join(kinds, " "); got != c.layout || text != last.Content {
+			t.Errorf("layout %q, want %q; parts' text %q, content %q", got, c.layout, text, last.Content)
+		}
+		images := len(c.rec.Media)
+		if req.MediaTokens != 500*images || req.TargetPromptTokens != len(req.PromptIDs)+500*images || len(req.PromptIDs) != 400-100*images {
+			t.Errorf("%s: %d text ids, %d media tokens, target %d", c.layout, len(req.PromptIDs), req.MediaTokens, req.TargetPromptTokens)
+		}
+	}
+}
+
+func TestMediaRefused(t *testing.T) {
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := trace.MediaPart{Kind: "image", MIME: media.PNG, Width: 64, Height: 32, Hash: 1, Parts: 1, Tokens: 100}
+	noRule, _ := New(tok, Config{API: APIChat})
+	if _, err := noRule.Build(imageRecord(300, part)); err == nil || !strings.Contains(err.Error(), "--image-tokens") {
+		t.Errorf("no rule: %v", err)
+	}
+	b, _ := New(tok, Config{API: APIChat, Images: media.Fixed(5)})
+	rec := imageRecord(300, part)
+	rec.Options = &trace.Options{API: trace.APIResponses}
+	if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "chat API only") {
+		t.Errorf("responses: %v", err)
+	}
+	if _, err := b.Build(imageRecord(100, part)); err == nil || !strings.Contains(err.Error(), "no more than its images") {
+		t.Errorf("all images: %v", err)
+	}
+}
