@@ -20,9 +20,11 @@ const (
 	saturatedTTFTGrowthMS = 100.0
 	// saturatedRankCorr is the least rank correlation of in-flight count and TTFT.
 	saturatedRankCorr = 0.5
-	// saturatedDoneShare is the share of arrivals below which the completions (answers and
-	// failures) of the schedule's last two thirds say the endpoint fell behind.
-	saturatedDoneShare = 0.9
+	// saturatedDoneShare is the share of the arrivals below which the completions (answers
+	// and failures) while the schedule is busy say the endpoint fell behind: a healthy one
+	// trails its arrivals only by the answers still being written (about e2e over the busy
+	// span), a saturated one by its growing queue.
+	saturatedDoneShare = 0.7
 	// minSaturationWindows and minSaturationSends: fewer say nothing.
 	minSaturationWindows = 6
 	minSaturationSends   = 20
@@ -32,39 +34,52 @@ const (
 // short to tell).
 func (m *Metrics) saturation() string {
 	_, ws := m.Windows()
-	first, last := sendSpan(ws)
+	first, last := busySpan(ws)
 	if last-first+1 < minSaturationWindows {
 		return ""
 	}
-	grows := ttftGrowsWithLoad(ws[first : last+1])
+	// TTFT against load over the whole run: the quiet end of a run (later turns trickling
+	// out) is what an engine's unloaded TTFT looks like.
+	grows := ttftGrowsWithLoad(ws)
 	if grows == "" {
 		return ""
 	}
 	var sent, done float64
-	for _, w := range ws[first+(last-first+1)/3 : last+1] {
+	for _, w := range ws[first : last+1] {
 		sent += w.SendRate
 		done += w.CompletionRate + w.ErrorRate
 	}
 	if sent < minSaturationSends || done >= saturatedDoneShare*sent {
 		return ""
 	}
-	n := float64(last - first + 1 - (last-first+1)/3)
-	return fmt.Sprintf("%s; %.1f completions/s against %.1f arrivals/s over the schedule's last two thirds", grows, done/n, sent/n)
+	n := float64(last - first + 1)
+	return fmt.Sprintf("%s; %.1f completions/s against %.1f arrivals/s while the schedule was busy", grows, done/n, sent/n)
 }
 
-// sendSpan is the first and last window in which requests left.
-func sendSpan(ws []Window) (first, last int) {
+// busySpan is the first window in which requests left and the last in which they still left
+// at a quarter of the busiest window's rate or more: the part of the schedule that loads the
+// endpoint (later turns of sessions, gated on their answers, trickle out after it).
+func busySpan(ws []Window) (first, last int) {
 	first, last = -1, -2
+	peak := 0.0
+	for _, w := range ws {
+		peak = max(peak, w.SendRate)
+	}
 	for i, w := range ws {
-		if w.SendRate > 0 {
-			if first < 0 {
-				first = i
-			}
+		if w.SendRate > 0 && first < 0 {
+			first = i
+		}
+		if peak > 0 && w.SendRate >= busyShare*peak {
 			last = i
 		}
 	}
 	return first, last
 }
+
+// busyShare is the share of the busiest window's send rate below which the schedule is no
+// longer busy.
+const busyShare = 0.25
+
 
 // ttftGrowsWithLoad compares the median TTFT of the windows with the most requests in flight
 // against that of the windows with the fewest, and says how it grew ("" when it did not grow

@@ -40,8 +40,6 @@ func checkEndpoints(cfg Config) error {
 			return fmt.Errorf("--endpoint label %q given twice: give each endpoint its own LABEL=", e.Label)
 		case e.URL == "":
 			return fmt.Errorf("--endpoint %s: the built-in simulator cannot be one of several endpoints; start `replay sim --listen ADDR` for each and give its URL", e.Label)
-		case e.Model == "":
-			return fmt.Errorf("--model is required for endpoint %s: give --model NAME (every endpoint) or --model %s=NAME", e.Label, e.Label)
 		}
 		seen[e.Label] = true
 	}

@@ -46,7 +46,6 @@ func TestMultiRefusals(t *testing.T) {
 		want string
 	}{
 		{"simulator", Config{Endpoints: two(ok, Endpoint{Label: "b", Model: "m"})}, "built-in simulator cannot be one of several"},
-		{"no model", Config{Endpoints: two(ok, Endpoint{Label: "b", URL: ok.URL})}, "--model is required for endpoint b"},
 		{"same label", Config{Endpoints: two(ok, ok)}, `label "a" given twice`},
 		{"bad label", Config{Endpoints: two(ok, Endpoint{Label: "../x", URL: ok.URL, Model: "m"})}, `label "../x"`},
 		{"compare.json", Config{Endpoints: two(ok, Endpoint{Label: runfolder.Compare, URL: ok.URL, Model: "m"})}, "label"},

@@ -64,10 +64,7 @@ func (t *targetFlags) apply(cfg *runner.Config, keyFile string) error {
 	}
 	for i := range eps {
 		e := &eps[i]
-		e.Model = cmp.Or(models[e.Label], model)
-		if e.Model == "" {
-			return fmt.Errorf("--model is required for endpoint %s: give --model NAME (every endpoint) or --model %s=NAME", e.Label, e.Label)
-		}
+		e.Model = cmp.Or(models[e.Label], model) // none: the one model the endpoint lists (the preflight's), else an error there
 		e.APIKey = fileKey
 		if env := cmp.Or(keyEnvs[e.Label], keyEnv); env != "" {
 			if e.APIKey, err = client.APIKeyFromEnv(env); err != nil {

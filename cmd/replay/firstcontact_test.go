@@ -123,6 +123,18 @@ func TestFirstContactVerdicts(t *testing.T) {
 			t.Fatalf("exit %d, verdict %q: want 6, lengths not as logged, the tokenizers named:\n%s", code, s.Verdict, stderr)
 		}
 	})
+	t.Run("paired sims with no model or tokenizer", func(t *testing.T) {
+		a, b := startSim(t, bin, "--zero-cost"), startSim(t, bin, "--zero-cost")
+		out := t.TempDir()
+		code, stderr := runReplay(t, bin, "run", "--endpoint", "a="+a, "--endpoint", "b="+b, "--trace", writeFidelityTrace(t), "--speed", "8", "--out", out)
+		for _, label := range []string{"a", "b"} {
+			s := readRunSummary(t, filepath.Join(out, label))
+			t.Logf("%s: exit %d, verdict: %s", label, code, s.Verdict)
+			if code != 0 || s.Run.Model != "replay-sim" || !analysis.VerdictIs(s.Verdict, analysis.VerdictOK) {
+				t.Fatalf("%s: exit %d, model %q, verdict %q: want 0, the one listed model, valid:\n%s", label, code, s.Run.Model, s.Verdict, stderr)
+			}
+		}
+	})
 	t.Run("three of five lines skipped", func(t *testing.T) {
 		url := startSim(t, bin, "--zero-cost")
 		trace := filepath.Join(t.TempDir(), "half-bad.jsonl")

@@ -188,7 +188,6 @@ func TestMultiEndpointFlags(t *testing.T) {
 		want    string
 	}{
 		{targetFlags{endpoints: []string{"x=http://h:1", "x=http://h:2"}, models: []string{"m"}}, "", `label "x" given twice`},
-		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"a=m"}}, "", "--model is required for endpoint b"},
 		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"m", "n"}}, "", "--model without a label given twice"},
 		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"m", "c=n"}}, "", `no endpoint is labelled "c"`},
 		{targetFlags{endpoints: []string{"a=http://h:1", "b=http://h:2"}, models: []string{"m"}, keyEnvs: []string{"b=NO_SUCH_KEY_VAR"}}, "", "endpoint b"},
