@@ -80,7 +80,6 @@ func busySpan(ws []Window) (first, last int) {
 // longer busy.
 const busyShare = 0.25
 
-
 // ttftGrowsWithLoad compares the median TTFT of the windows with the most requests in flight
 // against that of the windows with the fewest, and says how it grew ("" when it did not grow
 // enough, or not with the load).
