@@ -230,6 +230,9 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	if !req.Trace.IsZero() {
 		hreq.Header["Traceparent"] = []string{req.Trace.String()}
 	}
+	for _, h := range req.Headers {
+		hreq.Header.Set(h.Name, h.Value)
+	}
 	markReplayable(hreq.Header)
 	return hreq, nil
 }
@@ -249,7 +252,7 @@ func (c *Client) prepare(k *call, req Request) ([]byte, error) {
 		}
 	}
 	if req.Body != nil {
-		v, err := verbatimBody(req.Body, c.model)
+		v, err := verbatimBody(req.Body, c.modelOf(req))
 		if err != nil {
 			return nil, err
 		}
