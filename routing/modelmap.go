@@ -163,6 +163,8 @@ func (m *Map) Targets() []Target {
 	if m.rest != nil && !slices.Contains(out, *m.rest) {
 		out = append(out, *m.rest)
 	}
-	slices.SortFunc(out, func(a, b Target) int { return strings.Compare(a.Served()+"\x00"+a.Tokenizer, b.Served()+"\x00"+b.Tokenizer) })
+	slices.SortFunc(out, func(a, b Target) int {
+		return strings.Compare(a.Served()+"\x00"+a.Tokenizer, b.Served()+"\x00"+b.Tokenizer)
+	})
 	return out
 }
