@@ -241,6 +241,11 @@ type Summary struct {
 	// APIs are the same figures for each API the requests went to (chat, completions,
 	// responses, messages, embeddings), side by side; omitted for older runs' rows.
 	APIs map[string]Population `json:"apis,omitempty"`
+	// SLOClasses are the figures of each SLO class (--slo-class-by), keyed by class value,
+	// and Models those of each served model (--model-map), keyed by the name sent
+	// (classes.go); omitted when no row names either.
+	SLOClasses map[string]Group `json:"slo_classes,omitempty"`
+	Models     map[string]Group `json:"models,omitempty"`
 
 	// saturated says why the endpoint was saturated, judged from the rows (saturation.go).
 	saturated string
@@ -367,6 +372,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		s.Sessions = &ss
 	}
 	m.addCache(s, info)
+	m.groupFigures(s, dur)
 	s.Fidelity.Arrival = m.arrival
 	m.addErrors(s)
 	s.Cost = m.cost(dur)
