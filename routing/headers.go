@@ -31,6 +31,15 @@ var loggedHeaders = map[string]bool{
 // routing hints (x-prefix-cache-*).
 var loggedPrefixes = []string{"x-llm-d-", "x-prefix-cache-"}
 
+// ownHeaders are the headers the client writes itself (framing, content, its request id and
+// trace context): a logged one would contradict the request actually sent, so none is replayed
+// even when --header-allow names it.
+var ownHeaders = map[string]bool{
+	"host": true, "content-length": true, "transfer-encoding": true, "connection": true, "te": true, "trailer": true,
+	"upgrade": true, "expect": true, "keep-alive": true, "content-type": true, "content-encoding": true, "accept": true,
+	"accept-encoding": true, "x-request-id": true, "traceparent": true, "tracestate": true, "anthropic-version": true,
+}
+
 // Allowlist says which logged headers a run replays: the defaults above and the extra names.
 type Allowlist struct{ extra map[string]bool }
 
@@ -46,7 +55,7 @@ func NewAllowlist(extra []string) Allowlist {
 // Allowed reports whether a header of this name is replayed; a credential never is.
 func (a Allowlist) Allowed(name string) bool {
 	n := strings.ToLower(name)
-	if trace.SecretHeader(n) {
+	if trace.SecretHeader(n) || ownHeaders[n] {
 		return false
 	}
 	if loggedHeaders[n] || a.extra[n] {

@@ -77,9 +77,9 @@ func TestUnmappedListsEveryName(t *testing.T) {
 }
 
 func TestAllowlistNeverCredentials(t *testing.T) {
-	a := NewAllowlist([]string{"X-Tenant", "Authorization"})
+	a := NewAllowlist([]string{"X-Tenant", "Authorization", "Content-Length"})
 	rec := trace.Record{Headers: []trace.Header{{Name: "authorization", Value: "k"}, {Name: "x-session-affinity", Value: "s"},
-		{Name: "x-llm-d-foo", Value: "1"}, {Name: "x-tenant", Value: "t"}, {Name: "user-agent", Value: "u"}, {Name: "priority", Value: "2"}}}
+		{Name: "x-llm-d-foo", Value: "1"}, {Name: "x-tenant", Value: "t"}, {Name: "user-agent", Value: "u"}, {Name: "content-length", Value: "9"}, {Name: "priority", Value: "2"}}}
 	var names []string
 	for _, h := range a.Logged(&rec) {
 		names = append(names, h.Name)
