@@ -131,3 +131,31 @@ func TestRoutedRun(t *testing.T) {
 		t.Errorf("the failed requirement is not reported:\n%s", stderr)
 	}
 }
+
+// TestRoutedUnmappedAndDryRun: a logged model left unmapped stops the run before anything is
+// sent, naming every unmapped model with its count; --dry-run lists the log's models with
+// their counts and targets.
+func TestRoutedUnmappedAndDryRun(t *testing.T) {
+	log, counts := routedLog(t)
+	code, _, stderr := runCLI(t, "run", "--trace", log, "--format", "openai-log", "--tokenizer", testenv.SampleTokenizer(),
+		"--model-map", "gpt-4o=big", "--out", t.TempDir())
+	for _, name := range []string{"gpt-4o-mini", "mistral-small", "gpt-4o-sql"} {
+		if want := fmt.Sprintf("%q (%d requests)", name, counts[name]); code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr lacks %s:\n%s", code, want, stderr)
+		}
+	}
+	if strings.Contains(stderr, `"gpt-4o" (`) || strings.Contains(stderr, "open-loop replay") {
+		t.Errorf("a mapped model named, or the run started:\n%s", stderr)
+	}
+	code, stdout, stderr := runCLI(t, "run", "--trace", log, "--format", "openai-log", "--tokenizer", testenv.SampleTokenizer(),
+		"--model-map", routedMap(t), "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{fmt.Sprintf("gpt-4o-mini: %d requests -> small-qwen", counts["gpt-4o-mini"]),
+		fmt.Sprintf("gpt-4o-sql: %d requests -> sql-lora", counts["gpt-4o-sql"]), fmt.Sprintf("mistral-small: %d requests -> sample-mistral", counts["mistral-small"])} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, stdout)
+		}
+	}
+}
