@@ -135,7 +135,7 @@ func pick(recs []trace.Record, pos []int) []trace.Record {
 }
 
 // simModels has the simulator serve a --model-map run's models, each counted by its own
-// tokenizer as its prompts were built (ServerCounting), --image-tokens as for the run's.
+// tokenizer as its prompts were built, --image-tokens as for the run's.
 func simModels(sc *sim.Config, p *plan, imageTokens int) error {
 	names := make([]string, 0, len(p.models))
 	for n := range p.models {
@@ -143,18 +143,28 @@ func simModels(sc *sim.Config, p *plan, imageTokens int) error {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		mt := p.models[n]
-		var mc sim.Config
-		if err := ServerCounting(mt.path, mt.tok, &mc); err != nil {
-			return fmt.Errorf("the simulator's model %s: %w", n, err)
+		m, err := SimModel(n, p.models[n].path, p.models[n].tok)
+		if err != nil {
+			return err
 		}
 		if imageTokens > 0 {
-			mc.Images = media.Fixed(imageTokens)
+			m.Images = media.Fixed(imageTokens)
 		}
-		sc.Models = append(sc.Models, sim.Model{Name: n, Tokenizer: mc.Tokenizer, TokenizerSHA256: mc.TokenizerSHA256,
-			Counter: mc.Counter, ChatCounter: mc.ChatCounter, Tokenize: mc.Tokenize, Images: mc.Images})
+		sc.Models = append(sc.Models, m)
 	}
 	return nil
+}
+
+// SimModel is one more model for the simulator to serve as name, counting as ServerCounting
+// does with the tokenizer tok found at tokPath (replay sim --serve, and a --model-map run's
+// built-in simulator).
+func SimModel(name, tokPath string, tok tokenizer.Tokenizer) (sim.Model, error) {
+	var mc sim.Config
+	if err := ServerCounting(tokPath, tok, &mc); err != nil {
+		return sim.Model{}, fmt.Errorf("the simulator's model %s: %w", name, err)
+	}
+	return sim.Model{Name: name, Tokenizer: mc.Tokenizer, TokenizerSHA256: mc.TokenizerSHA256,
+		Counter: mc.Counter, ChatCounter: mc.ChatCounter, Tokenize: mc.Tokenize, Images: mc.Images}, nil
 }
 
 // writeModels is the dry run's account of the models the window's requests name, with their

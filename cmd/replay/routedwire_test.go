@@ -57,13 +57,9 @@ func serve(sc *sim.Config, name, path string) error {
 	if name == "" {
 		return runner.ServerCounting(path, tok, sc)
 	}
-	var mc sim.Config
-	if err := runner.ServerCounting(path, tok, &mc); err != nil {
-		return err
-	}
-	sc.Models = append(sc.Models, sim.Model{Name: name, Tokenizer: mc.Tokenizer, TokenizerSHA256: mc.TokenizerSHA256,
-		Counter: mc.Counter, ChatCounter: mc.ChatCounter, Tokenize: mc.Tokenize, Images: mc.Images})
-	return nil
+	m, err := runner.SimModel(name, path, tok)
+	sc.Models = append(sc.Models, m)
+	return err
 }
 
 // recordingProxy forwards to target and records each POST's model and headers.
