@@ -103,7 +103,8 @@ func TestClassBy(t *testing.T) {
 	if _, err := ParseClassBy("user"); err == nil {
 		t.Error("bad --slo-class-by accepted")
 	}
-	if AffinityValue("s1") == AffinityValue("s2") || AffinityValue("s1") != AffinityValue("s1") || AffinityValue("") != "" {
+	a1, a2 := AffinityValue("s1"), AffinityValue("s2")
+	if a1 == a2 || len(a1) != 16 || a1 == "s1" || AffinityValue("") != "" {
 		t.Error("affinity values")
 	}
 }

@@ -23,7 +23,11 @@ func TestServedModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var v struct{ Usage struct{ PromptTokens int `json:"prompt_tokens"` } }
+		var v struct {
+			Usage struct {
+				PromptTokens int `json:"prompt_tokens"`
+			}
+		}
 		b, _ := io.ReadAll(resp.Body)
 		_ = json.Unmarshal(b, &v)
 		return resp.StatusCode, v.Usage.PromptTokens
