@@ -13,6 +13,8 @@ import (
 
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/trace"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // dayRecord is a LiteLLM StandardLoggingPayload (the members litellm.go reads) of a made-up
@@ -70,7 +72,7 @@ func genDay(t testing.TB, dir string, minutes, perMinute int) []byte {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(name, gz(t, form), 0o644); err != nil {
+		if err := os.WriteFile(name, testenv.Gzip(t, form), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,7 +123,7 @@ func TestMixedPresetsFolder(t *testing.T) {
 		want += c.Records
 		form := jsonForm(t, fixtureRecords(t, fixture), []string{"lines", "pretty", "array", "pretty-array"}[i])
 		if i%2 == 0 {
-			form = gz(t, form)
+			form = testenv.Gzip(t, form)
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.log", i)), form, 0o644); err != nil {
 			t.Fatal(err)

@@ -11,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/trace"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // A log is the same log however it is delivered: JSON lines, one JSON array, pretty-printed
@@ -29,8 +28,8 @@ func deliveryForms(t testing.TB, recs [][]byte) map[string][]byte {
 	pretty := jsonForm(t, recs, "pretty")
 	return map[string][]byte{
 		"lines": lines, "array": array, "pretty": pretty,
-		"pretty-array": jsonForm(t, recs, "pretty-array"), "lines.gz": gz(t, lines),
-		"lines.zst": zst(t, lines), "pretty.gz": gz(t, pretty), "array.zst": zst(t, array),
+		"pretty-array": jsonForm(t, recs, "pretty-array"), "lines.gz": testenv.Gzip(t, lines),
+		"lines.zst": testenv.Zstd(t, lines), "pretty.gz": testenv.Gzip(t, pretty), "array.zst": testenv.Zstd(t, array),
 	}
 }
 
@@ -68,29 +67,6 @@ func jsonForm(t testing.TB, recs [][]byte, form string) []byte {
 	}
 	b.WriteString(end)
 	return b.Bytes()
-}
-
-func gz(t testing.TB, b []byte) []byte {
-	var out bytes.Buffer
-	w := gzip.NewWriter(&out)
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
-func zst(t testing.TB, b []byte) []byte {
-	var out bytes.Buffer
-	w, err := zstd.NewWriter(&out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
 }
 
 // fixtureRecords are a JSON fixture's records, compacted.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/llm-replay/replay/ingest"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // BenchmarkGzipFolder reads a folder of gzip'd JSON-lines logs (an hour of per-minute files)
@@ -60,7 +62,7 @@ func genDayLines(b *testing.B, dir string, minutes, perMinute int) {
 			recs = append(recs, dayRecord(start, fmt.Sprintf("r-%d-%d", m, i), fmt.Sprintf("u-%d", i%50), 1000+i, 512, 100, "acompletion", true))
 		}
 		name := filepath.Join(dir, fmt.Sprintf("%04d.jsonl.gz", m))
-		if err := os.WriteFile(name, gz(b, jsonForm(b, recs, "lines")), 0o644); err != nil {
+		if err := os.WriteFile(name, testenv.Gzip(b, jsonForm(b, recs, "lines")), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

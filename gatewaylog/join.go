@@ -2,6 +2,7 @@ package gatewaylog
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 )
 
@@ -19,20 +20,10 @@ import (
 // a rejected request goes to the quarantine file whole.
 func joinedRaw(recs []Record) []byte {
 	sorted := slices.Clone(recs)
-	slices.SortStableFunc(sorted, func(a, b Record) int { return cmpLine(a.Line, b.Line) })
+	slices.SortStableFunc(sorted, func(a, b Record) int { return cmp.Compare(a.Line, b.Line) })
 	raws := make([][]byte, len(sorted))
 	for i, r := range sorted {
 		raws[i] = bytes.TrimRight(r.Raw, "\r\n")
 	}
 	return bytes.Join(raws, []byte("\n"))
-}
-
-func cmpLine(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

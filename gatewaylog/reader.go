@@ -3,6 +3,7 @@ package gatewaylog
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -240,7 +241,7 @@ func readJoined(src io.Reader, s Schema, c *collector) error {
 	for _, rec := range s.Join(joinable) {
 		all = append(all, held{rec: rec})
 	}
-	slices.SortStableFunc(all, func(a, b held) int { return cmpLine(a.rec.Line, b.rec.Line) })
+	slices.SortStableFunc(all, func(a, b held) int { return cmp.Compare(a.rec.Line, b.rec.Line) })
 	for _, h := range all {
 		e, err := Entry{}, h.err
 		if err == nil {

@@ -15,7 +15,7 @@ var abouts = []About{
 	{FormatMooncake, "Mooncake's JSONL traces (timestamps in ms, 512-token prefix block hashes)",
 		`{"timestamp": 27482, "input_length": 1900, "output_length": 52, "hash_ids": [46, 47, 48, 49]}`},
 	{FormatAzure, "the Azure LLM inference trace CSVs (2023, 2024)",
-		"TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44"},
+		"TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 09:02:31.1204700,812,64"},
 	{FormatBurstGPT, "the BurstGPT trace CSV (seconds from its start)",
 		"Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log"},
 	{FormatJSONL, "any JSON lines: --map names the keys (by default those below, plus session_id, turn, model, block_hashes)",

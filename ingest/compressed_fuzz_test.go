@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 // FuzzDecompress feeds any bytes to the content-sniffing decompressor: no panic; bytes that
@@ -12,9 +14,9 @@ import (
 // at the limit, it does not exhaust memory here).
 func FuzzDecompress(f *testing.F) {
 	f.Add([]byte(mooncakeLines))
-	f.Add(gzipped(f, []byte(mooncakeLines)))
-	f.Add(append(gzipped(f, []byte("a\n")), gzipped(f, []byte("b\n"))...))
-	f.Add(zstded(f, []byte(mooncakeLines)))
+	f.Add(testenv.Gzip(f, []byte(mooncakeLines)))
+	f.Add(append(testenv.Gzip(f, []byte("a\n")), testenv.Gzip(f, []byte("b\n"))...))
+	f.Add(testenv.Zstd(f, []byte(mooncakeLines)))
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {

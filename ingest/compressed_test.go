@@ -1,46 +1,19 @@
 package ingest
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+	"github.com/llm-replay/replay/internal/testenv"
 )
 
 const mooncakeLines = `{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": []}
 {"timestamp": 100, "input_length": 20, "output_length": 6, "hash_ids": []}
 {"timestamp": 250, "input_length": 30, "output_length": 7, "hash_ids": []}
 `
-
-func gzipped(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	w := gzip.NewWriter(&out)
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
-func zstded(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	w, err := zstd.NewWriter(&out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
 
 // TestCompressedByContent reads the same trace plain, gzip'd (one member and one member per
 // line, as `cat a.gz b.gz` makes) and zstd'd, under names that say nothing of compression.
@@ -49,11 +22,11 @@ func TestCompressedByContent(t *testing.T) {
 	var members []byte
 	for _, line := range strings.SplitAfter(mooncakeLines, "\n") {
 		if line != "" {
-			members = append(members, gzipped(t, []byte(line))...)
+			members = append(members, testenv.Gzip(t, []byte(line))...)
 		}
 	}
 	forms := map[string][]byte{
-		"plain": plain, "gzip": gzipped(t, plain), "gzip-members": members, "zstd": zstded(t, plain),
+		"plain": plain, "gzip": testenv.Gzip(t, plain), "gzip-members": members, "zstd": testenv.Zstd(t, plain),
 	}
 	want, _, err := ReadAll(writeTemp(t, "plain.jsonl", plain), Options{})
 	if err != nil {
@@ -82,7 +55,7 @@ func TestCompressedByContent(t *testing.T) {
 // TestCompressedTruncated: a gzip file cut short is an error naming the file, not a short
 // trace.
 func TestCompressedTruncated(t *testing.T) {
-	gz := gzipped(t, []byte(strings.Repeat(mooncakeLines, 200)))
+	gz := testenv.Gzip(t, []byte(strings.Repeat(mooncakeLines, 200)))
 	path := writeTemp(t, "cut.jsonl.gz", gz[:len(gz)/2])
 	_, _, err := ReadAll(path, Options{Format: FormatMooncake})
 	if err == nil || !strings.Contains(err.Error(), "cut.jsonl.gz") {
@@ -92,7 +65,7 @@ func TestCompressedTruncated(t *testing.T) {
 
 // TestCompressedParquetRefused: Parquet seeks, so a compressed one is refused with the fix.
 func TestCompressedParquetRefused(t *testing.T) {
-	path := writeTemp(t, "t.parquet", gzipped(t, []byte("PAR1 not really")))
+	path := writeTemp(t, "t.parquet", testenv.Gzip(t, []byte("PAR1 not really")))
 	_, err := Open(path, Options{})
 	if err == nil || !strings.Contains(err.Error(), "decompress it first") {
 		t.Fatalf("err = %v, want the refusal", err)

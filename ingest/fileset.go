@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"cmp"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -149,7 +150,7 @@ func (s *setReader) scan() error {
 	if !found {
 		return fmt.Errorf("%d files: %w: no record in any", len(s.files), ErrEmpty)
 	}
-	slices.SortStableFunc(s.order, func(a, b int) int { return cmpInt64(s.spans[a].first, s.spans[b].first) })
+	slices.SortStableFunc(s.order, func(a, b int) int { return cmp.Compare(s.spans[a].first, s.spans[b].first) })
 	return nil
 }
 
@@ -220,16 +221,6 @@ func countsOf(r Reader) Counts {
 		return Counts{}
 	}
 	return r.Counts()
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Next is the earliest record of the open files, after opening the files whose first record

@@ -22,4 +22,6 @@ func formatHelp(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w, "\n--map field=column points a field at another column or key, e.g. --map timestamp=ts,prompt_tokens=usage.prompt_tokens")
+	fmt.Fprintln(w, "Any file may be gzip'd or zstd'd (told by its content); a JSON format may be JSON lines, one JSON array or")
+	fmt.Fprintln(w, "pretty-printed documents; --trace takes a file, a folder, a glob or several, read as one log in time order.")
 }
