@@ -142,8 +142,8 @@ func TestRoutedWire(t *testing.T) {
 	if n != 24 || len(affinity) != 12 {
 		t.Fatalf("%d logged requests on the wire in %d sessions, want 24 in 12", n, len(affinity))
 	}
-	if !strings.Contains(stdout, "100.0%") && !strings.Contains(stdout, "100%") {
-		t.Logf("stdout:\n%s", stdout)
+	if !strings.Contains(stdout, "prompt tokens exact 100.0%") || strings.Contains(stderr, "another tokenizer") {
+		t.Errorf("every model's prompts counted as logged, each by the tokenizer its endpoint names:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	checkNoKey(t, out)
 }
