@@ -1,6 +1,10 @@
 package analysis
 
-import "github.com/llm-replay/replay/results"
+import (
+	"fmt"
+
+	"github.com/llm-replay/replay/results"
+)
 
 // classes.go gives the run's figures per SLO class (--slo-class-by: results.Row's SLOClass,
 // each judged by its own --slo-class limits, else the run's --slo) and per served model
@@ -87,4 +91,33 @@ func (m *Metrics) groupFigures(s *Summary, dur float64) {
 	}
 	s.SLOClasses = m.classes.figures(dur)
 	s.Models = m.models.figures(dur)
+}
+
+// classLimits takes the classes' limits from the run's summary (info) when o gives none,
+// and writes o's into info, so a rebuilt summary judges each class as the run did.
+func classLimits(o *Options, info *RunInfo) error {
+	if o.ClassSLOs == nil && len(info.SLOClasses) > 0 {
+		o.ClassSLOs = make(map[string]SLO, len(info.SLOClasses))
+		for class, text := range info.SLOClasses {
+			slo, err := ParseSLO(text)
+			if err != nil {
+				return fmt.Errorf("class %q: %w", class, err)
+			}
+			o.ClassSLOs[class] = slo
+		}
+	}
+	info.SLOClasses = ClassLimitsText(o.ClassSLOs)
+	return nil
+}
+
+// ClassLimitsText is each class's limits as --slo writes them; nil for none.
+func ClassLimitsText(slos map[string]SLO) map[string]string {
+	if len(slos) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(slos))
+	for class, s := range slos {
+		out[class] = s.String()
+	}
+	return out
 }

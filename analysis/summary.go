@@ -15,17 +15,20 @@ import (
 
 // RunInfo is the run's metadata, passed in by the caller and written under "run".
 type RunInfo struct {
-	Endpoint       string    `json:"endpoint,omitempty"`
-	Model          string    `json:"model,omitempty"`
-	API            string    `json:"api,omitempty"`
-	Trace          string    `json:"trace,omitempty"`
-	Speed          float64   `json:"speed"`
-	MaxConcurrency int       `json:"max_concurrency,omitempty"`
-	Seed           int64     `json:"seed,omitempty"`
-	SLO            string    `json:"slo,omitempty"`
-	Simulated      bool      `json:"simulated,omitempty"`
-	StartedAt      time.Time `json:"started_at,omitzero"`
-	Version        string    `json:"version,omitempty"`
+	Endpoint       string  `json:"endpoint,omitempty"`
+	Model          string  `json:"model,omitempty"`
+	API            string  `json:"api,omitempty"`
+	Trace          string  `json:"trace,omitempty"`
+	Speed          float64 `json:"speed"`
+	MaxConcurrency int     `json:"max_concurrency,omitempty"`
+	Seed           int64   `json:"seed,omitempty"`
+	SLO            string  `json:"slo,omitempty"`
+	// SLOClasses are the limits of each SLO class the run was given (--slo-class), as
+	// --slo writes them, so that replay report judges each class again as the run did.
+	SLOClasses map[string]string `json:"slo_classes,omitempty"`
+	Simulated  bool              `json:"simulated,omitempty"`
+	StartedAt  time.Time         `json:"started_at,omitzero"`
+	Version    string            `json:"version,omitempty"`
 	// Recovered marks a run cut before it closed (killed, power lost, disk full) whose rows
 	// were recovered from its journal; Recovery says how many and what was dropped.
 	Recovered bool              `json:"recovered,omitempty"`

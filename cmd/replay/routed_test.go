@@ -130,6 +130,18 @@ func TestRoutedRun(t *testing.T) {
 	if !strings.Contains(stderr, "high.goodput") {
 		t.Errorf("the failed requirement is not reported:\n%s", stderr)
 	}
+	// replay report rebuilds the sections from the rows, each class judged by the run's limits.
+	if code, _, stderr := runCLI(t, "report", out, "--quiet", "--require", "low.goodput>=99%,sql-lora.ttft.p99<=10s"); code != 0 {
+		t.Errorf("report: exit %d\n%s", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "report", out, "--quiet", "--require", "high.goodput>=99%"); code != 4 {
+		t.Errorf("report --require high.goodput: exit %d, want 4", code)
+	}
+	var again analysis.Summary
+	b, _ = os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &again); err != nil || again.SLOClasses["high"].Goodput == nil || again.SLOClasses["high"].Goodput.LimitsMS["ttft"] != 0.001 {
+		t.Errorf("rebuilt classes: %+v %v", again.SLOClasses, err)
+	}
 }
 
 // TestRoutedUnmappedAndDryRun: a logged model left unmapped stops the run before anything is
