@@ -107,6 +107,7 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: no records in the selected window", name)
 	}
+	sayRouting(cfg.Stderr, cfg.Routing, recs)
 	if m := cfg.Routing.ModelMap; m != nil {
 		if err := m.Unmapped(recs); err != nil {
 			return nil, err // every unmapped model named before anything is built or sent

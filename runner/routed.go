@@ -1,6 +1,10 @@
 package runner
 
 import (
+	"fmt"
+	"io"
+	"strings"
+
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/client"
 	"github.com/llm-replay/replay/results"
@@ -79,5 +83,23 @@ func (rt *routes) row(row *results.Row, rec *trace.Record) {
 	row.Model = rt.served(rec)
 	if rt.classBy.Set() {
 		row.SLOClass = rt.classBy.Class(rec, row.API)
+	}
+}
+
+// sayRouting warns of routing asked for that the window cannot give: --headers logged over
+// records that hold no headers (a trace format that keeps none, or a normalized trace file,
+// which does not keep them yet), a header class no record carries.
+func sayRouting(w io.Writer, r Routing, recs []trace.Record) {
+	if !r.HeadersLogged && !strings.HasPrefix(r.ClassBy.String(), "header:") {
+		return
+	}
+	with := 0
+	for i := range recs {
+		if len(recs[i].Headers) > 0 {
+			with++
+		}
+	}
+	if with == 0 {
+		fmt.Fprintf(w, "replay: warning: no request of the window holds logged headers (a request log's \"headers\" object): --headers logged sends none, and --slo-class-by header puts every request in no class\n")
 	}
 }

@@ -171,3 +171,14 @@ func TestRoutedUnmappedAndDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadersLoggedWithoutHeaders: --headers logged over a trace that holds none says so.
+func TestHeadersLoggedWithoutHeaders(t *testing.T) {
+	code, _, stderr := runCLI(t, "run", "--headers", "logged", "--limit", "5", "--dry-run")
+	if code != 0 || !strings.Contains(stderr, "no request of the window holds logged headers") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "run", "--headers", "all", "--dry-run"); code == 0 || !strings.Contains(stderr, "--headers") {
+		t.Errorf("--headers all: exit %d:\n%s", code, stderr)
+	}
+}
