@@ -1,6 +1,10 @@
 package trace
 
-import "strings"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
 
 // Header is one request header as the log held it: the name in lower case (HTTP names are
 // case-insensitive), the value as logged. Credentials never become Headers (Secret).
@@ -42,4 +46,42 @@ func (r *Record) HeaderValue(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// EncodeHeaders is the headers column's text: a JSON list of [name, value] pairs, nil for
+// none. A credential is refused: the readers drop them, so one here is a caller's mistake.
+func EncodeHeaders(hs []Header) ([]byte, error) {
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	pairs := make([][2]string, len(hs))
+	for i, h := range hs {
+		if SecretHeader(h.Name) {
+			return nil, fmt.Errorf("header %q may carry a credential: it is never written", h.Name)
+		}
+		pairs[i] = [2]string{h.Name, h.Value}
+	}
+	return json.Marshal(pairs)
+}
+
+// DecodeHeaders reads the headers column's text back; a credential-bearing name in a file
+// (written by another tool) is dropped, as the readers drop it.
+func DecodeHeaders(text []byte) ([]Header, error) {
+	var pairs [][2]string
+	if err := json.Unmarshal(text, &pairs); err != nil {
+		return nil, fmt.Errorf("not a JSON list of [name, value] pairs: %w", err)
+	}
+	out := make([]Header, 0, len(pairs))
+	for _, p := range pairs {
+		if p[0] == "" {
+			return nil, fmt.Errorf("a header without a name")
+		}
+		if !SecretHeader(p[0]) {
+			out = append(out, Header{Name: strings.ToLower(p[0]), Value: p[1]})
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
