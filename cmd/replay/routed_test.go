@@ -159,7 +159,12 @@ func TestRoutedUnmappedAndDryRun(t *testing.T) {
 	if strings.Contains(stderr, `"gpt-4o" (`) || strings.Contains(stderr, "open-loop replay") {
 		t.Errorf("a mapped model named, or the run started:\n%s", stderr)
 	}
-	code, stdout, stderr := runCLI(t, "run", "--trace", log, "--format", "openai-log", "--tokenizer", testenv.SampleTokenizer(),
+	code, stdout, stderr := runCLI(t, "ingest", "--trace", log, "--format", "openai-log", "--tokenizer", testenv.SampleTokenizer(),
+		"--out", filepath.Join(t.TempDir(), "t.parquet"))
+	if want := "replay ingest: models: gpt-4o 6, gpt-4o-mini 6, gpt-4o-sql 6, mistral-small 6"; code != 0 || !strings.Contains(stderr, want) || !strings.HasPrefix(stdout, `{"records":24,`) {
+		t.Errorf("ingest: exit %d, stderr lacks %q:\n%s\nstdout %s", code, want, stderr, stdout)
+	}
+	code, stdout, stderr = runCLI(t, "run", "--trace", log, "--format", "openai-log", "--tokenizer", testenv.SampleTokenizer(),
 		"--model-map", routedMap(t), "--dry-run")
 	if code != 0 {
 		t.Fatalf("dry run: exit %d\n%s", code, stderr)
