@@ -49,6 +49,9 @@ func LoadRows(dir string, rec *results.Recovery, rows iter.Seq2[results.Row, err
 		}
 	}
 	info.SLO = o.SLO.String()
+	if err := classLimits(&o, &info); err != nil {
+		return nil, info, fmt.Errorf("%s: run.slo_classes: %w", filepath.Join(dir, runfolder.Summary), err)
+	}
 	m := NewMetrics(o)
 	for r, err := range rows {
 		if err != nil {

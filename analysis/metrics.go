@@ -18,6 +18,9 @@ type Options struct {
 	GPUs        int
 	// Calibration, when set, splits each TTFT into predicted prefill and queueing (queueing.go).
 	Calibration *Calibration
+	// ClassSLOs are the limits of each SLO class (--slo-class), by class value; a class not
+	// here is judged by SLO (classes.go).
+	ClassSLOs map[string]SLO
 }
 
 // Metrics aggregates result rows incrementally: Add each row as it arrives, Close once, then
@@ -27,6 +30,10 @@ type Options struct {
 type Metrics struct {
 	opts   Options
 	closed bool
+	// classes and models are the per-SLO-class and per-served-model figures (classes.go),
+	// nil until a row names either.
+	classes, models *groupSet
+	inGroup         bool // a group's own aggregation, which groups nothing
 
 	total, ok, failed, warmup int64
 	// clientFailed counts failures on this machine's own limits (class client), part of failed;
@@ -160,6 +167,7 @@ func (m *Metrics) addSession(r *results.Row) {
 // slices (LoadRows's rows may share theirs).
 func (m *Metrics) Add(r *results.Row) {
 	m.closed = false
+	m.addGroups(r)
 	if r.Warmup {
 		m.warmup++
 		return

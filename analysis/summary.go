@@ -15,17 +15,20 @@ import (
 
 // RunInfo is the run's metadata, passed in by the caller and written under "run".
 type RunInfo struct {
-	Endpoint       string    `json:"endpoint,omitempty"`
-	Model          string    `json:"model,omitempty"`
-	API            string    `json:"api,omitempty"`
-	Trace          string    `json:"trace,omitempty"`
-	Speed          float64   `json:"speed"`
-	MaxConcurrency int       `json:"max_concurrency,omitempty"`
-	Seed           int64     `json:"seed,omitempty"`
-	SLO            string    `json:"slo,omitempty"`
-	Simulated      bool      `json:"simulated,omitempty"`
-	StartedAt      time.Time `json:"started_at,omitzero"`
-	Version        string    `json:"version,omitempty"`
+	Endpoint       string  `json:"endpoint,omitempty"`
+	Model          string  `json:"model,omitempty"`
+	API            string  `json:"api,omitempty"`
+	Trace          string  `json:"trace,omitempty"`
+	Speed          float64 `json:"speed"`
+	MaxConcurrency int     `json:"max_concurrency,omitempty"`
+	Seed           int64   `json:"seed,omitempty"`
+	SLO            string  `json:"slo,omitempty"`
+	// SLOClasses are the limits of each SLO class the run was given (--slo-class), as
+	// --slo writes them, so that replay report judges each class again as the run did.
+	SLOClasses map[string]string `json:"slo_classes,omitempty"`
+	Simulated  bool              `json:"simulated,omitempty"`
+	StartedAt  time.Time         `json:"started_at,omitzero"`
+	Version    string            `json:"version,omitempty"`
 	// Recovered marks a run cut before it closed (killed, power lost, disk full) whose rows
 	// were recovered from its journal; Recovery says how many and what was dropped.
 	Recovered bool              `json:"recovered,omitempty"`
@@ -241,6 +244,11 @@ type Summary struct {
 	// APIs are the same figures for each API the requests went to (chat, completions,
 	// responses, messages, embeddings), side by side; omitted for older runs' rows.
 	APIs map[string]Population `json:"apis,omitempty"`
+	// SLOClasses are the figures of each SLO class (--slo-class-by), keyed by class value,
+	// and Models those of each served model (--model-map), keyed by the name sent
+	// (classes.go); omitted when no row names either.
+	SLOClasses map[string]Group `json:"slo_classes,omitempty"`
+	Models     map[string]Group `json:"models,omitempty"`
 
 	// saturated says why the endpoint was saturated, judged from the rows (saturation.go).
 	saturated string
@@ -367,6 +375,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		s.Sessions = &ss
 	}
 	m.addCache(s, info)
+	m.groupFigures(s, dur)
 	s.Fidelity.Arrival = m.arrival
 	m.addErrors(s)
 	s.Cost = m.cost(dur)

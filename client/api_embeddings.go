@@ -35,7 +35,7 @@ func (c *Client) embeddingsBody(r Request) ([]byte, error) {
 	for _, ids := range r.InputIDs {
 		size += 7*len(ids) + 4
 	}
-	b, err := marshalSized(embeddingsRequest{Model: c.model, Input: input}, size)
+	b, err := marshalSized(embeddingsRequest{Model: c.modelOf(r), Input: input}, size)
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding request: %w", err)
 	}

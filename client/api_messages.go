@@ -32,7 +32,7 @@ func (c *Client) messagesBody(r Request) ([]byte, error) {
 		"top_logprobs", "response_format", "parallel_tool_calls"); err != nil {
 		return nil, err
 	}
-	req := messagesRequest{Model: c.model, MaxTokens: r.MaxTokens, Stream: o.streamed()}
+	req := messagesRequest{Model: c.modelOf(r), MaxTokens: r.MaxTokens, Stream: o.streamed()}
 	if len(r.Messages) > 0 && r.Messages[0].Role == "system" {
 		req.System = r.Messages[0].Content
 		r.Messages = r.Messages[1:]

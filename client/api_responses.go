@@ -35,7 +35,7 @@ func (c *Client) responsesBody(r Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := responsesRequest{Model: c.model, Input: msgs, MaxOutputTokens: r.MaxTokens, Stream: o.streamed()}
+	req := responsesRequest{Model: c.modelOf(r), Input: msgs, MaxOutputTokens: r.MaxTokens, Stream: o.streamed()}
 	b, err := marshalSized(req, c.bodySize(r, kindResponses))
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding request: %w", err)

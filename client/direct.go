@@ -129,6 +129,12 @@ func (d *direct) lay(pc *plainConn, k *call, id string, body []byte) {
 		bw.WriteString(id)
 		bw.WriteString("\r\n")
 	}
+	for _, h := range k.headers { // checked by bodyOf: a valid name and value
+		bw.WriteString(h.Name)
+		bw.WriteString(": ")
+		bw.WriteString(h.Value)
+		bw.WriteString("\r\n")
+	}
 	// The varying headers are appended into the buffer's free space (AvailableBuffer), so
 	// nothing escapes: a stack array handed to Write would be moved to the heap per request.
 	b := bw.AvailableBuffer()

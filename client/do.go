@@ -56,6 +56,8 @@ type call struct {
 	streamed  bool
 	// trace is the request's traceparent (Request.Trace), zero for none.
 	trace TraceParent
+	// headers are the request's own (Request.Headers), written after the client's.
+	headers []Header
 	// written is when the request's last byte was handed to the kernel (direct.go, or
 	// httptrace's WroteRequest, which net/http calls on its writing goroutine, hence atomic);
 	// 0 until then.
@@ -83,7 +85,7 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 
 func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Response) {
 	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
-	k := call{ctx: ctx, clock: clock, trace: req.Trace}
+	k := call{ctx: ctx, clock: clock, trace: req.Trace, headers: req.Headers}
 	body, url, err := c.bodyOf(&k, req)
 	if _, known := apiKindOf(req.API); req.API == "" || known {
 		r.API = k.api.String()
@@ -168,6 +170,11 @@ func (c *Client) bodyOf(k *call, req Request) (body []byte, url string, err erro
 	if !validHeaderValue(req.ID) {
 		return nil, "", fmt.Errorf("client: request id %q is not a valid header value", req.ID)
 	}
+	for _, h := range req.Headers {
+		if !validToken(h.Name) || !validHeaderValue(h.Value) {
+			return nil, "", fmt.Errorf("client: header %q: not a valid header name and value", h.Name)
+		}
+	}
 	return body, url, nil
 }
 
@@ -230,6 +237,9 @@ func (c *Client) newRequest(k *call, req Request, body []byte, url string) (*htt
 	if !req.Trace.IsZero() {
 		hreq.Header["Traceparent"] = []string{req.Trace.String()}
 	}
+	for _, h := range req.Headers {
+		hreq.Header.Set(h.Name, h.Value)
+	}
 	markReplayable(hreq.Header)
 	return hreq, nil
 }
@@ -249,7 +259,7 @@ func (c *Client) prepare(k *call, req Request) ([]byte, error) {
 		}
 	}
 	if req.Body != nil {
-		v, err := verbatimBody(req.Body, c.model)
+		v, err := verbatimBody(req.Body, c.modelOf(req))
 		if err != nil {
 			return nil, err
 		}

@@ -49,8 +49,25 @@ type Request struct {
 	// read and judged; "" is Config.API.
 	API string
 	// Encoded, when set, is this request's body as Encode built it ahead of the send; the
-	// body fields above are then not encoded again (ID and API still apply).
+	// body fields above are then not encoded again (ID, API and Headers still apply).
 	Encoded *Encoded
+	// Model, when set, is sent as "model" instead of Config.Model: the served name a
+	// --model-map gives the request's logged model (an adapter's name, vLLM's way).
+	Model string
+	// Headers are sent as they are, after the client's own: the logged routing headers and
+	// the session's affinity header. The caller keeps credentials out of them.
+	Headers []Header
+}
+
+// Header is one request header, name and value.
+type Header struct{ Name, Value string }
+
+// modelOf is the model name r is sent with.
+func (c *Client) modelOf(r Request) string {
+	if r.Model != "" {
+		return r.Model
+	}
+	return c.model
 }
 
 // Encoded is a request body built ahead of its send, with the API it goes to and what its
@@ -159,7 +176,7 @@ func (c *Client) chatBody(r Request, streamed bool, usage *openai.StreamOptions)
 	}
 	req := chatRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
-			Model: c.model,
+			Model: c.modelOf(r),
 			//lint:ignore SA1019 vLLM, SGLang and Ollama read max_tokens; max_completion_tokens is not universal.
 			MaxTokens:     r.MaxTokens,
 			Stream:        streamed,
@@ -178,7 +195,7 @@ func (c *Client) completionsBody(r Request, streamed bool, usage *openai.StreamO
 		prompt = r.PromptIDs
 	}
 	req := openai.CompletionRequest{
-		Model:         c.model,
+		Model:         c.modelOf(r),
 		Prompt:        prompt,
 		MaxTokens:     r.MaxTokens,
 		Stream:        streamed,

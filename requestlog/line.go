@@ -56,6 +56,8 @@ type entry struct {
 	moreText     []string
 
 	session, user string
+	// headers are the request's logged headers, credentials already dropped (headers.go).
+	headers []trace.Header
 
 	// opts are the body's options and the logged outcome; its JSON options (tools,
 	// tool_choice, response_format or text, Fields) are filled by the reader from the body's
@@ -152,6 +154,9 @@ func parseLine(data []byte, m mapping, unit time.Duration) (entry, error) {
 		e.needRaw = e.needRaw || req[k] != nil
 	}
 	if err := l.model(&e); err != nil {
+		return e, err
+	}
+	if e.headers, err = l.headers(); err != nil {
 		return e, err
 	}
 	if err := l.response(&e); err != nil {

@@ -10,10 +10,11 @@ import (
 // Fields are the names --map accepts on its left side for request logs: where in a log line
 // the timestamp, the request body, the response (or its usage), the model, a session id, a
 // user id and the request's URL path (which API it was sent to) sit, and the outcome: the HTTP status, a cancelled flag, the duration in
-// milliseconds and the end time (which say when a cancelled request was given up). Values are
+// milliseconds and the end time (which say when a cancelled request was given up), and the
+// request headers as logged (an object of names to strings or string lists). Values are
 // dotted paths from the line's root; a value on the way that is a JSON string holding an
 // object (a body logged as text) is parsed and walked into.
-var Fields = []string{"timestamp", "request", "response", "model", "session_id", "user", "path", "status", "cancelled", "duration_ms", "end_timestamp"}
+var Fields = []string{"timestamp", "request", "response", "model", "session_id", "user", "path", "status", "cancelled", "duration_ms", "end_timestamp", "headers"}
 
 // defaultMap is the OpenAI-compatible gateway shape: {"timestamp", "request", "response"},
 // with the model inside the request body, no session or user field, and the path and the
@@ -28,6 +29,7 @@ var defaultMap = map[string]string{
 	"cancelled":     "cancelled",
 	"duration_ms":   "duration_ms",
 	"end_timestamp": "end_timestamp",
+	"headers":       "headers",
 }
 
 // mapping holds the split paths of every field ("" = not mapped).

@@ -592,6 +592,7 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		BlockHashes:  p.hashes,
 		BlockSize:    r.opts.BlockSize,
 		Model:        e.model,
+		Headers:      e.headers,
 		Options:      e.opts,
 		Source:       r.path,
 		Line:         p.line,

@@ -59,8 +59,7 @@ func parseRequirement(item string) (Requirement, error) {
 		}
 		return Requirement{}, fmt.Errorf("no comparison (want <=, <, >=, > or ==, e.g. ttft.p95<=500ms)")
 	}
-	name := strings.ToLower(strings.TrimSpace(item[:at]))
-	t, err := parseTerm(name)
+	t, err := parseAnyTerm(strings.TrimSpace(item[:at]))
 	if err != nil {
 		return Requirement{}, err
 	}
@@ -123,7 +122,7 @@ func Format(reqs []Requirement) string {
 
 // term checks a requirement, parsed or built by hand, and returns its parsed term.
 func (r Requirement) term() (term, error) {
-	t, err := parseTerm(r.Term)
+	t, err := parseAnyTerm(r.Term)
 	if err != nil {
 		return t, err
 	}

@@ -34,6 +34,9 @@ const termNames = "<metric>.<stat>, goodput, errors, fidelity.prompt, fidelity.o
 type term struct {
 	kind         termKind
 	metric, stat string // latency and delta: the metric and statistic; fidelity, throughput: which
+	// class, when set, is the SLO class or served model whose section the term reads
+	// (class.go): goodput and latency terms only.
+	class string
 }
 
 // parseTerm reads a term name such as "ttft.p95", "goodput" or "delta.e2e.p50" (lower case).
@@ -84,6 +87,11 @@ func parseLatencyTerm(name string) (term, error) {
 
 // String is the term's canonical name, the one parseTerm reads back.
 func (t term) String() string {
+	if t.class != "" {
+		c := t
+		c.class = ""
+		return t.class + "." + c.String()
+	}
 	switch t.kind {
 	case kindLatency:
 		return t.metric + "." + t.stat

@@ -10,6 +10,9 @@ import (
 // measure reads the term's value from one run, in the term's base unit (ms, %, a count or a
 // plain number), or says why there is none.
 func (r Requirement) measure(t term, s *analysis.Summary) (float64, string) {
+	if t.class != "" {
+		return measureClass(t, s)
+	}
 	switch t.kind {
 	case kindLatency:
 		return latencyStat(s, t, "the run")

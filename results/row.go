@@ -82,6 +82,13 @@ type Row struct {
 	// FinishReason is why the answer ended, in chat's words whatever the API ("stop",
 	// "length", "tool_calls", ...); empty when it gave none and in older files.
 	FinishReason string `parquet:"finish_reason,optional,dict"`
+	// Model is the model name the request was sent with (its --model-map target; the
+	// adapter's name when it names one); empty when every request went to --model, and in
+	// older files.
+	Model string `parquet:"model,optional,dict"`
+	// SLOClass is the request's class under --slo-class-by (its logged model, API or a
+	// header's value), which the summary judges by that class's limits; empty without it.
+	SLOClass string `parquet:"slo_class,optional,dict"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the

@@ -30,6 +30,7 @@ func dryRun(cfg Config, p *plan, legs []*leg) error {
 		p.trace, len(recs), span.Round(time.Millisecond), time.Duration(float64(span)/speed).Round(time.Millisecond), speed, len(p.warm))
 	fmt.Fprintf(w, "  tokens     %d prompt, %d output at most (%s)\n", prompt, output, apiCounts(apis))
 	fmt.Fprintf(w, "  tokenizer  %s\n", p.tokPath)
+	writeModels(w, recs, cfg.Routing.ModelMap, p)
 	fmt.Fprintf(w, "  prompts    %s\n", planNote(p, planMemory(recs, p.synth.API)))
 	for _, l := range legs {
 		writeLeg(w, l)

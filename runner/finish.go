@@ -53,7 +53,7 @@ func finish(cfg Config, p *plan, tg *target, o *outcome) (*analysis.Summary, err
 // runInfo is the run block of the summary from what the run knows (at its end, or so far).
 func runInfo(cfg Config, p *plan, tg *target, o *outcome) analysis.RunInfo {
 	return analysis.RunInfo{Endpoint: tg.label, Model: tg.model, API: cfg.Client.API, Trace: p.trace, Speed: o.speed,
-		MaxConcurrency: cfg.Schedule.MaxConcurrency, Seed: int64(p.synth.Seed), SLO: cfg.SLO.String(), Simulated: tg.simulated,
+		MaxConcurrency: cfg.Schedule.MaxConcurrency, Seed: int64(p.synth.Seed), SLO: cfg.SLO.String(), SLOClasses: analysis.ClassLimitsText(cfg.Routing.ClassSLOs), Simulated: tg.simulated,
 		StartedAt: o.started.UTC(), Version: cfg.Version, NotSent: int64(o.stats.NotSent),
 		IdealCache: p.ideal, ServerCache: o.server, Stop: string(o.stats.Stop),
 		Limits: cfg.limits(),

@@ -118,7 +118,8 @@ func (l *leg) open(x *execution) error {
 	}
 	// Started after the journal was created: a summary older than the journal is another run's.
 	l.o = &outcome{speed: speedOf(cfg.Schedule), started: time.Now(), clientLimit: x.sched.ClientLimit}
-	l.o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration})
+	l.o.metrics = analysis.NewMetrics(analysis.Options{Speed: cfg.Schedule.Speed, SLO: p.slo, CostPerHour: cfg.CostPerHour, GPUs: cfg.GPUs, Calibration: cfg.Calibration,
+		ClassSLOs: cfg.Routing.ClassSLOs})
 	outs := []Output{w, l.o.metrics}
 	if cfg.MetricsListen != "" {
 		l.live = live.New(live.Config{Endpoint: cmp.Or(l.ep.Label, l.tg.label), API: cfg.Client.API, Shard: shardLabel(cfg),
@@ -150,7 +151,7 @@ func (l *leg) open(x *execution) error {
 		keepPrompts: cfg.KeepPrompts, label: l.tg.label, sink: l.sk, retries: cfg.Retries,
 		logged: p.logged, verbatim: p.verbatim, capAsMaxTokens: l.tg.eng.capAsMaxTokens(p, cfg.Stderr),
 		unforcedAPIs: l.tg.eng.unforcedAPIs(p, cfg.Client.API, cfg.Stderr), sends: l.sends, shift: x.shift,
-		traces: traces, spans: spans}
+		traces: traces, spans: spans, route: newRoutes(cfg.Routing)}
 	return nil
 }
 

@@ -41,6 +41,9 @@ type plan struct {
 	// resume, under Config.Resume, is the killed run the plan goes on from (resume.go): only
 	// its unsent requests are sent, with no warmup.
 	resume *resumeState
+	// models are a --model-map run's served models, each with the tokenizer its prompts are
+	// built and counted by (mapped.go); nil without a map.
+	models map[string]modelTok
 }
 
 // items is the measured schedule: the plan's requests, or a streamed plan's records, whose
@@ -104,6 +107,15 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: no records in the selected window", name)
 	}
+	sayRouting(cfg.Stderr, cfg.Routing, recs)
+	if m := cfg.Routing.ModelMap; m != nil {
+		if err := m.Unmapped(recs); err != nil {
+			return nil, err // every unmapped model named before anything is built or sent
+		}
+		if err := p.mapModels(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.UniquePrefixes {
 		makeUnique(recs)
 	}
@@ -145,6 +157,9 @@ func (p *plan) requests(ctx context.Context, cfg Config, recs []trace.Record, ma
 	if p.verbatim {
 		fmt.Fprintf(cfg.Stderr, "replay: --body verbatim: sending %d logged bodies as they were (model replaced); lengths are the engine's own\n", len(recs))
 		return recordRequests(recs), nil
+	}
+	if p.models != nil { // built before the run: a streamed plan holds one builder
+		return p.buildMapped(ctx, cfg, recs)
 	}
 	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
 	b, recs, err := newBuilder(p.tok, p.synth, recs, skip, cfg.Stderr)

@@ -139,6 +139,9 @@ type Config struct {
 	// ProgressJSON (one JSON object a line, for CI logs and other tools).
 	Progress string
 
+	// Routing is where each request goes and how it is told apart (routed.go).
+	Routing Routing
+
 	// Sim configures the in-process simulator when Client.BaseURL is "".
 	Sim sim.Config
 

@@ -52,6 +52,9 @@ type sender struct {
 	// set, exports the rows as spans and is told each phase's clock (telemetry.go).
 	traces *telemetry.Traces
 	spans  *telemetry.Exporter
+	// route sends each request to its mapped model with its routing headers and names its
+	// row's model and SLO class (routed.go); nil for none.
+	route *routes
 }
 
 // errCancelAsLogged is the cause of a cancellation replayed from the log, which tells it from
@@ -129,9 +132,19 @@ func (s *sender) do(ctx context.Context, req client.Request, r *synth.Request, c
 	return resp, false
 }
 
-// request is the body the client sends for r: the synthesized prompt, with the record's
-// logged options under --options logged, or its logged body under --body verbatim.
+// request is what the client sends for r: its body (content), with its routing's model
+// name and headers (routed.go).
 func (s *sender) request(r *synth.Request) client.Request {
+	creq := s.content(r)
+	if s.route != nil {
+		s.route.apply(&creq, &r.Record)
+	}
+	return creq
+}
+
+// content is the body the client sends for r: the synthesized prompt, with the record's
+// logged options under --options logged, or its logged body under --body verbatim.
+func (s *sender) content(r *synth.Request) client.Request {
 	o := r.Record.Options
 	if s.verbatim && o != nil && len(o.Body) > 0 {
 		return client.Request{Body: o.Body, API: o.API}
@@ -197,6 +210,9 @@ func (s *sender) sentAs(row *results.Row, r *synth.Request) {
 	}
 	if !s.verbatim && (r.API == synth.APIEmbeddings || s.unforcedAPIs[string(r.API)]) {
 		row.Unforced = true
+	}
+	if s.route != nil {
+		s.route.row(row, &r.Record)
 	}
 }
 

@@ -66,6 +66,9 @@ func (t *target) startSim(ctx context.Context, cfg Config, p *plan) (string, err
 	if n := cfg.Ingest.ImageTokens; n > 0 {
 		sc.Images = media.Fixed(n) // --image-tokens: the simulator counts as the prompts were built
 	}
+	if err := simModels(&sc, p, cfg.Ingest.ImageTokens); err != nil {
+		return "", err
+	}
 	if t.model == "" {
 		t.model = sc.ModelName
 	}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/samples"
@@ -101,9 +103,32 @@ func noteTokenizers(cfg Config, p *plan, legs []*leg, served []engine.Served) {
 		if i >= len(served) {
 			return
 		}
-		if m := tokenizerMismatch(p.tokPath, &served[i], l.tg.model); m != "" {
-			l.tg.tokenizerMismatch = m
-			fmt.Fprintf(cfg.Stderr, "replay: warning: %s: prompt lengths will not be counted as logged\n", m)
+		for _, mt := range countedBy(p, l.tg.model) {
+			if m := tokenizerMismatch(mt.path, &served[i], mt.model); m != "" {
+				if mt.model != l.tg.model { // a --model-map target: say which
+					m = mt.model + ": " + m
+				}
+				l.tg.tokenizerMismatch = m
+				fmt.Fprintf(cfg.Stderr, "replay: warning: %s: prompt lengths will not be counted as logged\n", m)
+				break
+			}
 		}
 	}
+}
+
+// modelPath is a served model and the tokenizer this run counts its prompts with.
+type modelPath struct{ model, path string }
+
+// countedBy are the served models whose tokenizers the endpoint's are compared with: the
+// run's model and tokenizer, or every --model-map target and its own, by name.
+func countedBy(p *plan, model string) []modelPath {
+	if p.models == nil {
+		return []modelPath{{model, p.tokPath}}
+	}
+	out := make([]modelPath, 0, len(p.models))
+	for name, mt := range p.models {
+		out = append(out, modelPath{name, mt.path})
+	}
+	slices.SortFunc(out, func(a, b modelPath) int { return strings.Compare(a.model, b.model) })
+	return out
 }

@@ -76,6 +76,10 @@ type Config struct {
 	// TokenizerSHA256 its content's digest, listed beside it. Empty: the model's name, none.
 	Tokenizer       string
 	TokenizerSHA256 string
+	// Models are the other models served beside ModelName, each counted by its own
+	// tokenizer (models.go); with any, a request naming a model served by neither is
+	// answered 404 as vLLM answers it.
+	Models []Model
 	// ZeroCost answers as fast as possible with no modeled delay and no engine (so no queue, no
 	// 429 from it, and cached_tokens is always 0), writing a whole answer in a few writes; it
 	// exists to measure the client.

@@ -33,6 +33,8 @@ type Server struct {
 	zPrompt, zGen, zSuccess atomic.Uint64
 	// queue holds per-request queue times when a test asks for them (queuetime.go).
 	queue queueTimes
+	// byModel counts the requests naming one of Config.Models (models.go).
+	byModel map[string]*Config
 }
 
 // New returns a server for cfg; a nil Counter becomes ApproxCounter. The configuration is
@@ -47,7 +49,7 @@ func New(cfg Config) *Server {
 	if cfg.EmbeddingDimensions == 0 {
 		cfg.EmbeddingDimensions = defaultEmbeddingDimensions
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), byModel: servedModels(cfg)}
 	for path, d := range map[string]*dialect{
 		"/v1/chat/completions": &chatDialect, "/v1/completions": &completionsDialect,
 		"/v1/responses": &responsesDialect, "/v1/messages": &messagesDialect,
@@ -158,7 +160,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 	if s.answerFaultEarly(w, r, f, d.errs) {
 		return
 	}
-	p, err := buildPrompt(&s.cfg, &req)
+	cfg, served := s.counting(req.Model)
+	if !served {
+		notServed(w, d.errs, req.Model)
+		return
+	}
+	p, err := buildPrompt(cfg, &req)
 	if err != nil {
 		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
@@ -173,7 +180,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 		model = s.cfg.ModelName
 	}
 	a := d.answer(&req, n, time.Now().Unix(), model)
-	a.out = newOutput(s.cfg.Counter, &req)
+	a.out = newOutput(cfg.Counter, &req)
 	if s.cfg.ZeroCost {
 		s.serveZeroCost(w, r, &req, p, a, f)
 		return
@@ -481,23 +488,12 @@ func (s *Server) zeroCostStream(w http.ResponseWriter, r *http.Request, req *Req
 	return b, err == nil
 }
 
-// models lists the one served model, owned by the simulator so no one mistakes it for a model.
+// models lists the served models (ModelName's, then Config.Models'), owned by the simulator
+// so no one mistakes one for a model.
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
-	b := []byte(`{"object":"list","data":[{"id":`)
-	b = appendJSONString(b, s.cfg.ModelName)
-	b = append(b, `,"object":"model","created":0,"owned_by":"replay-simulator","root":`...)
-	root := s.cfg.ModelName
-	if s.cfg.Tokenizer != "" {
-		root = s.cfg.Tokenizer
-	}
-	b = appendJSONString(b, root)
-	if s.cfg.TokenizerSHA256 != "" {
-		b = append(b, `,"tokenizer_sha256":`...)
-		b = appendJSONString(b, s.cfg.TokenizerSHA256)
-	}
-	b = append(b, `,"max_model_len":`...)
-	b = strconv.AppendInt(b, int64(s.cfg.MaxModelLen), 10)
-	b = append(b, "}]}\n"...)
+	b := []byte(`{"object":"list","data":[`)
+	b = s.appendModels(b)
+	b = append(b, "]}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(b)
 }

@@ -12,7 +12,7 @@ import (
 // SchemaVersion is stored in the Parquet key/value metadata under SchemaVersionKey so that a
 // future change of the normalized schema can be detected when reading an older file.
 const (
-	SchemaVersion    = "3"
+	SchemaVersion    = "4"
 	SchemaVersionKey = "replay.trace.schema_version"
 )
 
@@ -33,11 +33,12 @@ const (
 //	  required int64  line;                                  // Record.Line, 1-based line/row there
 //	  optional binary options (STRING);                      // Record.Options as JSON, null = nil
 //	  optional binary media (STRING);                        // Record.Media as JSON, null = nil
+//	  optional binary headers (STRING);                      // Record.Headers as JSON, null = nil
 //	}
 //
 // Integers are 64-bit so no Record value is ever truncated; the encodings keep them small.
-// options (version 2) and media (version 3) are the optional columns: files of older
-// versions lack them, and read as records without options or media.
+// options (version 2), media (version 3) and headers (version 4) are the optional columns:
+// files of older versions lack them, and read as records without them.
 // Pages are Snappy-compressed: zstd made files 2x smaller than plain but decoding it was the
 // largest cost of reading a trace back.
 type parquetRow struct {
@@ -53,6 +54,7 @@ type parquetRow struct {
 	Line         int64    `parquet:"line,delta"`
 	Options      string   `parquet:"options,optional"` // "" (null) when Record.Options is nil
 	Media        string   `parquet:"media,optional"`   // "" (null) when Record.Media is nil
+	Headers      string   `parquet:"headers,optional"` // "" (null) when Record.Headers is nil
 }
 
 // schemaColumns are the leaf column indexes of the normalized schema in one file.
@@ -61,6 +63,7 @@ type schemaColumns struct {
 	hashMaxDef                                                                int
 	options, optionsMaxDef                                                    int // options -1 when absent
 	media, mediaMaxDef                                                        int // media -1 when absent
+	headers, headersMaxDef                                                    int // headers -1 when absent
 }
 
 // lookupColumns finds the normalized columns and checks their shapes, so decoding can rely on
@@ -101,7 +104,7 @@ func lookupColumns(s *parquet.Schema) (schemaColumns, error) {
 	for _, x := range []struct {
 		name        string
 		col, maxDef *int
-	}{{"options", &c.options, &c.optionsMaxDef}, {"media", &c.media, &c.mediaMaxDef}} {
+	}{{"options", &c.options, &c.optionsMaxDef}, {"media", &c.media, &c.mediaMaxDef}, {"headers", &c.headers, &c.headersMaxDef}} {
 		*x.col = -1
 		if leaf, ok := s.Lookup(x.name); ok {
 			if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.Node.Type().Kind() != parquet.ByteArray {

@@ -54,7 +54,7 @@ type groupColumns struct {
 	strs                                      []string
 	hashes                                    []hashRef // row i's hashes
 	slabs                                     [][]uint64
-	opts, media                               textColumn // the options and media columns' text
+	opts, media, headers                      textColumn // the options, media and headers columns' text
 }
 
 // NewReader reads a normalized trace from r (size bytes long); name is used in errors.
@@ -145,6 +145,13 @@ func (r *Reader) Next() (Record, error) {
 		}
 		rec.Media = m
 	}
+	if text, ok := g.headers.row(i); ok && len(text) > 0 {
+		h, err := DecodeHeaders(text)
+		if err != nil {
+			return Record{}, fmt.Errorf("%s: row %d: column headers: %w", r.name, r.row, err)
+		}
+		rec.Headers = h
+	}
 	return rec, nil
 }
 
@@ -191,7 +198,8 @@ func (r *Reader) load() (err error) {
 		name        string
 		col, maxDef int
 		t           *textColumn
-	}{{"options", r.cols.options, r.cols.optionsMaxDef, &g.opts}, {"media", r.cols.media, r.cols.mediaMaxDef, &g.media}} {
+	}{{"options", r.cols.options, r.cols.optionsMaxDef, &g.opts}, {"media", r.cols.media, r.cols.mediaMaxDef, &g.media},
+		{"headers", r.cols.headers, r.cols.headersMaxDef, &g.headers}} {
 		x.t.buf, x.t.end = x.t.buf[:0], x.t.end[:0]
 		if x.col < 0 {
 			continue

@@ -56,6 +56,10 @@ func (w *Writer) Write(r Record) error {
 	if err != nil {
 		return fmt.Errorf("trace: record %d (%s:%d): %w", w.n+1, r.Source, r.Line, err)
 	}
+	hdr, err := EncodeHeaders(r.Headers)
+	if err != nil {
+		return fmt.Errorf("trace: record %d (%s:%d): %w", w.n+1, r.Source, r.Line, err)
+	}
 	w.buf = append(w.buf, parquetRow{
 		TimestampNs:  int64(r.Timestamp),
 		PromptTokens: int64(r.PromptTokens),
@@ -69,6 +73,7 @@ func (w *Writer) Write(r Record) error {
 		Line:         r.Line,
 		Options:      string(opts),
 		Media:        string(med),
+		Headers:      string(hdr),
 	})
 	w.n++
 	if len(w.buf) == cap(w.buf) {

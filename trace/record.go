@@ -21,6 +21,10 @@ type Record struct {
 	Turn int
 	// Model is the model the original request named, when the trace records it.
 	Model string
+	// Headers are the request headers the log held (a request log's "headers"), names in
+	// lower case, sorted; credentials are dropped where they are read (SecretHeader). Nil
+	// for none. The normalized file keeps them (its headers column); the Arrow export not yet.
+	Headers []Header
 	// Options are the request's own options and logged outcome (see Options); nil when the
 	// trace has none (every format but request logs and normalized traces made from them).
 	Options *Options

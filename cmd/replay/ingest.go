@@ -163,12 +163,14 @@ func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o
 	opts.QuarantinePath = o.quarantine
 	opts.Sort = o.sort
 	shape, observe := o.shape()
+	models := modelTally{}
 	c, err := ingest.Normalize(ctx, ingest.NormalizeOptions{
-		Trace: in.trace, Read: opts, Out: o.out, Arrow: o.arrow, Observe: observe, Stderr: std.stderr,
+		Trace: in.trace, Read: opts, Out: o.out, Arrow: o.arrow, Observe: models.observing(observe), Stderr: std.stderr,
 	})
 	if err != nil {
 		return err
 	}
+	models.write(std.stderr)
 	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Skipped: c.Skipped, CachedUnplaced: c.CachedUnplaced, OutputUnknown: c.OutputUnknown}, shape, o.asJSON)
 }
 

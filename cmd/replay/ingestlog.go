@@ -58,16 +58,18 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 		return err
 	}
 	shape, observe := o.shape()
+	models := modelTally{}
 	c, err := requestlog.Convert(ctx, requestlog.ConvertOptions{
 		Log: in.trace, Tokenizer: lf.tokenizer, HashKeyFile: lf.hashKeyFile,
 		BlockSize: in.blockSize, Map: m, TimeUnit: in.timeUnit, OnError: in.onError, KeepText: lf.keepText,
 		ImageSize: in.imageSize, ImageTokens: in.imageTokens,
 		Out: o.out, Arrow: o.arrow, Mooncake: lf.export == "mooncake", Quarantine: o.quarantine,
-		Observe: observe, Stderr: std.stderr,
+		Observe: models.observing(observe), Stderr: std.stderr,
 	})
 	if err != nil {
 		return err
 	}
+	models.write(std.stderr)
 	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Images: c.Images,
 		Carried: c.CarriedFields, Dropped: c.DroppedFields, CarriedText: c.CarriedFieldsText(), DroppedText: c.DroppedFieldsText()}, shape, o.asJSON)
 }

@@ -88,6 +88,7 @@ type runFlags struct {
 	extra       string
 	maxLateness time.Duration
 	shards      shardFlags
+	routes      routeFlags
 	std         cli // the run's table goes to stdout, its progress and notes to stderr
 }
 
@@ -98,6 +99,7 @@ func addRunFlags(fs *pflag.FlagSet, std cli) func(args []string) (runner.Config,
 	f.in.add(fs)
 	fs.Lookup("trace").Usage = traceUsage("trace or request log to replay (default: a 2-minute replay gen workload, made in memory with seed 1)")
 	f.addTarget(fs)
+	f.routes.add(fs)
 	f.addSchedule(fs)
 	f.shards.add(fs)
 	f.addPrompts(fs)
@@ -233,6 +235,9 @@ func (f *runFlags) config(args []string) (runner.Config, error) {
 		cfg.Options = "" // the runner's auto
 	}
 	if err := f.targets.apply(&cfg, f.apiKeyFile); err != nil {
+		return cfg, err
+	}
+	if err := f.routes.apply(&cfg); err != nil {
 		return cfg, err
 	}
 	if cfg.MetricsInterval <= 0 {

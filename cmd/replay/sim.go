@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -32,6 +33,7 @@ func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
 	tokPath := fs.String("tokenizer", "", "the served model's tokenizer (a Hugging Face repo id ORG/NAME, a tokenizer.json or its folder): count prompts as a real server does (BOS, the chat template with its tools and tool calls); default: the embedded sample tokenizer replay run uses by default, so a run needs no --tokenizer; /v1/models names it (root) with its content's sha256")
 	arrivalLog := fs.String("arrival-log", "", "write each API request's arrival (chat, completions, responses, messages, embeddings) to FILE as it comes, on the server's clock: '<unix ns>\\t<X-Request-Id>\\t<socket unix ns>\\t<traceparent>' a line, the first when the handler starts, the third when the request's bytes reached the kernel (0 where unknown), the last the request's W3C traceparent header ('-' when none)")
+	serve := fs.StringArray("serve", nil, "also serve model NAME=TOKENIZER (a Hugging Face repo id, a tokenizer.json or its folder), its prompts counted by that tokenizer; repeatable (a --model-map run's models, an adapter served by name as vLLM's --lora-modules does); a request naming a model served by none is answered 404")
 	addSimFlags(fs, &cfg, "")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
@@ -51,6 +53,9 @@ func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 			return fmt.Errorf("--tokenizer: %w", err)
 		}
 		if err := runner.ServerCounting(path, tk, &cfg); err != nil {
+			return err
+		}
+		if err := serveModels(ctx, &cfg, *serve, tmp, std); err != nil {
 			return err
 		}
 		var arrivals *os.File
@@ -74,6 +79,30 @@ func setupSim(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []strin
 		<-ctx.Done()
 		return stop()
 	}
+}
+
+// serveModels adds each --serve NAME=TOKENIZER to cfg's served models.
+func serveModels(ctx context.Context, cfg *sim.Config, serve []string, tmp string, std cli) error {
+	for _, s := range serve {
+		name, spec, ok := strings.Cut(s, "=")
+		if !ok || name == "" || spec == "" {
+			return fmt.Errorf("--serve %q: want NAME=TOKENIZER", s)
+		}
+		path, err := runner.SimTokenizer(ctx, spec, tmp, std.stderr)
+		if err != nil {
+			return fmt.Errorf("--serve %s: %w", name, err)
+		}
+		tk, err := tokenizer.Load(path)
+		if err != nil {
+			return fmt.Errorf("--serve %s: %w", name, err)
+		}
+		m, err := runner.SimModel(name, path, tk)
+		if err != nil {
+			return err
+		}
+		cfg.Models = append(cfg.Models, m)
+	}
+	return nil
 }
 
 // listenSim starts the simulator, logging arrivals when a file is given.

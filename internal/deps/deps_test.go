@@ -51,6 +51,8 @@ var allowed = map[string][]string{
 	"gen":               {"trace", "prefixcache"},
 	"tracestat":         {"ingest", "prefixcache", "trace"},
 	"internal/genlog":   {"chat"},
+	// Where each request goes: the model map, the logged headers replayed, the SLO class.
+	"routing": {"trace"},
 
 	// Building prompts, then sending them: the scheduler and client know nothing of each other.
 	"synth":  {"chat", "media", "synth/tokenizer", "trace"},
@@ -78,7 +80,7 @@ var allowed = map[string][]string{
 	"shard": {"analysis", "report", "results", "results/rowfile", "runfolder", "scheduler"},
 
 	// Wiring: the run connects the stages; the command only parses flags and calls.
-	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "hfhub", "ingest", "internal/gchold", "live", "media", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "runfolder",
+	"runner": {"analysis", "chat", "checks", "client", "engine", "gatewaylog", "gen", "hfhub", "ingest", "internal/gchold", "live", "media", "otlp", "prefixcache", "requestlog", "progress", "report", "results", "results/rowfile", "routing", "runfolder",
 		"runload", "samples", "scheduler", "scrape", "shard", "sim", "snapshot", "synth", "synth/tokenizer", "telemetry", "tokcheck", "trace"},
 	// Studies: each drives runs (or reads their folders) and owns its figures and its page.
 	"sweep":     {"analysis", "ingest", "report", "runfolder", "runner", "trace"}, // a closed loop is a designed trace replayed as a Parquet file
@@ -87,7 +89,7 @@ var allowed = map[string][]string{
 	// scrape: the engine's KV capacity read once off its metrics page; results: the arms' rows paired
 	"cachestudy": {"analysis", "prefixcache", "report", "results", "results/rowfile", "runfolder", "runner", "scrape", "stats"},
 	"compare":    {"analysis", "checkresult", "report", "require", "results", "results/rowfile", "runfolder", "runload", "runner", "stats"}, // a paired run's endpoints, B against A
-	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gatewaylog", "gen", "ingest", "internal/outfiles", "otlp", "report", "requestlog", "require", "runfolder", "runload", "runner",
+	"cmd/replay": {"analysis", "cachestudy", "calibrate", "chat", "compare", "client", "gatewaylog", "gen", "ingest", "internal/outfiles", "otlp", "report", "requestlog", "require", "routing", "runfolder", "runload", "runner",
 		"shard", "sim", "sweep", "synth", "synth/tokenizer", "trace", "tracestat", "trend"},
 	"internal/genlog/cmd/genlog": {"internal/genlog"},
 	"e2e/slurm":                  {"results", "results/rowfile", "shard"}, // e2e/slurm/e2e.sh's checker of the merged run

@@ -80,6 +80,8 @@ var rowFields = withLevels([]field{
 	str("api", func(r *results.Row) *string { return &r.API }),
 	str("trace_id", func(r *results.Row) *string { return &r.TraceID }),
 	str("finish_reason", func(r *results.Row) *string { return &r.FinishReason }),
+	str("model", func(r *results.Row) *string { return &r.Model }),
+	str("slo_class", func(r *results.Row) *string { return &r.SLOClass }),
 })
 
 // rowSchema is the schema the writer writes and the generic reader reads into.

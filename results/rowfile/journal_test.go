@@ -105,7 +105,7 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-9] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6
+	b = b[:len(b)-11] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6, the model and class of 7
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -124,7 +124,7 @@ func TestRowCodecReadsLayout2(t *testing.T) {
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV2
-	b = b[:len(b)-6] // the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6
+	b = b[:len(b)-8] // the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6, the model and class of 7
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
@@ -143,7 +143,7 @@ func TestRowCodecReadsLayout3(t *testing.T) {
 	want.WrittenNS, want.API = 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV3
-	b = b[:len(b)-4] // the written offset's zero varint, the empty API, trace id and finish reason
+	b = b[:len(b)-6] // the written offset's zero varint, the empty API, trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 3: %v\n got %+v\nwant %+v", err, got, want)
@@ -156,7 +156,7 @@ func TestRowCodecReadsLayout4(t *testing.T) {
 	want.API = ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV4
-	b = b[:len(b)-3] // the empty API, trace id and finish reason
+	b = b[:len(b)-5] // the empty API, trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 4: %v\n got %+v\nwant %+v", err, got, want)
@@ -169,10 +169,23 @@ func TestRowCodecReadsLayout5(t *testing.T) {
 	want.API = "chat"
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV5
-	b = b[:len(b)-2] // the empty trace id and finish reason
+	b = b[:len(b)-4] // the empty trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 5: %v\n got %+v\nwant %+v", err, got, want)
+	}
+}
+
+// A row record of the sixth layout (no model or SLO class) still decodes with both "".
+func TestRowCodecReadsLayout6(t *testing.T) {
+	want := makeRow(27)
+	want.TraceID, want.FinishReason = "0123456789abcdef0123456789abcdef", "stop"
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV6
+	b = b[:len(b)-2] // the empty model and class
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 6: %v\n got %+v\nwant %+v", err, got, want)
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 // varints), the chunk offsets (uvarint count, then zigzag varint deltas), then client backlog,
 // Retry-After and the attempt number (zigzag varints), then the source line (zigzag varint)
 // and the population (a string), then the written offset (zigzag varint), then the API (a
-// string), then the trace id and the finish reason (strings): about half the bytes of the row in requests.parquet. The
+// string), then the trace id and the finish reason (strings), then the model and the SLO class
+// (strings): about half the bytes of the row in requests.parquet. The
 // decoder checks every length against the bytes left, so a payload that is not exactly one
 // row is an error, never a wrong row.
 
@@ -23,7 +24,7 @@ import (
 // the layout before client backlog, Retry-After and attempts, rowRecordV2 the one before the
 // source line, the population and the cancelled/unforced flags, rowRecordV3 the one before
 // the written offset, rowRecordV4 the one before the API, rowRecordV5 the one before the trace
-// id and finish reason; all are still read so that
+// id and finish reason, rowRecordV6 the one before the model and SLO class; all are still read so that
 // a journal left by an older build recovers. A future layout takes a new type byte; the
 // journal's magic carries the version of the framing.
 const (
@@ -32,7 +33,8 @@ const (
 	rowRecordV3 byte = 3
 	rowRecordV4 byte = 4
 	rowRecordV5 byte = 5
-	rowRecord   byte = 6
+	rowRecordV6 byte = 6
+	rowRecord   byte = 7
 )
 
 // Row flags, the second byte of a row record. Each layout allows the flags it knew.
@@ -50,6 +52,7 @@ var layoutFlags = map[byte]byte{
 	rowRecordV3: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV4: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV5: flagWarmup | flagRetried | flagCancelled | flagUnforced,
+	rowRecordV6: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
 }
 
@@ -87,8 +90,11 @@ func appendRow(b []byte, r *results.Row) []byte {
 	b = append(b, r.API...)
 	b = binary.AppendUvarint(b, uint64(len(r.TraceID)))
 	b = append(b, r.TraceID...)
-	b = binary.AppendUvarint(b, uint64(len(r.FinishReason)))
-	return append(b, r.FinishReason...)
+	for _, s := range [...]string{r.FinishReason, r.Model, r.SLOClass} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
 }
 
 // rowFlags packs r's booleans into a row record's flags byte.
@@ -224,9 +230,13 @@ func decodeRow(b []byte) (results.Row, error) {
 	if layout >= rowRecordV5 {
 		r.API = d.str()
 	}
-	if layout >= rowRecord {
+	if layout >= rowRecordV6 {
 		r.TraceID = d.str()
 		r.FinishReason = d.str()
+	}
+	if layout >= rowRecord {
+		r.Model = d.str()
+		r.SLOClass = d.str()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing
