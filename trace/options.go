@@ -72,6 +72,13 @@ type Options struct {
 	// (usage's cached tokens, a gateway's cache-read count); nil when the log does not say.
 	CachedTokens *int `json:"cached_tokens,omitempty"`
 
+	// ReasoningTokens are the output tokens the log says the model spent thinking (OpenAI's
+	// usage completion_tokens_details.reasoning_tokens, the Responses API's
+	// output_tokens_details.reasoning_tokens, a gateway's reasoning count, or the logged
+	// thinking text counted with the model's tokenizer); they are part of the record's
+	// OutputTokens. nil when the log does not say; 0 when it says nothing was thought.
+	ReasoningTokens *int `json:"reasoning_tokens,omitempty"`
+
 	// Outcome as logged: the HTTP status (0 unknown), the first choice's finish_reason, and
 	// whether the client gave up (a 499 or "cancelled": true), CancelAfterMS after the send.
 	Status        int     `json:"status,omitempty"`
