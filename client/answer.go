@@ -88,6 +88,7 @@ func judgeAnswer(k *call, b []byte, readErr error, h http.Header, r *Response) (
 	gotUsage := f.hasUsage && (f.prompt > 0 || f.completion > 0)
 	if gotUsage {
 		r.PromptTokens, r.CompletionTokens, r.CachedTokens = int(f.prompt), int(f.completion), int(f.cached)
+		r.ReasoningTokens = int(f.reasoning)
 	}
 	return judgeChoices(k, shape.Choices, gotUsage, r)
 }

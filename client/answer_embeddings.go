@@ -68,7 +68,9 @@ func parseEmbeddings(b []byte) (a embeddings, ok bool) {
 		case "data":
 			a.data(&c)
 		case "usage":
-			a.hasUsage, a.prompt, _, a.cached = usage(&c)
+			var f frame
+			f.usage(&c)
+			a.hasUsage, a.prompt, a.cached = f.hasUsage, f.prompt, f.cached
 		case "error":
 			present, _, _ := errorValue(&c)
 			a.isError = a.isError || present

@@ -116,7 +116,7 @@ func benchRecv(b *testing.B, oc *openai.Client, raw bool) {
 					return n, err
 				}
 				// RecvRaw only frames; finding content still needs a parse.
-				if f, _ := parseFrame(line); f.content {
+				if f, _ := parseFrame(line); f.content() {
 					n++
 				}
 				continue
@@ -183,7 +183,7 @@ func BenchmarkParseFrame(b *testing.B) {
 	b.SetBytes(int64(len(p)))
 	cpu0 := int64(testenv.CPUTime())
 	for b.Loop() {
-		if f, ok := parseFrame(p); !ok || !f.content {
+		if f, ok := parseFrame(p); !ok || !f.content() {
 			b.Fatal("no content")
 		}
 	}

@@ -43,6 +43,11 @@ type Config struct {
 	// "stream" cannot be overridden. Requests marked Unforced, and every embeddings request,
 	// go without its ForcingKeys; verbatim bodies without any of it.
 	ExtraBody map[string]any
+	// ThinkingBudgetField, when set, is the request field the engine bounds a request's
+	// thinking by (vLLM's thinking_token_budget): a forced request with a ThinkingBudget
+	// carries it, so the logged split of thinking and answer is asked for too. Unforced
+	// requests, and a body whose logged fields already hold it, go without.
+	ThinkingBudgetField string
 	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
 	// (the default) unless the server rejects the option: usage is how served token counts
 	// are checked.
@@ -76,6 +81,8 @@ type Client struct {
 	// extra is ExtraBody as sent; unforced the same without its ForcingKeys, for requests
 	// marked Unforced.
 	extra, unforced extraBody
+	// thinkingField is Config.ThinkingBudgetField.
+	thinkingField string
 	// urls are the endpoint's API paths, by kind.
 	urls [nKinds]string
 	// maxOverride is, by kind, the output cap ExtraBody sends instead of the request's (see
@@ -129,6 +136,7 @@ func New(cfg Config) (*Client, error) {
 	if !cfg.OmitUsage {
 		c.usage = &openai.StreamOptions{IncludeUsage: true}
 	}
+	c.thinkingField = cfg.ThinkingBudgetField
 	if err := c.setExtra(cfg.ExtraBody); err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func (c *Client) Do(ctx context.Context, req Request, clock func() int64) Respon
 }
 
 func (c *Client) do(ctx context.Context, req Request, clock func() int64) (r Response) {
-	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1}
+	r = Response{PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1, ReasoningTokens: -1}
 	k := call{ctx: ctx, clock: clock, trace: req.Trace, headers: req.Headers}
 	body, url, err := c.bodyOf(&k, req)
 	if _, known := apiKindOf(req.API); req.API == "" || known {

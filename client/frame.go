@@ -8,9 +8,16 @@ import "github.com/llm-replay/replay/internal/jsoncur"
 // Semantics (the fuzz test holds the scanner to them against encoding/json): for a repeated
 // key the last occurrence wins, as in a map decode; keys are compared exactly.
 type frame struct {
-	// content: some choice in "choices" has a non-empty string in delta.content,
-	// delta.reasoning_content, delta.reasoning or text.
-	content bool
+	// answer: some choice in "choices" has a non-empty string in delta.content or text, or a
+	// non-empty delta.tool_calls; thinking: some choice has a non-empty
+	// delta.reasoning_content or delta.reasoning (the reasoning parsers' split: vLLM and
+	// SGLang's reasoning_content, vLLM's later reasoning, llama.cpp's reasoning_content under
+	// --reasoning-format). The chunk carries content when either is set.
+	answer, thinking bool
+	// Think tags in a choice's text or delta.content, for a server that does not split
+	// thinking out (think.go): opens, "<think>" appears; closes, "</think>" appears; after,
+	// some non-space text follows the last "</think>".
+	opens, closes, after bool
 	// finished: some choice has a non-empty string finish_reason; length: some choice's
 	// finish_reason is "length" (the answer hit max_tokens, or a server limit: see ErrShort);
 	// reason: "length" when one is, else the last choice's finish_reason (reasonWord).
@@ -22,6 +29,9 @@ type frame struct {
 	prompt     int64
 	completion int64
 	cached     int64
+	// reasoning is usage.completion_tokens_details.reasoning_tokens (OpenAI's usage object,
+	// https://platform.openai.com/docs/api-reference/chat/object), -1 when absent.
+	reasoning int64
 	// isError: "error" is an object or a non-empty string, or top-level "object" is "error"
 	// (vLLM's error body). errMsg is the raw (still escaped) JSON string of the message, nil
 	// when there is none; errCode the integer code, -1 when absent.
@@ -30,7 +40,7 @@ type frame struct {
 	errCode int64
 }
 
-var noFrame = frame{prompt: -1, completion: -1, cached: -1, errCode: -1}
+var noFrame = frame{prompt: -1, completion: -1, cached: -1, reasoning: -1, errCode: -1}
 
 // parseFrame extracts a frame from one JSON object. ok is false when b does not start with a
 // valid JSON object (checked as strictly as encoding/json does); bytes after the object are
@@ -52,9 +62,9 @@ func parseFrame(b []byte) (f frame, ok bool) {
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(&c)) {
 		case "choices":
-			f.content, f.finished, f.length, f.reason = choices(&c)
+			f.choices(&c)
 		case "usage":
-			f.hasUsage, f.prompt, f.completion, f.cached = usage(&c)
+			f.usage(&c)
 		case "error":
 			errObj, errMsg, errCode = errorValue(&c)
 		case "object":
@@ -80,35 +90,50 @@ func parseFrame(b []byte) (f frame, ok bool) {
 	return f, true
 }
 
-// choices reads the "choices" value: an array of choice objects.
-func choices(c *jsoncur.Cursor) (content, finished, length bool, reason string) {
+// content reports whether the frame carries output of either kind.
+func (f *frame) content() bool { return f.answer || f.thinking }
+
+// choices reads the "choices" value: an array of choice objects. Each member's last
+// occurrence wins, as in a map decode.
+func (f *frame) choices(c *jsoncur.Cursor) {
+	f.answer, f.thinking, f.opens, f.closes, f.after = false, false, false, false, false
+	f.finished, f.length, f.reason = false, false, ""
 	if c.Peek() != '[' {
 		c.Skip()
-		return false, false, false, ""
+		return
 	}
 	for more := c.Array(); more; more = c.NextElem() {
-		ct, fin, ln, rs := choice(c)
-		content = content || ct
-		finished = finished || fin
-		length = length || ln
-		if rs != "" && reason != "length" {
-			reason = rs
+		var ch choiceContent
+		fin, ln, rs := ch.read(c)
+		f.answer = f.answer || ch.answer
+		f.thinking = f.thinking || ch.thinking
+		f.opens, f.closes, f.after = f.opens || ch.opens, f.closes || ch.closes, f.after || ch.after
+		f.finished = f.finished || fin
+		f.length = f.length || ln
+		if rs != "" && f.reason != "length" {
+			f.reason = rs
 		}
 	}
-	return content, finished, length, reason
 }
 
-// choice reads one element of "choices"; anything but an object carries nothing.
-func choice(c *jsoncur.Cursor) (content, finished, length bool, reason string) {
+// choiceContent is what one choice carries: answer or thinking, and its text's think tags.
+type choiceContent struct {
+	answer, thinking     bool
+	opens, closes, after bool
+}
+
+// read reads one element of "choices"; anything but an object carries nothing.
+func (ch *choiceContent) read(c *jsoncur.Cursor) (finished, length bool, reason string) {
 	if c.Peek() != '{' {
 		c.Skip()
-		return false, false, false, ""
+		return false, false, ""
 	}
-	var text, delta bool
+	var text, delta choiceContent
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(c)) {
 		case "text":
-			text = nonEmptyString(c)
+			text = choiceContent{}
+			text.answer, text.opens, text.closes, text.after = textTags(c)
 		case "delta":
 			delta = deltaContent(c)
 		case "finish_reason":
@@ -117,7 +142,9 @@ func choice(c *jsoncur.Cursor) (content, finished, length bool, reason string) {
 			c.Skip()
 		}
 	}
-	return text || delta, finished, length, reason
+	*ch = choiceContent{answer: text.answer || delta.answer, thinking: delta.thinking,
+		opens: text.opens || delta.opens, closes: text.closes || delta.closes, after: text.after || delta.after}
+	return finished, length, reason
 }
 
 // finishReason reads a choice's finish_reason: finished when it is a non-empty string, length
@@ -154,19 +181,20 @@ func reasonWord(b []byte) string {
 	return truncateTo(string(b), maxReason)
 }
 
-// deltaContent reads a chat choice's "delta" and reports whether it carries content: text,
-// reasoning, or a piece of a tool call (servers stream a call's name and arguments as
-// tool_calls deltas, each one generated tokens like text).
-func deltaContent(c *jsoncur.Cursor) bool {
+// deltaContent reads a chat choice's "delta": text (content), thinking (reasoning_content or
+// reasoning), or a piece of a tool call (servers stream a call's name and arguments as
+// tool_calls deltas, each one generated tokens like text), which is answer.
+func deltaContent(c *jsoncur.Cursor) choiceContent {
+	var ch choiceContent
 	if c.Peek() != '{' {
 		c.Skip()
-		return false
+		return ch
 	}
 	var content, reasoningContent, reasoning, toolCalls bool
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(c)) {
 		case "content":
-			content = nonEmptyString(c)
+			content, ch.opens, ch.closes, ch.after = textTags(c)
 		case "reasoning_content":
 			reasoningContent = nonEmptyString(c)
 		case "reasoning":
@@ -177,7 +205,8 @@ func deltaContent(c *jsoncur.Cursor) bool {
 			c.Skip()
 		}
 	}
-	return content || reasoningContent || reasoning || toolCalls
+	ch.answer, ch.thinking = content || toolCalls, reasoningContent || reasoning
+	return ch
 }
 
 // nonEmptyArray reports whether the value is an array with at least one element.
@@ -195,42 +224,48 @@ func nonEmptyArray(c *jsoncur.Cursor) bool {
 }
 
 // usage reads the "usage" value; null or anything but an object means no usage.
-func usage(c *jsoncur.Cursor) (ok bool, prompt, completion, cached int64) {
+func (f *frame) usage(c *jsoncur.Cursor) {
+	f.hasUsage, f.prompt, f.completion, f.cached, f.reasoning = false, -1, -1, -1, -1
 	if c.Peek() != '{' {
 		c.Skip()
-		return false, -1, -1, -1
+		return
 	}
-	prompt, completion, cached = -1, -1, -1
+	f.hasUsage = true
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(c)) {
 		case "prompt_tokens":
-			prompt = int32OrSkip(c)
+			f.prompt = int32OrSkip(c)
 		case "completion_tokens":
-			completion = int32OrSkip(c)
+			f.completion = int32OrSkip(c)
 		case "prompt_tokens_details":
-			cached = promptDetails(c)
+			f.cached = detailCount(c, "cached_tokens")
+		case "completion_tokens_details":
+			f.reasoning = detailCount(c, "reasoning_tokens")
 		default:
 			c.Skip()
 		}
 	}
-	return true, prompt, completion, cached
 }
 
 // promptDetails reads usage.prompt_tokens_details and returns cached_tokens (-1 if absent).
-func promptDetails(c *jsoncur.Cursor) int64 {
+func promptDetails(c *jsoncur.Cursor) int64 { return detailCount(c, "cached_tokens") }
+
+// detailCount reads a usage details object (prompt_tokens_details, completion_tokens_details,
+// input_tokens_details, output_tokens_details) and returns its member name, -1 if absent.
+func detailCount(c *jsoncur.Cursor, name string) int64 {
 	if c.Peek() != '{' {
 		c.Skip()
 		return -1
 	}
-	cached := int64(-1)
+	n := int64(-1)
 	for more := c.Object(); more; more = c.NextMember() {
-		if string(key(c)) == "cached_tokens" {
-			cached = int32OrSkip(c)
+		if string(key(c)) == name {
+			n = int32OrSkip(c)
 		} else {
 			c.Skip()
 		}
 	}
-	return cached
+	return n
 }
 
 // errorValue reads the "error" value: an object with message and code, or a bare string.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -46,17 +47,20 @@ var frameSeeds = []string{
 	`{"cho\u0069ces":[{"text":"\u00e9"}],"usage":{"prompt_tokens":-0,"completion_tokens":1.5}}`,
 	`{"choices":[{"text":"a","finish_reason":"l\u0065ngth"},{"finish_reason":"stop"}]}`,
 	`{"choices":[{"finish_reason":"length","finish_reason":"stop"},{"finish_reason":"lengthy"}]}`,
+	`{"choices":[{"delta":{"content":"<think>\nhm"}}],"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":7}}}`,
+	`{"choices":[{"delta":{"content":"so \u003c/think\u003e\n\nYes"}},{"text":"</think>  "}]}`,
+	`{"choices":[{"delta":{"reasoning":"a","content":"b"}}],"usage":{"completion_tokens_details":{"reasoning_tokens":1.5}}}`,
 	`{"choices":[{"text":"a\x"}]}`, `{"choices":[{"text":"a"}]} trailing`, "{\"error\":\"caf\xe9\"}",
 }
 
 // oracleFrame computes the frame semantics (see frame) with encoding/json.
 func oracleFrame(b []byte) (frame, bool) {
-	f := frame{prompt: -1, completion: -1, cached: -1, errCode: -1}
+	f := noFrame
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var top map[string]any
 	if err := dec.Decode(&top); err != nil || top == nil {
-		return frame{prompt: -1, completion: -1, cached: -1, errCode: -1}, false
+		return noFrame, false
 	}
 	nonEmpty := func(v any) bool { s, ok := v.(string); return ok && s != "" }
 	if choices, ok := top["choices"].([]any); ok {
@@ -66,12 +70,19 @@ func oracleFrame(b []byte) (frame, bool) {
 				continue
 			}
 			if nonEmpty(m["text"]) {
-				f.content = true
+				f.answer = true
+				oracleTags(&f, m["text"].(string))
 			}
 			if d, ok := m["delta"].(map[string]any); ok {
 				calls, _ := d["tool_calls"].([]any)
-				if nonEmpty(d["content"]) || nonEmpty(d["reasoning_content"]) || nonEmpty(d["reasoning"]) || len(calls) > 0 {
-					f.content = true
+				if nonEmpty(d["content"]) || len(calls) > 0 {
+					f.answer = true
+				}
+				if nonEmpty(d["content"]) {
+					oracleTags(&f, d["content"].(string))
+				}
+				if nonEmpty(d["reasoning_content"]) || nonEmpty(d["reasoning"]) {
+					f.thinking = true
 				}
 			}
 			if nonEmpty(m["finish_reason"]) {
@@ -91,6 +102,9 @@ func oracleFrame(b []byte) (frame, bool) {
 		f.completion = oracleInt(u["completion_tokens"])
 		if d, ok := u["prompt_tokens_details"].(map[string]any); ok {
 			f.cached = oracleInt(d["cached_tokens"])
+		}
+		if d, ok := u["completion_tokens_details"].(map[string]any); ok {
+			f.reasoning = oracleInt(d["reasoning_tokens"])
 		}
 	}
 	rawOf := func(v any) []byte {
@@ -115,6 +129,15 @@ func oracleFrame(b []byte) (frame, bool) {
 		f.isError, f.errMsg, f.errCode = true, rawOf(top["message"]), oracleInt(top["code"])
 	}
 	return f, true
+}
+
+// oracleTags sets the think tags a choice's text shows (see frame).
+func oracleTags(f *frame, text string) {
+	f.opens = f.opens || strings.Contains(text, thinkOpen)
+	if i := strings.LastIndex(text, thinkClose); i >= 0 {
+		f.closes = true
+		f.after = f.after || strings.TrimSpace(text[i+len(thinkClose):]) != ""
+	}
 }
 
 func oracleInt(v any) int64 {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -40,6 +42,9 @@ type Request struct {
 	Options *Options
 	// Unforced leaves Config.ExtraBody's ForcingKeys out of this request.
 	Unforced bool
+	// ThinkingBudget is the logged thinking part of the output (0: none logged), sent as
+	// Config.ThinkingBudgetField on a forced chat, Responses or Messages request.
+	ThinkingBudget int
 	// Body, when set, is sent as it is but for its "model", replaced by Config.Model
 	// (--body verbatim); the other fields above but ID are then unused, and whether the
 	// answer streams and carries usage is the body's own say.
@@ -137,7 +142,28 @@ func (c *Client) body(r Request, api apiKind) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.addExtra(b, r.Unforced || api == kindEmbeddings, keys)
+	if b, err = c.addExtra(b, r.Unforced || api == kindEmbeddings, keys); err != nil {
+		return nil, err
+	}
+	return c.addThinkingBudget(b, r, api, keys), nil
+}
+
+// addThinkingBudget splices the request's thinking budget into a forced body (see
+// Config.ThinkingBudgetField); a completions or embeddings body has no thinking to bound.
+func (c *Client) addThinkingBudget(b []byte, r Request, api apiKind, fieldKeys []string) []byte {
+	f := c.thinkingField
+	if f == "" || r.ThinkingBudget <= 0 || r.Unforced || api == kindCompletions || api == kindEmbeddings ||
+		slices.Contains(fieldKeys, f) || len(b) < 2 || b[len(b)-1] != '}' {
+		return b
+	}
+	if _, set := c.extra.raw[f]; set {
+		return b
+	}
+	b = append(b[:len(b)-1], ',', '"')
+	b = append(b, f...)
+	b = append(b, '"', ':')
+	b = strconv.AppendInt(b, int64(r.ThinkingBudget), 10)
+	return append(b, '}')
 }
 
 // openaiBody is r's chat or completions body, before Fields and ExtraBody.

@@ -66,10 +66,23 @@ type Response struct {
 	// ChunkNS is the arrival of every content chunk, in order. Chunks read in one socket
 	// read share a timestamp: they arrived together.
 	ChunkNS []int64
+	// FirstReasoningNS and FirstAnswerNS are the arrivals of the first chunk of thinking (a
+	// reasoning delta of any dialect, or content inside a think block: think.go) and of the
+	// first chunk of answer (text, a refusal, a tool call's arguments); FirstTokenNS is the
+	// earlier of the two. ReasoningChunks and AnswerChunks count the chunks of each kind (a
+	// chunk carrying both counts in both).
+	FirstReasoningNS int64
+	FirstAnswerNS    int64
+	ReasoningChunks  int
+	AnswerChunks     int
 	// Usage as the server reported it (the last non-zero usage object); -1 when not reported.
+	// ReasoningTokens is the part of CompletionTokens the usage says was thinking (chat's
+	// completion_tokens_details.reasoning_tokens, the Responses API's
+	// output_tokens_details.reasoning_tokens); -1 when the usage does not say.
 	PromptTokens     int
 	CompletionTokens int
 	CachedTokens     int
+	ReasoningTokens  int
 	// HTTPStatus is the response status, 0 when none arrived.
 	HTTPStatus int
 	// RetryAfterNS is the server's Retry-After on a 429 or 503 answer (delay-seconds, or an

@@ -26,6 +26,9 @@ type streamState struct {
 	errEvent bool
 	tu       tokens
 	sawTool  bool
+	// split: the server streamed a reasoning delta, so it splits thinking out; inThink: the
+	// content is inside a think block (think.go).
+	split, inThink bool
 }
 
 // line handles one SSE line (without its '\n') read at time now.
@@ -71,19 +74,32 @@ func (st *streamState) junkLine(l []byte) {
 	}
 }
 
-// chunk records a content chunk that arrived at now.
-func chunk(now int64, r *Response) {
+// chunk records a content chunk of thinking, answer or both that arrived at now.
+func chunk(now int64, r *Response, thinking, answer bool) {
 	if len(r.ChunkNS) == 0 {
 		r.FirstTokenNS = now
 	}
 	r.ChunkNS = append(r.ChunkNS, now)
 	r.LastTokenNS = now
+	if thinking {
+		if r.ReasoningChunks == 0 {
+			r.FirstReasoningNS = now
+		}
+		r.ReasoningChunks++
+	}
+	if answer {
+		if r.AnswerChunks == 0 {
+			r.FirstAnswerNS = now
+		}
+		r.AnswerChunks++
+	}
 }
 
 // frame records what a parsed data frame carries.
 func (st *streamState) frame(f *frame, now int64, r *Response) {
-	if f.content {
-		chunk(now, r)
+	if f.content() {
+		thinking, answer := st.kinds(f, r.AnswerChunks > 0)
+		chunk(now, r, thinking, answer)
 	}
 	st.finished = st.finished || f.finished
 	st.length = st.length || f.length
@@ -95,6 +111,7 @@ func (st *streamState) frame(f *frame, now int64, r *Response) {
 	if f.hasUsage && (f.prompt > 0 || f.completion > 0) {
 		st.usage = true
 		r.PromptTokens, r.CompletionTokens, r.CachedTokens = int(f.prompt), int(f.completion), int(f.cached)
+		r.ReasoningTokens = int(f.reasoning)
 	}
 }
 

@@ -52,12 +52,16 @@ func (st *streamState) event(e *event, now int64, r *Response) {
 	switch e.typ {
 	case evOutputDelta, evToolDelta:
 		if e.deltaText {
-			chunk(now, r)
+			chunk(now, r, false, true)
 			st.sawTool = st.sawTool || e.typ == evToolDelta
 		}
+	case evReasoningDelta:
+		if e.deltaText {
+			chunk(now, r, true, false)
+		}
 	case evBlockDelta:
-		if e.blockText {
-			chunk(now, r)
+		if e.blockText || e.blockThinking {
+			chunk(now, r, e.blockThinking, e.blockText)
 		}
 	case evMessageStart, evMessageDelta:
 		st.addTokens(e.usage, r)
@@ -101,7 +105,8 @@ func (st *streamState) addTokens(u tokens, r *Response) {
 	}
 	t := &st.tu
 	for _, f := range [...]struct{ dst, src *int64 }{{&t.input, &u.input}, {&t.output, &u.output},
-		{&t.cacheRead, &u.cacheRead}, {&t.cacheCreate, &u.cacheCreate}, {&t.cached, &u.cached}} {
+		{&t.cacheRead, &u.cacheRead}, {&t.cacheCreate, &u.cacheCreate}, {&t.cached, &u.cached},
+		{&t.reasoning, &u.reasoning}} {
 		if *f.src >= 0 {
 			*f.dst = *f.src
 		}
@@ -111,6 +116,7 @@ func (st *streamState) addTokens(u tokens, r *Response) {
 		st.usage = true
 	}
 	r.PromptTokens, r.CompletionTokens, r.CachedTokens = prompt, completion, cached
+	r.ReasoningTokens = int(t.reasoning)
 }
 
 // counts are t's prompt, completion and cached tokens on api, each -1 when not reported.

@@ -35,7 +35,8 @@ type evType uint8
 
 const (
 	evOther        evType = iota
-	evOutputDelta         // a Responses output delta: text, reasoning, refusal
+	evOutputDelta         // a Responses output delta: text, refusal
+	evReasoningDelta      // a Responses reasoning delta: reasoning text or its summary
 	evToolDelta           // response.function_call_arguments.delta
 	evCompleted           // response.completed
 	evIncomplete          // response.incomplete
@@ -62,8 +63,10 @@ func (t evType) of(api apiKind) bool {
 // evTypeOf maps an event's type to its evType.
 func evTypeOf(b []byte) evType {
 	switch string(b) {
-	case "response.output_text.delta", "response.reasoning_text.delta", "response.refusal.delta":
+	case "response.output_text.delta", "response.refusal.delta":
 		return evOutputDelta
+	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+		return evReasoningDelta
 	case "response.function_call_arguments.delta":
 		return evToolDelta
 	case "response.completed":
@@ -88,11 +91,11 @@ func evTypeOf(b []byte) evType {
 
 // tokens is usage as these APIs report it, each count -1 when absent or not an int32.
 type tokens struct {
-	has                                           bool
-	input, output, cacheRead, cacheCreate, cached int64
+	has                                                      bool
+	input, output, cacheRead, cacheCreate, cached, reasoning int64
 }
 
-var noTokens = tokens{input: -1, output: -1, cacheRead: -1, cacheCreate: -1, cached: -1}
+var noTokens = tokens{input: -1, output: -1, cacheRead: -1, cacheCreate: -1, cached: -1, reasoning: -1}
 
 // apiError is an error object's parts: the raw (escaped) message, an integer code (-1 none)
 // and the class a named code or error type gives ("" none).
@@ -109,8 +112,8 @@ var noError = apiError{code: -1}
 type event struct {
 	typ evType
 	// deltaText: "delta" is a non-empty string; blockText: "delta" is an object with a
-	// non-empty text, partial_json or thinking.
-	deltaText, blockText bool
+	// non-empty text or partial_json; blockThinking: one with a non-empty thinking.
+	deltaText, blockText, blockThinking bool
 	// stop is a Messages stop_reason (delta's or the answer's) as a finish word; status and
 	// reason the Responses status and incomplete_details.reason ("length" for the cap);
 	// toolCall a function_call item among the response's output; output whether any output
@@ -195,8 +198,10 @@ func (e *event) delta(c *jsoncur.Cursor) {
 	}
 	for more := c.Object(); more; more = c.NextMember() {
 		switch string(key(c)) {
-		case "text", "partial_json", "thinking":
+		case "text", "partial_json":
 			e.blockText = nonEmptyString(c) || e.blockText
+		case "thinking":
+			e.blockThinking = nonEmptyString(c) || e.blockThinking
 		case "stop_reason":
 			e.stop = stopWord(c)
 		default:

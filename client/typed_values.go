@@ -162,6 +162,8 @@ func usageTokens(c *jsoncur.Cursor) tokens {
 			u.cacheCreate = int32OrSkip(c)
 		case "input_tokens_details":
 			u.cached = promptDetails(c)
+		case "output_tokens_details":
+			u.reasoning = detailCount(c, "reasoning_tokens")
 		default:
 			c.Skip()
 		}

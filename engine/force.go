@@ -40,6 +40,22 @@ func (e Engine) ForceFields(maxTokens int) map[string]any {
 	return nil
 }
 
+// ThinkingBudgetField is the request field that bounds one request's thinking on e, which a
+// forced run sends with the logged thinking count so the split of thinking and answer is asked
+// for as well as the total: vLLM's thinking_token_budget (vllm/v1/sample/thinking_budget_state.py:
+// the engine forces the end of the think block once the budget is spent; it bounds, it does
+// not lengthen, so a model that stops thinking sooner thinks less), which replay's simulator
+// takes as the exact length of its thinking. "" for the others: SGLang bounds thinking only
+// through a server flag or a custom logit processor, llama.cpp only per server
+// (--reasoning-budget), and the managed APIs take a budget that bounds, in their own fields,
+// which a logged body already carries.
+func (e Engine) ThinkingBudgetField() string {
+	if e == VLLM {
+		return "thinking_token_budget"
+	}
+	return ""
+}
+
 // Forceable reports whether e has a request field that forces the output length.
 func (e Engine) Forceable() bool { return e.ForceFields(0) != nil }
 

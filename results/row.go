@@ -89,6 +89,20 @@ type Row struct {
 	// SLOClass is the request's class under --slo-class-by (its logged model, API or a
 	// header's value), which the summary judges by that class's limits; empty without it.
 	SLOClass string `parquet:"slo_class,optional,dict"`
+	// FirstReasoningNS and FirstAnswerNS are the arrivals of the first chunk of thinking and
+	// of the first chunk of answer (0 when none came); FirstTokenNS stays the first of either.
+	// Time to first answer token (TTFAT) counts from SentNS to FirstAnswerNS.
+	FirstReasoningNS int64 `parquet:"first_reasoning_ns,delta"`
+	FirstAnswerNS    int64 `parquet:"first_answer_ns,delta"`
+	// ReasoningTokens are the output tokens spent thinking (0 when nothing was thought): the
+	// server's usage where it breaks them out, else the thinking chunks counted (a server
+	// streams a token a chunk). AnswerTokens are the rest: the usage's completion tokens less
+	// the reasoning ones where the server reports usage, else the answer chunks counted.
+	ReasoningTokens int32 `parquet:"reasoning_tokens,delta"`
+	AnswerTokens    int32 `parquet:"answer_tokens,delta"`
+	// TargetReasoningTokens is the thinking part of the logged output (part of
+	// TargetOutputTokens), -1 when the log did not say.
+	TargetReasoningTokens int32 `parquet:"target_reasoning_tokens,delta"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the
@@ -130,6 +144,14 @@ func (r *Row) Streamed() bool { return !strings.HasPrefix(r.Population, Populati
 // (file descriptors, ports, memory): not the endpoint's failure.
 const ClassClient = "client"
 
+// TTFATNS is the time to the first answer token, from the send; 0 when no answer came.
+func (r *Row) TTFATNS() int64 {
+	if r.FirstAnswerNS == 0 {
+		return 0
+	}
+	return r.FirstAnswerNS - r.SentNS
+}
+
 // Final reports whether the row is the request's outcome: not an attempt that was retried.
 func (r *Row) Final() bool { return !r.Retried }
 
@@ -147,7 +169,7 @@ func (r *Row) Shift(d int64) {
 	r.ScheduledNS += d
 	r.SentNS += d
 	r.DoneNS += d
-	for _, p := range []*int64{&r.WrittenNS, &r.FirstTokenNS, &r.LastTokenNS} {
+	for _, p := range []*int64{&r.WrittenNS, &r.FirstTokenNS, &r.LastTokenNS, &r.FirstReasoningNS, &r.FirstAnswerNS} {
 		if *p != 0 {
 			*p += d
 		}

@@ -154,6 +154,15 @@ func (s *engineState) force(ctx context.Context, cfg Config, model string) (map[
 	return f.Extra, nil
 }
 
+// thinkingField is the field a forced run bounds each request's thinking by (the client's
+// ThinkingBudgetField): the engine's, when the run forces lengths or targets the simulator.
+func (s *engineState) thinkingField() string {
+	if !s.info.Forced && s.choice.Simulator == "" {
+		return ""
+	}
+	return s.choice.Engine.ThinkingBudgetField()
+}
+
 // resetCache empties the engine's prefix cache before the measured run under --reset-cache
 // (after the warmup, before the server's counters are first read), so it starts cold; each
 // sweep step is a run of its own and resets again. The summary records what happened.

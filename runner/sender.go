@@ -169,7 +169,18 @@ func (s *sender) content(r *synth.Request) client.Request {
 	if r.API == synth.APIEmbeddings || s.unforcedAPIs[string(r.API)] {
 		creq.Unforced = true // no output to force, or an API whose engine drops the forcing fields
 	}
+	if n := loggedReasoning(o); n > 0 {
+		creq.ThinkingBudget = min(n, creq.MaxTokens) // sent only where the engine takes a budget
+	}
 	return creq
+}
+
+// loggedReasoning is the thinking part of a record's logged output, -1 when the log did not say.
+func loggedReasoning(o *trace.Options) int {
+	if o == nil || o.ReasoningTokens == nil {
+		return -1
+	}
+	return *o.ReasoningTokens
 }
 
 // embeddingsInput sets an embeddings request's input as it was logged: one text or a batch,
@@ -256,8 +267,28 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		Line:                r.Record.Line,
 		FinishReason:        resp.FinishReason,
 	}
+	reasoningRow(&row, resp, loggedReasoning(r.Record.Options))
 	if keepPrompt {
 		row.Prompt = r.Prompt
 	}
 	return row
+}
+
+// reasoningRow sets the row's thinking and answer figures from the answer: the first chunk of
+// each, and the tokens of each, the server's count where its usage breaks thinking out, else
+// the thinking chunks counted (a server streams a token a chunk); the answer's tokens are the
+// usage's completion tokens less the thinking ones, else its chunks counted. logged is the
+// log's own thinking count (-1 unknown).
+func reasoningRow(row *results.Row, resp *client.Response, logged int) {
+	row.FirstReasoningNS, row.FirstAnswerNS = resp.FirstReasoningNS, resp.FirstAnswerNS
+	row.TargetReasoningTokens = int32(logged)
+	reasoning := resp.ReasoningTokens
+	if reasoning < 0 {
+		reasoning = resp.ReasoningChunks
+	}
+	answer := resp.AnswerChunks
+	if resp.CompletionTokens >= 0 {
+		answer = max(resp.CompletionTokens-reasoning, 0)
+	}
+	row.ReasoningTokens, row.AnswerTokens = int32(reasoning), int32(answer)
 }

@@ -107,10 +107,14 @@ func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error
 		return err
 	}
 	extra, err := t.eng.force(ctx, cfg, t.model)
-	if err != nil || extra == nil {
+	field := t.eng.thinkingField()
+	if err != nil || (extra == nil && field == "") {
 		return err
 	}
-	ccfg.ExtraBody = extra
+	if extra != nil {
+		ccfg.ExtraBody = extra
+	}
+	ccfg.ThinkingBudgetField = field
 	t.client, err = client.New(ccfg)
 	return err
 }

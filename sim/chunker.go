@@ -41,8 +41,11 @@ func (s *Server) newChunker(a *answer, choices, total int, f Fault) chunker {
 // chunk only once all are ready), until the pause or until b holds at least byteLimit bytes.
 func (c *chunker) appendReady(b []byte, ready, byteLimit int) []byte {
 	ready = min(ready, c.total)
-	for !c.paused() && len(b) < byteLimit && (ready-c.written >= c.per || (ready == c.total && ready > c.written)) {
+	for !c.paused() && len(b) < byteLimit && (ready-c.written >= c.per || c.thinkingReady(ready) || (ready == c.total && ready > c.written)) {
 		m := min(c.per, ready-c.written)
+		if t := c.a.out.thinking; c.written < t {
+			m = min(m, t-c.written) // no chunk holds thinking and answer both
+		}
 		first, last := c.written == 0, c.written+m == c.total
 		for i := range c.choices {
 			b = c.a.fr.appendChunk(b, i, c.written, m, first, last)
@@ -50,6 +53,13 @@ func (c *chunker) appendReady(b []byte, ready, byteLimit int) []byte {
 		c.written += m
 	}
 	return b
+}
+
+// thinkingReady reports whether the last tokens of the thinking are ready: they go out as a
+// short chunk of their own rather than wait for the answer's first tokens.
+func (c *chunker) thinkingReady(ready int) bool {
+	t := c.a.out.thinking
+	return c.written < t && ready >= t
 }
 
 // paused reports whether the answer has reached its fault's pause.

@@ -27,6 +27,7 @@ type wireMessages struct {
 	OutputConfig  *wireAnthropicOutput `json:"output_config"`
 	MinTokens     *int                 `json:"min_tokens"`
 	IgnoreEOS     bool                 `json:"ignore_eos"`
+	Thinking      *int                 `json:"thinking_token_budget"`
 }
 
 // wireAnthropicOutput is output_config: its format is a structured output (output_config_param.py,
@@ -76,7 +77,7 @@ func parseMessagesRequest(body []byte, defaultMaxTokens int) (Request, error) {
 		return Request{}, errors.New("request body: field \"max_tokens\": missing (the Messages API requires it)")
 	}
 	r := Request{Chat: true, Model: w.Model, IgnoreEOS: w.IgnoreEOS, Stream: w.Stream}
-	f := scalars{maxTokens: optOf(w.MaxTokens), minTokens: optOf(w.MinTokens),
+	f := scalars{maxTokens: optOf(w.MaxTokens), minTokens: optOf(w.MinTokens), thinking: optOf(w.Thinking),
 		temperature: optOf(w.Temperature), topP: optOf(w.TopP), stops: len(w.StopSequences)}
 	var err error
 	if r.Tools, err = anthropicTools(w.Tools); err != nil {

@@ -71,23 +71,50 @@ func (m messagesAnswer) appendChunk(b []byte, _, from, tokens int, first, _ bool
 		b = endEvent(b)
 		b = openEvent(b, "content_block_start")
 		b = append(b, `,"index":0,"content_block":`...)
-		b = endEvent(m.appendBlock(b, false))
+		if m.out.thinks() {
+			b = endEvent(m.appendThinkingBlock(b, false))
+		} else {
+			b = endEvent(m.appendBlock(b, false))
+		}
 		b = endEvent(openEvent(b, "ping"))
 	}
+	if from < m.out.thinking {
+		b = openEvent(b, "content_block_delta")
+		b = append(b, `,"index":0,"delta":{"type":"thinking_delta","thinking":"`...)
+		b = m.out.appendTokens(b, from, tokens)
+		return endEvent(append(b, `"}`...))
+	}
+	if m.out.thinks() && from == m.out.thinking { // the thinking's block ends, the answer's opens
+		b = endEvent(append(openEvent(b, "content_block_stop"), `,"index":0`...))
+		b = openEvent(b, "content_block_start")
+		b = append(b, `,"index":1,"content_block":`...)
+		b = endEvent(m.appendBlock(b, false))
+	}
 	b = openEvent(b, "content_block_delta")
+	b = m.appendIndex(b)
 	if m.call() {
-		b = append(b, `,"index":0,"delta":{"type":"input_json_delta","partial_json":"`...)
+		b = append(b, `,"delta":{"type":"input_json_delta","partial_json":"`...)
 	} else {
-		b = append(b, `,"index":0,"delta":{"type":"text_delta","text":"`...)
+		b = append(b, `,"delta":{"type":"text_delta","text":"`...)
 	}
 	b = m.out.appendTokens(b, from, tokens)
 	return endEvent(append(b, `"}`...))
 }
 
+// appendIndex appends the index of the answer's block, or of the thinking's when nothing
+// followed it.
+func (m messagesAnswer) appendIndex(b []byte) []byte {
+	if m.out.answers() {
+		b = append(b, `,"index":`...)
+		return strconv.AppendInt(b, int64(m.out.answerIndex()), 10)
+	}
+	return append(b, `,"index":0`...)
+}
+
 // appendEnd implements framing: the block's stop, the message's delta with the whole usage,
 // and its stop.
 func (m messagesAnswer) appendEnd(b []byte, u usage) []byte {
-	b = endEvent(append(openEvent(b, "content_block_stop"), `,"index":0`...))
+	b = endEvent(m.appendIndex(openEvent(b, "content_block_stop")))
 	b = openEvent(b, "message_delta")
 	b = append(b, `,"delta":{"stop_reason":"`...)
 	b = append(b, m.stopReason()...)
@@ -111,7 +138,15 @@ func (m messagesAnswer) appendMessage(b []byte, u usage, whole bool) []byte {
 	b = appendJSONString(b, m.model)
 	b = append(b, `,"content":[`...)
 	if whole {
-		b = m.appendBlock(b, true)
+		if m.out.thinks() {
+			b = m.appendThinkingBlock(b, true)
+		}
+		if m.out.answers() {
+			if m.out.thinks() {
+				b = append(b, ',')
+			}
+			b = m.appendBlock(b, true)
+		}
 		b = append(b, `],"stop_reason":"`...)
 		b = append(b, m.stopReason()...)
 		b = append(b, '"')
@@ -130,7 +165,7 @@ func (m messagesAnswer) appendBlock(b []byte, whole bool) []byte {
 	if !m.call() {
 		b = append(b, `{"type":"text","text":"`...)
 		if whole {
-			b = m.out.appendTokens(b, 0, m.out.tokens)
+			b = m.out.appendTokens(b, m.out.thinking, m.out.tokens-m.out.thinking)
 		}
 		return append(b, `"}`...)
 	}

@@ -22,6 +22,9 @@ type output struct {
 	tokens int
 	// finish is the finish_reason of each choice.
 	finish string
+	// thinking is how many of each choice's first tokens are thinking (Request.Thinking);
+	// the answer is the tokens after them (thinking.go).
+	thinking int
 }
 
 // padToken is the text of a token that pads a Content answer to its forced length.
@@ -34,7 +37,11 @@ func fillerOutput(maxTokens int) output { return output{tokens: maxTokens, finis
 func newOutput(counter Counter, r *Request) output {
 	c := r.Content
 	if c == nil {
-		return fillerOutput(r.MaxTokens)
+		o := fillerOutput(r.MaxTokens)
+		if r.Chat {
+			o.thinking = min(r.Thinking, o.tokens)
+		}
+		return o
 	}
 	o := output{content: c, cuts: cutTokens(c.Text, counter.Count(c.Text))}
 	o.tokens = min(len(o.cuts)-1, r.MaxTokens)

@@ -25,9 +25,14 @@ type Request struct {
 	HasIDs    bool
 	// MaxTokens is max_tokens, else max_completion_tokens, else the configured default: the
 	// length of every choice.
-	MaxTokens    int
-	MinTokens    int
-	IgnoreEOS    bool
+	MaxTokens int
+	MinTokens int
+	IgnoreEOS bool
+	// Thinking is how many of each choice's first tokens are thinking, streamed in the API's
+	// reasoning dialect before the answer: vLLM's thinking_token_budget, which the simulator
+	// spends whole (as it runs the answer to its cap under ignore_eos), at most MaxTokens. A
+	// completions request and one answered with JSON (Content) do not think.
+	Thinking     int
 	Stream       bool
 	IncludeUsage bool
 	// N is the number of choices (n, 1 when absent), each MaxTokens long; usage counts them all.
@@ -66,6 +71,7 @@ type wireRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	MinTokens           *int            `json:"min_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
+	ThinkingTokenBudget *int            `json:"thinking_token_budget"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -171,6 +177,8 @@ func (k formatKind) constrains() bool {
 // agree on every error and its order.
 type scalars struct {
 	n, maxTokens, maxCompletionTokens, minTokens opt[int]
+	// thinking is vLLM's thinking_token_budget (engine/force.go says what it bounds there).
+	thinking opt[int]
 	// capName names maxTokens in errors: "" is max_tokens, the Responses API's is
 	// max_output_tokens.
 	capName string
@@ -235,6 +243,12 @@ func (f *scalars) applyLimits(defaultMaxTokens int, r *Request) error {
 		if r.MinTokens < 0 || r.MinTokens > r.MaxTokens {
 			return fmt.Errorf("request body: field \"min_tokens\": must be in [0, %s=%d], got %d", capName, r.MaxTokens, r.MinTokens)
 		}
+	}
+	if f.thinking.set {
+		if f.thinking.v < -1 {
+			return fmt.Errorf("request body: field \"thinking_token_budget\": must be -1 (no budget) or >= 0, got %d", f.thinking.v)
+		}
+		r.Thinking = min(max(f.thinking.v, 0), r.MaxTokens)
 	}
 	return nil
 }
@@ -315,7 +329,7 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 func (w *wireRequest) scalars() (scalars, error) {
 	f := scalars{
 		n: optOf(w.N), maxTokens: optOf(w.MaxTokens), maxCompletionTokens: optOf(w.MaxCompletionTokens),
-		minTokens: optOf(w.MinTokens), temperature: optOf(w.Temperature), topP: optOf(w.TopP),
+		minTokens: optOf(w.MinTokens), thinking: optOf(w.ThinkingTokenBudget), temperature: optOf(w.Temperature), topP: optOf(w.TopP),
 		presencePenalty: optOf(w.PresencePenalty), frequencyPenalty: optOf(w.FrequencyPenalty),
 		topLogprobs: optOf(w.TopLogprobs),
 	}

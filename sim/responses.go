@@ -18,6 +18,7 @@ type wireResponses struct {
 	MaxOutputTokens *int            `json:"max_output_tokens"`
 	MinTokens       *int            `json:"min_tokens"`
 	IgnoreEOS       bool            `json:"ignore_eos"`
+	ThinkingBudget  *int            `json:"thinking_token_budget"`
 	Stream          bool            `json:"stream"`
 	Temperature     *float64        `json:"temperature"`
 	TopP            *float64        `json:"top_p"`
@@ -57,7 +58,7 @@ func parseResponsesRequest(body []byte, defaultMaxTokens int) (Request, error) {
 		return Request{}, fmt.Errorf("request body: %w", err)
 	}
 	r := Request{Chat: true, Model: w.Model, IgnoreEOS: w.IgnoreEOS, Stream: w.Stream}
-	f := scalars{maxTokens: optOf(w.MaxOutputTokens), capName: "max_output_tokens", minTokens: optOf(w.MinTokens),
+	f := scalars{maxTokens: optOf(w.MaxOutputTokens), capName: "max_output_tokens", minTokens: optOf(w.MinTokens), thinking: optOf(w.ThinkingBudget),
 		temperature: optOf(w.Temperature), topP: optOf(w.TopP), topLogprobs: optOf(w.TopLogprobs)}
 	var err error
 	if r.Tools, err = responsesTools(w.Tools); err != nil {

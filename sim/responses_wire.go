@@ -88,9 +88,16 @@ func (r *responsesAnswer) appendStart(b []byte) []byte {
 // appendChunk implements framing: with the first tokens the item's (and its text part's)
 // added events, then the tokens as one delta event.
 func (r *responsesAnswer) appendChunk(b []byte, _, from, tokens int, first, _ bool) []byte {
+	if r.out.thinks() && from <= r.out.thinking {
+		if b = r.appendThinkingChunk(b, from, tokens, first); from < r.out.thinking {
+			return b
+		}
+		first = true // the answer's first tokens
+	}
 	if first {
 		b = r.event(b, "response.output_item.added")
-		b = append(b, `,"output_index":0,"item":`...)
+		b = r.appendOutputIndex(b)
+		b = append(b, `,"item":`...)
 		b = r.appendItem(b, false)
 		b = endEvent(b)
 		if !r.call() {
@@ -118,6 +125,12 @@ func (r *responsesAnswer) appendChunk(b []byte, _, from, tokens int, first, _ bo
 
 // appendEnd implements framing: the item's done events, then the whole response.
 func (r *responsesAnswer) appendEnd(b []byte, u usage) []byte {
+	if !r.out.answers() { // it thought to the cap: only the reasoning item ends
+		b = r.appendThinkingDone(b)
+		b = r.event(b, "response."+r.status())
+		b = append(b, `,"response":`...)
+		return endEvent(r.appendResponse(b, r.status(), &u))
+	}
 	if r.call() {
 		b = r.event(b, "response.function_call_arguments.done")
 		b = r.appendItemRef(b, false)
@@ -130,7 +143,7 @@ func (r *responsesAnswer) appendEnd(b []byte, u usage) []byte {
 		b = r.event(b, "response.output_text.done")
 		b = r.appendItemRef(b, true)
 		b = append(b, `,"text":"`...)
-		b = r.out.appendTokens(b, 0, r.out.tokens)
+		b = r.out.appendTokens(b, r.out.thinking, r.out.tokens-r.out.thinking)
 		b = endEvent(append(b, `","logprobs":[]`...))
 		b = r.event(b, "response.content_part.done")
 		b = r.appendItemRef(b, true)
@@ -138,7 +151,8 @@ func (r *responsesAnswer) appendEnd(b []byte, u usage) []byte {
 		b = endEvent(r.appendTextPart(b))
 	}
 	b = r.event(b, "response.output_item.done")
-	b = append(b, `,"output_index":0,"item":`...)
+	b = r.appendOutputIndex(b)
+	b = append(b, `,"item":`...)
 	b = endEvent(r.appendItem(b, true))
 	b = r.event(b, "response."+r.status())
 	b = append(b, `,"response":`...)
@@ -155,7 +169,7 @@ func (r *responsesAnswer) appendFull(b []byte, _, _ int, u usage) []byte {
 func (r *responsesAnswer) appendItemRef(b []byte, part bool) []byte {
 	b = append(b, `,"item_id":`...)
 	b = r.appendItemID(b)
-	b = append(b, `,"output_index":0`...)
+	b = r.appendOutputIndex(b)
 	if part {
 		b = append(b, `,"content_index":0`...)
 	}
@@ -206,7 +220,7 @@ func (r *responsesAnswer) appendItem(b []byte, done bool) []byte {
 // appendTextPart appends the message's whole output_text part.
 func (r *responsesAnswer) appendTextPart(b []byte) []byte {
 	b = append(b, `{"type":"output_text","annotations":[],"logprobs":[],"text":"`...)
-	b = r.out.appendTokens(b, 0, r.out.tokens)
+	b = r.out.appendTokens(b, r.out.thinking, r.out.tokens-r.out.thinking)
 	return append(b, `"}`...)
 }
 
@@ -228,7 +242,7 @@ func (r *responsesAnswer) appendResponse(b []byte, status string, u *usage) []by
 	b = r.appendEcho(b)
 	b = append(b, `,"output":[`...)
 	if u != nil {
-		b = r.appendItem(b, true)
+		b = r.appendWholeOutput(b)
 	}
 	b = append(b, `],"usage":`...)
 	if u == nil {
@@ -266,8 +280,8 @@ func (r *responsesAnswer) appendEcho(b []byte) []byte {
 }
 
 // appendResponsesUsage appends a response's usage: input tokens with the cached part of them
-// (and no cache writes: the prefix cache is automatic), output tokens (no reasoning: the
-// simulator models none), their total.
+// (and no cache writes: the prefix cache is automatic), output tokens with the thinking part of
+// them, their total.
 func appendResponsesUsage(b []byte, u usage) []byte {
 	b = append(b, `{"input_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.prompt), 10)
@@ -275,7 +289,9 @@ func appendResponsesUsage(b []byte, u usage) []byte {
 	b = strconv.AppendInt(b, int64(u.cached), 10)
 	b = append(b, `},"output_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.completion), 10)
-	b = append(b, `,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":`...)
+	b = append(b, `,"output_tokens_details":{"reasoning_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.reasoning), 10)
+	b = append(b, `},"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.prompt+u.completion), 10)
 	return append(b, '}')
 }

@@ -360,7 +360,7 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, c *chunker, f Fa
 
 // answerUsage is the usage of a whole answer: every choice's tokens count.
 func answerUsage(req *Request, a *answer, promptTokens, cached int) usage {
-	return usage{prompt: promptTokens, completion: req.N * a.out.tokens, cached: cached}
+	return usage{prompt: promptTokens, completion: req.N * a.out.tokens, cached: cached, reasoning: req.N * a.out.thinking}
 }
 
 // fullAnswer waits for the whole answer and writes one JSON body.

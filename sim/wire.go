@@ -11,6 +11,8 @@ const fillerToken = " tok"
 // usage is the token accounting of one answer; completion counts the tokens of every choice.
 type usage struct {
 	prompt, completion, cached int
+	// reasoning is the thinking part of completion (every choice's).
+	reasoning int
 }
 
 // answer writes the JSON of one response by appending bytes, without reflection, because in
@@ -81,6 +83,8 @@ func (a *answer) appendChunk(b []byte, index, from, tokens int, first, last bool
 	b = append(b, a.streamHead...)
 	b = appendChoiceIndex(b, index)
 	switch {
+	case a.chat && from < a.out.thinking:
+		b = a.appendThinkingDelta(b, from, tokens, first)
 	case a.chat && a.out.content != nil && a.out.content.Tool != "":
 		b = a.appendCallDelta(b, index, from, tokens, first)
 	case a.chat:
@@ -173,6 +177,10 @@ func appendUsage(b []byte, u usage) []byte {
 	b = strconv.AppendInt(b, int64(u.prompt+u.completion), 10)
 	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.cached), 10)
+	if u.reasoning > 0 {
+		b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.reasoning), 10)
+	}
 	return append(b, "}}"...)
 }
 
@@ -197,8 +205,10 @@ func (a *answer) appendFull(b []byte, choices, tokens int, u usage) []byte {
 			b = a.out.appendTokens(b, 0, tokens)
 			b = append(b, `"}}]}`...)
 		case a.chat:
-			b = append(b, `,"message":{"role":"assistant","content":"`...)
-			b = a.out.appendTokens(b, 0, tokens)
+			b = append(b, `,"message":{"role":"assistant",`...)
+			b = a.appendThinkingMember(b)
+			b = append(b, `"content":"`...)
+			b = a.out.appendTokens(b, a.out.thinking, tokens-a.out.thinking)
 			b = append(b, `"}`...)
 		default:
 			b = append(b, `,"text":"`...)

@@ -82,6 +82,11 @@ var rowFields = withLevels([]field{
 	str("finish_reason", func(r *results.Row) *string { return &r.FinishReason }),
 	str("model", func(r *results.Row) *string { return &r.Model }),
 	str("slo_class", func(r *results.Row) *string { return &r.SLOClass }),
+	i64("first_reasoning_ns", func(r *results.Row) *int64 { return &r.FirstReasoningNS }),
+	i64("first_answer_ns", func(r *results.Row) *int64 { return &r.FirstAnswerNS }),
+	i32("reasoning_tokens", func(r *results.Row) *int32 { return &r.ReasoningTokens }),
+	i32("answer_tokens", func(r *results.Row) *int32 { return &r.AnswerTokens }),
+	i32("target_reasoning_tokens", func(r *results.Row) *int32 { return &r.TargetReasoningTokens }),
 })
 
 // rowSchema is the schema the writer writes and the generic reader reads into.

@@ -101,11 +101,12 @@ func TestRowCodecEveryField(t *testing.T) {
 // journal left by an older build recovers.
 func TestRowCodecReadsLayout1(t *testing.T) {
 	want := makeRow(22) // warmup false, with a chunk list and an error
+	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.ClientBacklogNS, want.RetryAfterNS, want.Attempt, want.Retried = 0, 0, 0, false
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-11] // the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6, the model and class of 7
+	b = b[:len(b)-16] // the five reasoning varints of layout 8, then the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6, the model and class of 7
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -120,11 +121,12 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 // flags) still decodes, and carries none of the third layout's flags.
 func TestRowCodecReadsLayout2(t *testing.T) {
 	want := makeRow(23)
+	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.Attempt, want.Retried, want.RetryAfterNS = 2, true, 1500
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV2
-	b = b[:len(b)-8] // the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6, the model and class of 7
+	b = b[:len(b)-13] // the five reasoning varints of layout 8, then the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6, the model and class of 7
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
@@ -140,10 +142,11 @@ func TestRowCodecReadsLayout2(t *testing.T) {
 // A row record of the third layout (no written offset) still decodes with WrittenNS 0.
 func TestRowCodecReadsLayout3(t *testing.T) {
 	want := makeRow(24)
+	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.WrittenNS, want.API = 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV3
-	b = b[:len(b)-6] // the written offset's zero varint, the empty API, trace id, finish reason, model and class
+	b = b[:len(b)-11] // the five reasoning varints of layout 8, then the written offset's zero varint, the empty API, trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 3: %v\n got %+v\nwant %+v", err, got, want)
@@ -153,10 +156,12 @@ func TestRowCodecReadsLayout3(t *testing.T) {
 // A row record of the fourth layout (no API) still decodes with API "".
 func TestRowCodecReadsLayout4(t *testing.T) {
 	want := makeRow(25)
+	want.FirstReasoningNS, want.FirstAnswerNS, want.ReasoningTokens, want.AnswerTokens = 0, 0, 0, 0
+	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.API = ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV4
-	b = b[:len(b)-5] // the empty API, trace id, finish reason, model and class
+	b = b[:len(b)-10] // the five reasoning varints of layout 8, then the empty API, trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 4: %v\n got %+v\nwant %+v", err, got, want)
@@ -166,10 +171,11 @@ func TestRowCodecReadsLayout4(t *testing.T) {
 // A row record of the fifth layout (no trace id or finish reason) still decodes with both "".
 func TestRowCodecReadsLayout5(t *testing.T) {
 	want := makeRow(26)
+	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.API = "chat"
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV5
-	b = b[:len(b)-4] // the empty trace id, finish reason, model and class
+	b = b[:len(b)-9] // the five reasoning varints of layout 8, then the empty trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 5: %v\n got %+v\nwant %+v", err, got, want)
@@ -179,13 +185,32 @@ func TestRowCodecReadsLayout5(t *testing.T) {
 // A row record of the sixth layout (no model or SLO class) still decodes with both "".
 func TestRowCodecReadsLayout6(t *testing.T) {
 	want := makeRow(27)
+	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.TraceID, want.FinishReason = "0123456789abcdef0123456789abcdef", "stop"
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV6
-	b = b[:len(b)-2] // the empty model and class
+	b = b[:len(b)-7] // the five reasoning varints of layout 8, then the empty model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 6: %v\n got %+v\nwant %+v", err, got, want)
+	}
+}
+
+// A row record of the seventh layout (no reasoning offsets or counts) still decodes with
+// them 0 and the logged reasoning unknown (-1).
+func TestRowCodecReadsLayout7(t *testing.T) {
+	want := makeRow(28)
+	want.Model, want.SLOClass, want.TargetReasoningTokens = "m", "chat", -1
+	b := appendRow(nil, &want)
+	b[0] = rowRecordV7
+	b = b[:len(b)-5] // the two offsets and three counts
+	got, err := decodeRow(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 7: %v\n got %+v\nwant %+v", err, got, want)
+	}
+	want.FirstReasoningNS, want.FirstAnswerNS, want.ReasoningTokens, want.AnswerTokens, want.TargetReasoningTokens = 5e6, 9e6, 700, 40, 700
+	if got, err := decodeRow(appendRow(nil, &want)); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 8: %v\n got %+v\nwant %+v", err, got, want)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // Retry-After and the attempt number (zigzag varints), then the source line (zigzag varint)
 // and the population (a string), then the written offset (zigzag varint), then the API (a
 // string), then the trace id and the finish reason (strings), then the model and the SLO class
-// (strings): about half the bytes of the row in requests.parquet. The
+// (strings), then the first reasoning and first answer offsets (zigzag varints) and the
+// reasoning, answer and target reasoning counts (zigzag varints): about half the bytes of the row in requests.parquet. The
 // decoder checks every length against the bytes left, so a payload that is not exactly one
 // row is an error, never a wrong row.
 
@@ -24,7 +25,8 @@ import (
 // the layout before client backlog, Retry-After and attempts, rowRecordV2 the one before the
 // source line, the population and the cancelled/unforced flags, rowRecordV3 the one before
 // the written offset, rowRecordV4 the one before the API, rowRecordV5 the one before the trace
-// id and finish reason, rowRecordV6 the one before the model and SLO class; all are still read so that
+// id and finish reason, rowRecordV6 the one before the model and SLO class, rowRecordV7 the
+// one before the reasoning offsets and counts; all are still read so that
 // a journal left by an older build recovers. A future layout takes a new type byte; the
 // journal's magic carries the version of the framing.
 const (
@@ -34,7 +36,8 @@ const (
 	rowRecordV4 byte = 4
 	rowRecordV5 byte = 5
 	rowRecordV6 byte = 6
-	rowRecord   byte = 7
+	rowRecordV7 byte = 7
+	rowRecord   byte = 8
 )
 
 // Row flags, the second byte of a row record. Each layout allows the flags it knew.
@@ -53,6 +56,7 @@ var layoutFlags = map[byte]byte{
 	rowRecordV4: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV5: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV6: flagWarmup | flagRetried | flagCancelled | flagUnforced,
+	rowRecordV7: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
 }
 
@@ -93,6 +97,11 @@ func appendRow(b []byte, r *results.Row) []byte {
 	for _, s := range [...]string{r.FinishReason, r.Model, r.SLOClass} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
+	}
+	b = binary.AppendVarint(b, r.FirstReasoningNS)
+	b = binary.AppendVarint(b, r.FirstAnswerNS)
+	for _, v := range [...]int32{r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens} {
+		b = binary.AppendVarint(b, int64(v))
 	}
 	return b
 }
@@ -234,9 +243,15 @@ func decodeRow(b []byte) (results.Row, error) {
 		r.TraceID = d.str()
 		r.FinishReason = d.str()
 	}
-	if layout >= rowRecord {
+	if layout >= rowRecordV7 {
 		r.Model = d.str()
 		r.SLOClass = d.str()
+	}
+	r.TargetReasoningTokens = -1
+	if layout >= rowRecord {
+		r.FirstReasoningNS = d.varint()
+		r.FirstAnswerNS = d.varint()
+		r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens = d.int32(), d.int32(), d.int32()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing

@@ -67,6 +67,12 @@ func makeRow(i int) results.Row {
 	r.Population = results.Population(i%4 != 0, [...]string{results.KindPlain, results.KindTools, results.KindJSON}[i%3])
 	r.CancelledAsLogged = i%19 == 0
 	r.Unforced = i%5 == 0
+	r.TargetReasoningTokens = -1
+	if i%4 == 1 && len(chunks) > 2 { // a thinking answer: its first third thought
+		k := len(chunks) / 3
+		r.FirstReasoningNS, r.FirstAnswerNS = chunks[0], chunks[k]
+		r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens = int32(k), int32(len(chunks)-k), int32(k)
+	}
 	return r
 }
 
