@@ -34,18 +34,18 @@ import "github.com/llm-replay/replay/internal/jsoncur"
 type evType uint8
 
 const (
-	evOther        evType = iota
-	evOutputDelta         // a Responses output delta: text, refusal
-	evReasoningDelta      // a Responses reasoning delta: reasoning text or its summary
-	evToolDelta           // response.function_call_arguments.delta
-	evCompleted           // response.completed
-	evIncomplete          // response.incomplete
-	evFailed              // response.failed
-	evError               // error (both APIs)
-	evMessageStart        // message_start
-	evBlockDelta          // content_block_delta
-	evMessageDelta        // message_delta
-	evMessageStop         // message_stop
+	evOther          evType = iota
+	evOutputDelta           // a Responses output delta: text, refusal
+	evReasoningDelta        // a Responses reasoning delta: reasoning text or its summary
+	evToolDelta             // response.function_call_arguments.delta
+	evCompleted             // response.completed
+	evIncomplete            // response.incomplete
+	evFailed                // response.failed
+	evError                 // error (both APIs)
+	evMessageStart          // message_start
+	evBlockDelta            // content_block_delta
+	evMessageDelta          // message_delta
+	evMessageStop           // message_stop
 )
 
 // of reports whether the event type is api's: the Responses API's response.* events, the

@@ -100,7 +100,7 @@ func TestRowCodecEveryField(t *testing.T) {
 // A row record of the first layout (no backlog, Retry-After or attempt) still decodes, so a
 // journal left by an older build recovers.
 func TestRowCodecReadsLayout1(t *testing.T) {
-	want := makeRow(22) // warmup false, with a chunk list and an error
+	want := makeRow(22)             // warmup false, with a chunk list and an error
 	want.TargetReasoningTokens = -1 // what a layout before the eighth reads
 	want.ClientBacklogNS, want.RetryAfterNS, want.Attempt, want.Retried = 0, 0, 0, false
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
