@@ -46,6 +46,9 @@ type Metrics struct {
 	errorSample map[string]string
 
 	ttft, ttftSched, itl, tpot, e2e, e2eSched, lateness, queueWait *latency
+	// ttfat is the time to the first answer token (reasoning.go); reasoning the thinking.
+	ttfat     *latency
+	reasoning *reasoningAgg
 	// queue is the TTFT split under a calibration; nil without one.
 	queue *queueAgg
 
@@ -68,7 +71,7 @@ type Metrics struct {
 	apis      map[string]*popMetrics // by the API each request went to
 
 	// sloMet counts requests meeting each SLO limit, in sloKeys order; sloAll those meeting all.
-	sloMet [4]int64
+	sloMet [5]int64
 	sloAll int64
 	// sloOutTokens are the output tokens of requests meeting every limit.
 	sloOutTokens int64
@@ -115,6 +118,8 @@ func NewMetrics(o Options) *Metrics {
 		apis:        map[string]*popMetrics{},
 		ttft:        newLatency(),
 		ttftSched:   newLatency(),
+		ttfat:       newLatency(),
+		reasoning:   newReasoningAgg(),
 		itl:         newLatency(),
 		tpot:        newLatency(),
 		e2e:         newLatency(),
@@ -273,6 +278,11 @@ func (m *Metrics) addOK(r *results.Row, done int64) int64 {
 			m.ttftAt = append(m.ttftAt, ttftPoint{sec: uint32(sec), us: us})
 		}
 	}
+	m.reasoning.add(r)
+	ttfatNS, ttfatSchedNS, answered := ttfatNS(r)
+	if answered && streamed {
+		m.ttfat.recordNS(ttfatNS)
+	}
 	m.e2e.recordNS(r.DoneNS - r.SentNS)
 	m.e2eUS = append(m.e2eUS, clampU32((r.DoneNS-r.SentNS+500)/1000))
 	m.e2eSched.recordNS(r.DoneNS - r.ScheduledNS)
@@ -292,7 +302,7 @@ func (m *Metrics) addOK(r *results.Row, done int64) int64 {
 			// The whole answer is its first token: the user sees nothing before it.
 			hasToken, ttftSchedNS = true, r.DoneNS-r.ScheduledNS
 		}
-		if m.judge(hasToken, ttftSchedNS, maxGap, len(chunks) >= 2, tpotNS, r.DoneNS-r.ScheduledNS) {
+		if m.judge(hasToken, ttftSchedNS, answerAt{answered, ttfatSchedNS}, maxGap, len(chunks) >= 2, tpotNS, r.DoneNS-r.ScheduledNS) {
 			m.sloOutTokens += out
 		}
 	}
@@ -321,13 +331,20 @@ func (m *Metrics) addUsage(r *results.Row) {
 	}
 }
 
+// answerAt is when a request's first answer token came, from its due time; ok false when none.
+type answerAt struct {
+	ok      bool
+	schedNS int64
+}
+
 // judge counts one successful request against each SLO limit. A request without a token misses
 // the TTFT limit; one with fewer than two chunks has no gap and so meets ITL; one without a TPOT
 // (fewer than two output tokens) meets the TPOT limit, since it had no decode to be slow in.
-func (m *Metrics) judge(hasToken bool, ttftSchedNS, maxGapNS int64, hasGap bool, tpotNS, e2eSchedNS int64) (all bool) {
+func (m *Metrics) judge(hasToken bool, ttftSchedNS int64, answer answerAt, maxGapNS int64, hasGap bool, tpotNS, e2eSchedNS int64) (all bool) {
 	s := m.opts.SLO
-	met := [4]bool{
+	met := [5]bool{
 		s.TTFT == 0 || (hasToken && ttftSchedNS <= int64(s.TTFT)),
+		s.TTFAT == 0 || (answer.ok && answer.schedNS <= int64(s.TTFAT)),
 		s.ITL == 0 || !hasGap || maxGapNS <= int64(s.ITL),
 		s.TPOT == 0 || tpotNS < 0 || tpotNS <= int64(s.TPOT),
 		s.E2E == 0 || e2eSchedNS <= int64(s.E2E),

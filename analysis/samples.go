@@ -36,13 +36,24 @@ type DistRow struct {
 	D    Dist
 }
 
-// DistRows are the summary's latency distributions in the terminal table's order.
-func (s *Summary) DistRows() []DistRow {
-	return []DistRow{
-		{"ttft", s.TTFT}, {"ttft (from scheduled)", s.TTFTSched}, {"itl", s.ITL}, {"tpot", s.TPOT},
-		{"e2e", s.E2E}, {"e2e (from scheduled)", s.E2ESched}, {"lateness", s.Lateness}, {"queue wait", s.QueueWait},
+// DistRows are the summary's latency distributions in the terminal table's order, TTFAT
+// among them when the run's model thought (Thought).
+func (s *Summary) DistRows() []DistRow { return s.DistRowsWith(s.Thought()) }
+
+// DistRowsWith is DistRows with or without TTFAT: two runs compared show the same rows.
+func (s *Summary) DistRowsWith(ttfat bool) []DistRow {
+	rows := []DistRow{{"ttft", s.TTFT}}
+	if ttfat {
+		rows = append(rows, DistRow{"ttfat", s.TTFAT})
 	}
+	return append(rows, []DistRow{{"ttft (from scheduled)", s.TTFTSched}, {"itl", s.ITL}, {"tpot", s.TPOT},
+		{"e2e", s.E2E}, {"e2e (from scheduled)", s.E2ESched}, {"lateness", s.Lateness}, {"queue wait", s.QueueWait},
+	}...)
 }
+
+// Thought reports whether any request of the run thought, or its log said how much it did:
+// the run's tables then show TTFAT beside TTFT.
+func (s *Summary) Thought() bool { return s.Reasoning != nil }
 
 // SLONames are the figures an SLO may limit, in the order the tables show them.
 func SLONames() []string { return append([]string(nil), sloKeys...) }

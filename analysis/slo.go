@@ -7,24 +7,28 @@ import (
 )
 
 // SLO is a set of per-request latency limits; a zero field is not part of the SLO.
-// TTFT and E2E are judged from the request's scheduled time (what a user of the original traffic
-// would have waited, queue and send lateness included), ITL against the request's largest
+// TTFT, TTFAT (time to the first answer token, after any thinking) and E2E are judged from
+// the request's scheduled time (what a user of the original traffic would have waited, queue
+// and send lateness included; a request that thought and never answered misses TTFAT), ITL against the request's largest
 // inter-token gap (every token within the limit), TPOT against the request's own
 // (last token - first token) / (output tokens - 1).
 type SLO struct {
-	TTFT time.Duration
-	ITL  time.Duration
-	TPOT time.Duration
-	E2E  time.Duration
+	TTFT  time.Duration
+	TTFAT time.Duration
+	ITL   time.Duration
+	TPOT  time.Duration
+	E2E   time.Duration
 }
 
 // sloKeys is the fixed order of SLO names in flags, JSON and tables.
-var sloKeys = []string{"ttft", "itl", "tpot", "e2e"}
+var sloKeys = []string{"ttft", "ttfat", "itl", "tpot", "e2e"}
 
 func (s *SLO) field(key string) *time.Duration {
 	switch key {
 	case "ttft":
 		return &s.TTFT
+	case "ttfat":
+		return &s.TTFAT
 	case "itl":
 		return &s.ITL
 	case "tpot":
@@ -35,7 +39,7 @@ func (s *SLO) field(key string) *time.Duration {
 	return nil
 }
 
-// ParseSLO reads "ttft=500ms,itl=60ms,tpot=50ms,e2e=10s" (any subset, any order; Go durations).
+// ParseSLO reads "ttft=500ms,ttfat=2s,itl=60ms,tpot=50ms,e2e=10s" (any subset, any order; Go durations).
 // An empty string is no SLO.
 func ParseSLO(text string) (SLO, error) {
 	var s SLO

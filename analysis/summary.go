@@ -209,13 +209,16 @@ type Fidelity struct {
 type Summary struct {
 	// Verdict is the run's judgement in one line, starting with valid, not valid, failed,
 	// client-bound, interrupted or cut (see verdict.go); Judgement holds its parts.
-	Verdict    string           `json:"verdict"`
-	Judgement  *Judgement       `json:"judgement,omitempty"`
-	Input      *Input           `json:"input,omitempty"`
-	Run        RunInfo          `json:"run"`
-	Requests   Requests         `json:"requests"`
-	TTFT       Dist             `json:"ttft_ms"`
-	TTFTSched  Dist             `json:"ttft_sched_ms"`
+	Verdict   string     `json:"verdict"`
+	Judgement *Judgement `json:"judgement,omitempty"`
+	Input     *Input     `json:"input,omitempty"`
+	Run       RunInfo    `json:"run"`
+	Requests  Requests   `json:"requests"`
+	TTFT      Dist       `json:"ttft_ms"`
+	TTFTSched Dist       `json:"ttft_sched_ms"`
+	// TTFAT is the time to the first answer token (reasoning.go): TTFT for a model that does
+	// not think; after the thinking for one that does.
+	TTFAT      Dist             `json:"ttfat_ms"`
 	ITL        Dist             `json:"itl_ms"`
 	TPOT       Dist             `json:"tpot_ms"`
 	E2E        Dist             `json:"e2e_ms"`
@@ -226,6 +229,7 @@ type Summary struct {
 	Throughput Throughput       `json:"throughput"`
 	Goodput    *Goodput         `json:"goodput,omitempty"`
 	Fidelity   Fidelity         `json:"fidelity"`
+	Reasoning  *Reasoning       `json:"reasoning,omitempty"`
 	Errors     map[string]int64 `json:"errors"`
 	// ErrorSamples holds the first message seen for each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
@@ -340,6 +344,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 			Backlog: m.backlog.dist(), Errors: m.clientFailed},
 		TTFT:      m.ttft.dist(),
 		TTFTSched: m.ttftSched.dist(),
+		TTFAT:     m.ttfat.dist(),
 		ITL:       m.itl.dist(),
 		TPOT:      m.tpot.dist(),
 		E2E:       m.e2e.dist(),
@@ -377,6 +382,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 	m.addCache(s, info)
 	m.groupFigures(s, dur)
 	s.Fidelity.Arrival = m.arrival
+	s.Reasoning = m.reasoning.summary()
 	m.addErrors(s)
 	s.Cost = m.cost(dur)
 	s.Goodput = m.goodput(dur)

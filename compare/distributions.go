@@ -161,7 +161,8 @@ func compareRows(a, b *analysis.Summary) []Row {
 		}
 		rows = append(rows, r)
 	}
-	da, db := a.DistRows(), b.DistRows()
+	thought := a.Thought() || b.Thought()
+	da, db := a.DistRowsWith(thought), b.DistRowsWith(thought)
 	for i := range da {
 		x, y := da[i].D, db[i].D
 		add(da[i].Name, "p50", "ms", x.P50, y.P50)

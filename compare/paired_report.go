@@ -84,7 +84,7 @@ func sloGrid(eps []runner.EndpointResult) []sloRow {
 		return nil
 	}
 	var rows []sloRow
-	for _, k := range []string{"ttft", "itl", "tpot", "e2e"} {
+	for _, k := range analysis.SLONames() {
 		lim, ok := g.LimitsMS[k]
 		if !ok {
 			continue

@@ -15,8 +15,9 @@ type fidelityRow struct {
 	Bad          bool
 }
 
-// fidelityRows are the fidelity table's lines, at most six: the lengths, the schedule, the
-// cache and, for a run with sessions, their gating.
+// fidelityRows are the fidelity table's lines, at most seven: the lengths, the schedule, the
+// cache, for a run whose log gave the thinking split that split, and for a run with sessions
+// their gating.
 func fidelityRows(s *analysis.Summary) []fidelityRow {
 	f := s.Fidelity
 	out := "output tokens exactly as targeted"
@@ -38,6 +39,11 @@ func fidelityRows(s *analysis.Summary) []fidelityRow {
 		rows = append(rows, fidelityRow{Check: "arrival rate kept", Value: rateKept(a)})
 	}
 	rows = append(rows, fidelityRow{Check: "prefix-cache hit rate against the trace's ideal", Value: cacheAgainstIdeal(s.Cache)})
+	if r := s.Reasoning; r != nil && r.Logged > 0 {
+		rows = append(rows, fidelityRow{Check: "thinking tokens as logged (the total is forced; the split is the engine's, bounded on vLLM by thinking_token_budget)",
+			Value: fmt.Sprintf("%s of %d requests whose log gave the split", fmtPct(r.SplitExactPct), r.Logged),
+			Bad:   r.SplitExactPct == nil || *r.SplitExactPct < 99})
+	}
 	if ss := s.Sessions; ss != nil {
 		rows = append(rows, fidelityRow{Check: "sessions gated on their answers",
 			Value: fmt.Sprintf("%d later turns each sent after the previous answer, in %d multi-turn sessions of %d", ss.LaterTurns, ss.MultiTurn, ss.Sessions)})
@@ -75,4 +81,19 @@ func cacheAgainstIdeal(c analysis.Cache) string {
 		return measured + "; no ideal (the trace's block hashes unknown)"
 	}
 	return fmt.Sprintf("%s against %s ideal (infinite cache)", measured, fmtPct(c.IdealHitPct))
+}
+
+// reasoningLine is the terminal's line on thinking: how many requests thought, the share of
+// output, the ITL of each kind and the split against the log's; "" when nothing thought.
+func reasoningLine(s *analysis.Summary) string {
+	r := s.Reasoning
+	if r == nil {
+		return ""
+	}
+	line := fmt.Sprintf("reasoning   %d requests thought (%d never answered): %s of output tokens; ttfat p50 %s ms; itl thinking p50 %s ms, answer p50 %s ms",
+		r.Requests, r.NeverAnswered, fmtPct(r.SharePct), analysis.FormatMS(s.TTFAT.P50), analysis.FormatMS(r.ITLThinking.P50), analysis.FormatMS(r.ITLAnswer.P50))
+	if r.Logged > 0 {
+		line += fmt.Sprintf("; thought as logged %s of %d", fmtPct(r.SplitExactPct), r.Logged)
+	}
+	return line + "\n"
 }

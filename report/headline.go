@@ -15,6 +15,7 @@ type headline struct {
 	OKPct      string // "97.0%", "n/a" without requests
 	Throughput string // "17.98 req/s, 549.0 output tok/s"
 	TTFT       string // "117.6 / 286.2 ms" (p50 / p95), "n/a" when no streamed request succeeded
+	TTFAT      string // the same of the first answer token, "" when the model did not think
 	ITL        string // p95
 	Goodput    string // "" without an SLO
 	Verdict    string
@@ -31,6 +32,12 @@ func newHeadline(s *analysis.Summary) headline {
 	if s.TTFT.Count > 0 {
 		h.TTFT = analysis.FormatMS(s.TTFT.P50) + " / " + analysis.FormatMS(s.TTFT.P95) + " ms"
 	}
+	if s.Thought() {
+		h.TTFAT = "n/a"
+		if s.TTFAT.Count > 0 {
+			h.TTFAT = analysis.FormatMS(s.TTFAT.P50) + " / " + analysis.FormatMS(s.TTFAT.P95) + " ms"
+		}
+	}
 	if s.ITL.Count > 0 {
 		h.ITL = analysis.FormatMS(s.ITL.P95) + " ms"
 	}
@@ -42,7 +49,7 @@ func newHeadline(s *analysis.Summary) headline {
 
 // headlineHTML lays the headline out as one table row, above everything else on the page.
 const headlineHTML = `{{with .Headline}}<table id="headline" class="headline">
-<tr><th>requests</th><th>ok</th><th>throughput</th><th>TTFT p50 / p95</th><th>ITL p95</th>{{if .Goodput}}<th>goodput</th>{{end}}<th>verdict</th></tr>
-<tr><td>{{.Requests}}</td><td>{{.OKPct}}</td><td>{{.Throughput}}</td><td>{{.TTFT}}</td><td>{{.ITL}}</td>{{with .Goodput}}<td>{{.}}</td>{{end}}<td id="verdict" class="verdict{{if .VerdictBad}} bad{{end}}">{{.Verdict}}</td></tr>
+<tr><th>requests</th><th>ok</th><th>throughput</th><th>TTFT p50 / p95</th>{{if .TTFAT}}<th>TTFAT p50 / p95</th>{{end}}<th>ITL p95</th>{{if .Goodput}}<th>goodput</th>{{end}}<th>verdict</th></tr>
+<tr><td>{{.Requests}}</td><td>{{.OKPct}}</td><td>{{.Throughput}}</td><td>{{.TTFT}}</td>{{with .TTFAT}}<td>{{.}}</td>{{end}}<td>{{.ITL}}</td>{{with .Goodput}}<td>{{.}}</td>{{end}}<td id="verdict" class="verdict{{if .VerdictBad}} bad{{end}}">{{.Verdict}}</td></tr>
 </table>
 {{end}}`

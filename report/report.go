@@ -108,7 +108,7 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 func splitDists(rows []analysis.DistRow) (main, more []analysis.DistRow) {
 	for _, r := range rows {
 		switch r.Name {
-		case "ttft", "itl", "tpot", "e2e":
+		case "ttft", "ttfat", "itl", "tpot", "e2e":
 			main = append(main, r)
 		default:
 			more = append(more, r)
@@ -205,6 +205,12 @@ summary{cursor:pointer;color:#333;font-size:14px}
 {{range .APIs}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
 {{end}}</table>
 <p class="note">Requests by the API each was sent to, as it was logged against: chat completions, completions, the Responses API, Anthropic's Messages API, embeddings. TTFT for an API some of whose answers streamed; embeddings have no output and are measured end to end.</p>
+{{end}}{{with .S.Reasoning}}<h2 id="reasoning">Reasoning</h2>
+<table>
+<tr><th>requests that thought</th><th>never answered</th><th>thinking share of output</th><th>ttfat p50 / p95 (ms)</th><th>itl thinking p50 / p95 (ms)</th><th>itl answer p50 / p95 (ms)</th><th>thought as logged</th></tr>
+<tr><td>{{.Requests}}</td><td{{if .NeverAnswered}} class="bad"{{end}}>{{.NeverAnswered}}</td><td>{{pct .SharePct}} ({{.ReasoningTokens}} thinking, {{.AnswerTokens}} answer tokens)</td><td>{{ms $.S.TTFAT.P50}} / {{ms $.S.TTFAT.P95}}</td><td>{{ms .ITLThinking.P50}} / {{ms .ITLThinking.P95}}</td><td>{{ms .ITLAnswer.P50}} / {{ms .ITLAnswer.P95}}</td><td>{{if .Logged}}{{pct .SplitExactPct}} of {{.Logged}}{{else}}the log did not say{{end}}</td></tr>
+</table>
+<p class="note">TTFAT, time to first answer token: from the send to the first token of the answer, after any thinking; what a user of a reasoning model waits for (TTFT counts the first token of either kind). A request that thought and never answered is in no TTFAT figure and misses a ttfat SLO. Thinking tokens are the server's count where its usage gives one, else the thinking chunks counted; ITL of thinking is over the chunks before the first answer chunk.</p>
 {{end}}<p class="note">TTFT and e2e are measured from the moment a request was handed to the HTTP client (a connect on the way counts); "from scheduled" from the moment the trace said it should leave, so waiting behind a concurrency cap or a late timer counts (no coordinated omission). ITL: gaps between streamed chunks. TPOT: (last token - first token) / (output tokens - 1) per request, output tokens from server usage, else the chunks seen. Lateness: when the request's last byte was written, as the server would see it, - scheduled - queue wait.</p>
 
 {{with .S.Goodput}}<h2>Goodput at SLO</h2>

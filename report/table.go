@@ -89,6 +89,7 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	b.WriteString(tokenizeLine(s.Run.TokenizeCheck))
 	b.WriteString(cacheLine(s.Cache))
 	b.WriteString(serverMetricsLine(s.ServerMetrics))
+	b.WriteString(reasoningLine(s))
 	if ss := s.Sessions; ss != nil {
 		fmt.Fprintf(&b, "sessions    %d requests in %d sessions, %d multi-turn: %d later turns each sent after the previous answer\n",
 			ss.Requests, ss.Sessions, ss.MultiTurn, ss.LaterTurns)

@@ -226,7 +226,7 @@ func TestParseList(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
 		{"ttft.p95<=500ms,ttft.p96<=500ms", `requirement 2 "ttft.p96<=500ms": unknown statistic "p96" (want p50, p90, p95, p99, p999, max, mean)`},
-		{"ttf.p95<=500ms", `requirement 1 "ttf.p95<=500ms": unknown metric "ttf" (want ttft, ttft_sched, itl, tpot, e2e, e2e_sched, lateness, queue_wait)`},
+		{"ttf.p95<=500ms", `requirement 1 "ttf.p95<=500ms": unknown metric "ttf" (want ttft, ttft_sched, ttfat, itl, tpot, e2e, e2e_sched, lateness, queue_wait)`},
 		{"latency<=5s", `unknown term "latency" (want <metric>.<stat>, goodput`},
 		{"ttft<=5s", `want <metric>.<stat>, e.g. ttft.p95, not "ttft"`},
 		{"ttft.p95.x<=5s", `want <metric>.<stat>`},

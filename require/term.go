@@ -21,7 +21,7 @@ const (
 
 // requireMetrics are the latency distributions of a Summary a term may name, in the order of
 // summary.json.
-var requireMetrics = []string{"ttft", "ttft_sched", "itl", "tpot", "e2e", "e2e_sched", "lateness", "queue_wait"}
+var requireMetrics = []string{"ttft", "ttft_sched", "ttfat", "itl", "tpot", "e2e", "e2e_sched", "lateness", "queue_wait"}
 
 // requireStats are the statistics of a Dist a term may name.
 var requireStats = []string{"p50", "p90", "p95", "p99", "p999", "max", "mean"}

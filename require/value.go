@@ -99,6 +99,8 @@ func distOf(s *analysis.Summary, metric string) analysis.Dist {
 		return s.TTFT
 	case "ttft_sched":
 		return s.TTFTSched
+	case "ttfat":
+		return s.TTFAT
 	case "itl":
 		return s.ITL
 	case "tpot":
