@@ -275,20 +275,26 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 }
 
 // reasoningRow sets the row's thinking and answer figures from the answer: the first chunk of
-// each, and the tokens of each, the server's count where its usage breaks thinking out, else
-// the thinking chunks counted (a server streams a token a chunk); the answer's tokens are the
-// usage's completion tokens less the thinking ones, else its chunks counted. logged is the
-// log's own thinking count (-1 unknown).
+// each, and the tokens of each: the server's count where its usage breaks thinking out; else
+// the usage's completion tokens when only one kind came; else the thinking chunks counted (a
+// server streams about a token a chunk) and the rest of the usage's completion tokens as the
+// answer; without usage, the chunks of each kind. logged is the log's own thinking count (-1
+// unknown).
 func reasoningRow(row *results.Row, resp *client.Response, logged int) {
 	row.FirstReasoningNS, row.FirstAnswerNS = resp.FirstReasoningNS, resp.FirstAnswerNS
 	row.TargetReasoningTokens = int32(logged)
-	reasoning := resp.ReasoningTokens
-	if reasoning < 0 {
-		reasoning = resp.ReasoningChunks
-	}
-	answer := resp.AnswerChunks
-	if resp.CompletionTokens >= 0 {
-		answer = max(resp.CompletionTokens-reasoning, 0)
+	reasoning, answer := resp.ReasoningChunks, resp.AnswerChunks
+	switch completion := resp.CompletionTokens; {
+	case resp.ReasoningTokens >= 0 && completion >= 0: // the usage breaks thinking out
+		reasoning, answer = resp.ReasoningTokens, max(completion-resp.ReasoningTokens, 0)
+	case resp.ReasoningTokens >= 0:
+		reasoning = resp.ReasoningTokens
+	case completion >= 0 && answer == 0: // all thinking: the usage counts it
+		reasoning = completion
+	case completion >= 0 && reasoning == 0:
+		answer = completion
+	case completion >= 0: // both kinds, no breakdown: the thinking chunks counted
+		answer = max(completion-reasoning, 0)
 	}
 	row.ReasoningTokens, row.AnswerTokens = int32(reasoning), int32(answer)
 }
