@@ -49,11 +49,12 @@ import (
 // Said where it matters: the column names are the tables'; the diagnostic setting's nested
 // properties are read by the same names without regard to case, as the 2020 gateway schema
 // spells them in camelCase, but no document lists GatewayLlmLogs' nested names. The LLM log
-// documents no cached-token column, so cached tokens are known only from a logged response
-// body. IsStreamCompletion is documented as "indicating if the request specified stream mode
-// to be false", which reads both ways; it is taken as true for a streamed request. The
-// llm-emit-token-metric and azure-openai-emit-token-metric policies send aggregated metrics to
-// Application Insights, not records: there is nothing per request in them to read.
+// documents no cached-token or reasoning column, so cached and reasoning tokens are known
+// only from a logged response body. IsStreamCompletion is documented as "indicating if the
+// request specified stream mode to be false", which reads both ways; it is taken as true for
+// a streamed request. The llm-emit-token-metric and azure-openai-emit-token-metric policies
+// send aggregated metrics to Application Insights, not records: there is nothing per request
+// in them to read.
 var apimSchema = Schema{
 	Format:  "apim",
 	Doc:     "Azure API Management ApiManagementGatewayLogs + ApiManagementGatewayLlmLog (GatewayLogs, GatewayLlmLogs), joined by CorrelationId; GatewayLogs alone with bodies logged",
@@ -321,7 +322,8 @@ func readAPIM(rec Record) (Entry, error) {
 }
 
 // apimGatewayInto reads what the gateway record adds: the arrival, the API, the status, the
-// key, and, when bodies are logged, the cap and sampling and the cached tokens.
+// key, and, when bodies are logged, the cap and sampling and the cached and reasoning tokens
+// (the OpenAI usage of the response body).
 func apimGatewayInto(e *Entry, gw Record) error {
 	var err error
 	if e.Start, err = apimTime(gw); err != nil {
@@ -346,6 +348,10 @@ func apimGatewayInto(e *Entry, gw Record) error {
 	}
 	usage := firstPresent(apimGet(gw, "BackendResponseBody"), apimGet(gw, "ResponseBody")).Get("usage")
 	e.CachedTokens, err = cachedOf(usage.Get("prompt_tokens_details", "cached_tokens"), usage.Get("input_tokens_details", "cached_tokens"))
+	if err != nil {
+		return err
+	}
+	e.ReasoningTokens, err = usageReasoning(e.OutputTokens, usage)
 	return err
 }
 

@@ -77,7 +77,7 @@ func readAPIMGateway(rec Record) (Entry, error) {
 }
 
 // apimUsageInto reads an OpenAI usage object: the prompt count, the completion count (none
-// for embeddings) and the cached tokens.
+// for embeddings), the cached tokens and the reasoning tokens.
 func apimUsageInto(e *Entry, usage Value) error {
 	var err error
 	if e.PromptTokens, err = requiredInt(usage.Get("prompt_tokens")); err != nil {
@@ -88,7 +88,10 @@ func apimUsageInto(e *Entry, usage Value) error {
 			return err
 		}
 	}
-	e.CachedTokens, err = cachedOf(usage.Get("prompt_tokens_details", "cached_tokens"))
+	if e.CachedTokens, err = cachedOf(usage.Get("prompt_tokens_details", "cached_tokens")); err != nil {
+		return err
+	}
+	e.ReasoningTokens, err = usageReasoning(e.OutputTokens, usage)
 	return err
 }
 

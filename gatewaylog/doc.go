@@ -6,7 +6,8 @@
 // Portkey's logs export and vLLM's server log with request logging), into
 // trace records: one Schema per source (a file each, citing
 // the source's own documentation of its record), every record turned into one Entry (arrival
-// time, token counts, cached prompt tokens, stream flag, model, sampling, who sent it), entries
+// time, token counts, cached prompt tokens, the output's reasoning tokens where the source
+// counts them, stream flag, model, sampling, who sent it), entries
 // sorted by arrival (several sources log the end time, so a request's start is its end minus
 // its latency), and the records that are no model request (an MCP call, a health check)
 // skipped and counted. A JSON log may come as JSON lines, one JSON array or pretty-printed

@@ -6,7 +6,8 @@ import (
 )
 
 // Entry is what one log record says of one model request, whatever the source. A field the
-// record does not hold is left zero (nil for the pointers, -1 for CachedTokens).
+// record does not hold is left zero (nil for the pointers, -1 for CachedTokens and
+// ReasoningTokens).
 type Entry struct {
 	// Start is when the request arrived. Sources that log the end instead set End and
 	// Latency; Arrival resolves them.
@@ -15,7 +16,10 @@ type Entry struct {
 	// PromptTokens and OutputTokens are the logged usage; CachedTokens the prompt tokens the
 	// source says were read from the prefix cache (-1: the record does not say).
 	PromptTokens, OutputTokens, CachedTokens int
-	Model                                    string
+	// ReasoningTokens are the output tokens the source says the model spent thinking, part
+	// of OutputTokens (-1: the record does not say).
+	ReasoningTokens int
+	Model           string
 	// API is the trace API the request was made to (trace.APIChat, ...), "" when unknown.
 	API         string
 	Stream      *bool
@@ -80,8 +84,8 @@ var ErrCountedElsewhere = errors.New("part of a request another record counts")
 // skipped nor as bad, since a server log is mostly such lines.
 var ErrNotRecord = errors.New("not a request record")
 
-// NewEntry is an Entry with nothing known, CachedTokens -1.
-func NewEntry() Entry { return Entry{CachedTokens: -1} }
+// NewEntry is an Entry with nothing known, CachedTokens and ReasoningTokens -1.
+func NewEntry() Entry { return Entry{CachedTokens: -1, ReasoningTokens: -1} }
 
 // Arrival is the request's arrival: Start, or End minus Latency.
 func (e Entry) Arrival() (time.Time, error) {

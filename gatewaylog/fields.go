@@ -38,6 +38,35 @@ func cachedOf(vs ...Value) (int, error) {
 	return -1, nil
 }
 
+// reasoningOf is the first of vs present as a count, -1 when none is: the output tokens a
+// record says were spent thinking. They are part of the output (out), so a count over it is
+// an error naming its field.
+func reasoningOf(out int, vs ...Value) (int, error) {
+	for _, v := range vs {
+		n, ok, err := v.Int()
+		if err != nil {
+			return -1, err
+		}
+		if !ok {
+			continue
+		}
+		if n > out {
+			return -1, v.Err("%d reasoning tokens, more than the %d output tokens they are part of", n, out)
+		}
+		return n, nil
+	}
+	return -1, nil
+}
+
+// usageReasoning is an OpenAI usage object's reasoning count: chat's and completions'
+// completion_tokens_details.reasoning_tokens (OpenAI API reference, the chat completion
+// object, https://platform.openai.com/docs/api-reference/chat/object), the Responses API's
+// output_tokens_details.reasoning_tokens (the response object,
+// https://platform.openai.com/docs/api-reference/responses/object); -1 when it has neither.
+func usageReasoning(out int, usage Value) (int, error) {
+	return reasoningOf(out, usage.Get("completion_tokens_details", "reasoning_tokens"), usage.Get("output_tokens_details", "reasoning_tokens"))
+}
+
 // samplingInto reads an OpenAI-shaped parameter object's output cap and sampling into e:
 // max_tokens, max_completion_tokens or (the Responses API) max_output_tokens, temperature,
 // top_p.

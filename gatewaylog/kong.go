@@ -17,8 +17,9 @@ import (
 // .response (the bodies as strings, with log_payloads on). The plugin's key is "proxy" in the
 // current reference and "ai-proxy" in earlier releases' logs; both are read, and the
 // singular usage names (prompt_token, completion_token) some releases logged too. Cached prompt
-// tokens are in no documented usage field; they are read from the logged response payload's
-// usage (prompt_tokens_details.cached_tokens) when the payload is there, through the JSON
+// tokens and reasoning tokens are in no documented usage field; they are read from the logged
+// response payload's OpenAI usage (prompt_tokens_details.cached_tokens,
+// completion_tokens_details.reasoning_tokens) when the payload is there, through the JSON
 // string it is held in. Records without an AI block (the gateway's other traffic) are skipped.
 var kongSchema = Schema{
 	Format:  "kong-ai",
@@ -65,6 +66,9 @@ func readKong(rec Record) (Entry, error) {
 	e.API = trace.APIChat
 	payload := ai.Get("payload")
 	if e.CachedTokens, err = cachedOf(payload.Get("response", "usage", "prompt_tokens_details", "cached_tokens")); err != nil {
+		return e, err
+	}
+	if e.ReasoningTokens, err = usageReasoning(e.OutputTokens, payload.Get("response", "usage")); err != nil {
 		return e, err
 	}
 	if err := samplingInto(&e, payload.Get("request")); err != nil {

@@ -35,8 +35,12 @@ import (
 // packages/shared/src/server/ingestion/types.ts), and its OpenTelemetry ingestion subtracts
 // input_cached_tokens, input_cache_read and input_cache_creation from input the same way
 // (OtelIngestionProcessor.ts, extractGenericGenAiUsageDetails); output likewise excludes
-// output_reasoning_tokens. Langfuse's own "Input Tokens" is therefore the sum of every
-// usage key containing "input" (eventsTable.ts and features/query/dataModel.ts:
+// output_reasoning_tokens (completion_tokens_details.reasoning_tokens or
+// output_tokens_details.reasoning_tokens, kept as output_<name> and subtracted from output:
+// OpenAICompletionUsageSchema and OpenAIResponseUsageSchema in ingestion/types.ts at
+// langfuse/langfuse 0391b9a26333d7774363bb15a44b169435c7ee51), which is read as the reasoning
+// count. Langfuse's own "Input Tokens" is therefore the sum of every usage key containing
+// "input" (eventsTable.ts and features/query/dataModel.ts:
 // arraySum(mapFilter(positionCaseInsensitive(key, 'input') > 0))), and "Output Tokens" the
 // sum of those containing "output"; the prompt replayed is that sum, the whole prompt.
 var langfuseSchema = Schema{
@@ -93,6 +97,9 @@ func readLangfuse(rec Record) (Entry, error) {
 		cached = append(cached, usage.Get(k))
 	}
 	if e.CachedTokens, err = cachedOf(cached...); err != nil {
+		return e, err
+	}
+	if e.ReasoningTokens, err = reasoningOf(e.OutputTokens, usage.Get("output_reasoning_tokens")); err != nil {
 		return e, err
 	}
 	e.Model = firstString(rec.Get("provided_model_name"), rec.Get("model"))

@@ -21,8 +21,9 @@ import (
 //   - model_parameters: the request's optional params (max_tokens or max_completion_tokens,
 //     temperature, top_p);
 //   - response: the model response, whose usage carries prompt_tokens_details.cached_tokens
-//     (OpenAI) or cache_read_input_tokens (Anthropic via LiteLLM's Usage), and may be held as
-//     a string;
+//     (OpenAI) or cache_read_input_tokens (Anthropic via LiteLLM's Usage) and
+//     completion_tokens_details.reasoning_tokens (LiteLLM's Usage in OpenAI's shape, the
+//     thinking part of completion_tokens), and may be held as a string;
 //   - metadata: user_api_key_hash, user_api_key_user_id, user_api_key_team_id; end_user;
 //     trace_id (calls of one request: fallbacks, retries);
 //
@@ -43,12 +44,13 @@ import (
 //   - metadata (Json, often exported as a string): usage_object (the whole usage, in later
 //     releases) or additional_usage_values (the usage less its three counts, in all), each
 //     with prompt_tokens_details.cached_tokens or cache_read_input_tokens as the cached
-//     count; user_api_key_user_id beside the user column;
+//     count and completion_tokens_details.reasoning_tokens as the reasoning count;
+//     user_api_key_user_id beside the user column;
 //   - proxy_server_request: the request body as a JSON string, only where the proxy stores
 //     prompts (store_prompts_in_spend_logs; "{}" otherwise), for stream, the cap, temperature
 //     and top_p; without it none of them is known;
 //   - response: the model response, likewise only with stored prompts, its usage a last
-//     source of cached tokens;
+//     source of cached and reasoning tokens;
 //   - cache_hit: str() of a bool, "True" for a response LiteLLM served from its own cache (no
 //     model ran: skipped);
 //   - user, end_user, api_key (the key's hash): the key. session_id is not: where the client
@@ -100,6 +102,9 @@ func readLiteLLM(rec Record) (Entry, error) {
 	if e.CachedTokens, err = cachedOf(usage.Get("prompt_tokens_details", "cached_tokens"), usage.Get("cache_read_input_tokens")); err != nil {
 		return e, err
 	}
+	if e.ReasoningTokens, err = usageReasoning(e.OutputTokens, usage); err != nil {
+		return e, err
+	}
 	// status (success or failure) is no HTTP status, so it is not claimed as one: a failed
 	// call is replayed from its counts like the others.
 	e.Key = firstString(rec.Get("metadata", "user_api_key_user_id"), rec.Get("end_user"), rec.Get("metadata", "user_api_key_hash"))
@@ -143,11 +148,15 @@ func readSpendLog(rec Record) (Entry, error) {
 	}
 	e.Model = firstString(rec.Get("model_group"), rec.Get("model"))
 	meta := rec.Get("metadata")
-	var cached []Value
+	var cached, reasoning []Value
 	for _, usage := range []Value{meta.Get("usage_object"), meta.Get("additional_usage_values"), rec.Get("response", "usage")} {
 		cached = append(cached, usage.Get("prompt_tokens_details", "cached_tokens"), usage.Get("cache_read_input_tokens"))
+		reasoning = append(reasoning, usage.Get("completion_tokens_details", "reasoning_tokens"))
 	}
 	if e.CachedTokens, err = cachedOf(cached...); err != nil {
+		return e, err
+	}
+	if e.ReasoningTokens, err = reasoningOf(e.OutputTokens, reasoning...); err != nil {
 		return e, err
 	}
 	// The body is "{}" unless the proxy stores prompts: then nothing below is set.

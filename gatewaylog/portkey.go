@@ -34,7 +34,8 @@ import (
 //     them (as Anthropic's input_tokens does), in which case the replayed prompts are short
 //     by the cached count. Cached tokens are no column: they are read from the response
 //     body's usage where it was exported (prompt_tokens_details.cached_tokens, else
-//     cache_read_input_tokens), else unknown.
+//     cache_read_input_tokens), else unknown; reasoning tokens likewise, from its
+//     completion_tokens_details.reasoning_tokens (output_tokens_details' for the Responses API).
 //   - stream_mode ("TRUE, FALSE"): as a bool, as those strings in any case, or as 1/0; else
 //     the request body's stream. The cap, temperature and top_p come from the request body
 //     (OpenAI's names), when it was exported.
@@ -110,6 +111,9 @@ func readPortkey(rec Record) (Entry, error) {
 	body := portkeyBody(rec, "request")
 	usage := portkeyBody(rec, "response").Get("usage")
 	if e.CachedTokens, err = cachedOf(usage.Get("prompt_tokens_details", "cached_tokens"), usage.Get("cache_read_input_tokens")); err != nil {
+		return e, err
+	}
+	if e.ReasoningTokens, err = usageReasoning(e.OutputTokens, usage); err != nil {
 		return e, err
 	}
 	if b, ok := portkeyBool(rec.Get("stream_mode")); ok {

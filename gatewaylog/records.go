@@ -31,6 +31,10 @@ func records(path string, entries []entryAt, hashes bool) ([]trace.Record, int64
 			c := min(e.CachedTokens, e.PromptTokens)
 			o.CachedTokens = &c
 		}
+		if e.ReasoningTokens >= 0 { // the readers hold it to the output; min keeps it so
+			r := min(e.ReasoningTokens, e.OutputTokens)
+			o.ReasoningTokens = &r
+		}
 		rec.Options = o
 		if o.CachedTokens == nil {
 			// Nothing says what it shared: no session, so synth does not grow it from the

@@ -27,9 +27,13 @@ import (
 // GenerateContentResponse (Vertex AI API reference): createTime ("Timestamp when the request is
 // made to the server"), the arrival when logged; modelVersion; usageMetadata.promptTokenCount
 // (which includes the cached part), candidatesTokenCount plus thoughtsTokenCount (both are
-// generated), cachedContentTokenCount. Counts are protobuf JSON, which leaves zeros out: an
-// absent candidates, thoughts or cached count is 0. A rawPredict row of an Anthropic model is
-// read as a Messages request (usage.input_tokens with the cache reads and writes, max_tokens).
+// generated: Gemini counts its thoughts outside the candidates), cachedContentTokenCount; the
+// thoughts are the reasoning count (Vertex AI API reference, GenerateContentResponse,
+// UsageMetadata,
+// https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/GenerateContentResponse#UsageMetadata).
+// Counts are protobuf JSON, which leaves zeros out: an absent candidates, thoughts or cached
+// count is 0. A rawPredict row of an Anthropic model is read as a Messages request
+// (usage.input_tokens with the cache reads and writes, max_tokens; no reasoning count).
 //
 // Unknowable, said where it matters: without createTime the start is unknown; the metadata's
 // latency has no documented key or unit, so the arrival is then logging_time, late by the
@@ -111,13 +115,13 @@ func vertexGemini(e *Entry, usage, req Value) error {
 	if e.PromptTokens, err = requiredInt(field("promptTokenCount", "prompt_token_count")); err != nil {
 		return err
 	}
-	for _, k := range [][2]string{{"candidatesTokenCount", "candidates_token_count"}, {"thoughtsTokenCount", "thoughts_token_count"}} {
-		n, _, err := field(k[0], k[1]).Int()
-		if err != nil {
+	var out [2]int // the candidates and the thoughts; 0 when absent (protobuf JSON leaves zeros out)
+	for i, k := range [][2]string{{"candidatesTokenCount", "candidates_token_count"}, {"thoughtsTokenCount", "thoughts_token_count"}} {
+		if out[i], _, err = field(k[0], k[1]).Int(); err != nil {
 			return err
 		}
-		e.OutputTokens += n
 	}
+	e.OutputTokens, e.ReasoningTokens = out[0]+out[1], out[1]
 	cached, _, err := field("cachedContentTokenCount", "cached_content_token_count").Int()
 	if err != nil {
 		return err

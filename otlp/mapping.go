@@ -11,12 +11,18 @@ import (
 // conventions' names (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/), then
 // the older ones vLLM's spans still carry (vllm/tracing.py's SpanAttributes at vLLM commit
 // 03b8a674ec7e654ab285df6f013a53a24381f941: gen_ai.usage.prompt_tokens and
-// completion_tokens, gen_ai.response.model). --map FIELD=ATTRIBUTE puts one attribute first.
+// completion_tokens, gen_ai.response.model). The reasoning part of the output is
+// gen_ai.usage.reasoning.output_tokens ("The number of output tokens used for reasoning ...
+// SHOULD be included in gen_ai.usage.output_tokens"; development stability, defined in
+// open-telemetry/semantic-conventions@c1212d96fcbf7f7e8b6279a971f2a36282a5a240:
+// model/gen-ai/registry.yaml, #3383, since moved with the GenAI conventions to
+// open-telemetry/semantic-conventions-genai). --map FIELD=ATTRIBUTE puts one attribute first.
 var defaultKeys = map[string][]string{
-	"prompt_tokens": {"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"},
-	"output_tokens": {"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"},
-	"model":         {"gen_ai.request.model", "gen_ai.response.model"},
-	"session_id":    {"gen_ai.conversation.id", "session.id"},
+	"prompt_tokens":    {"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"},
+	"output_tokens":    {"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"},
+	"reasoning_tokens": {"gen_ai.usage.reasoning.output_tokens"},
+	"model":            {"gen_ai.request.model", "gen_ai.response.model"},
+	"session_id":       {"gen_ai.conversation.id", "session.id"},
 }
 
 // The request options read when present (the conventions' names; stream is no convention's,
@@ -32,7 +38,7 @@ const (
 )
 
 // MapFields are the record fields --map may point at another attribute.
-var MapFields = []string{"prompt_tokens", "output_tokens", "model", "session_id"}
+var MapFields = []string{"prompt_tokens", "output_tokens", "reasoning_tokens", "model", "session_id"}
 
 // keys is each field's attribute names under the user's --map.
 type keys map[string][]string

@@ -57,8 +57,31 @@ func readSpan(s *tracepb.Span, k keys) (req request, ok bool, err error) {
 	if v, _ = a.first(k["session_id"]); v != nil {
 		r.SessionID = text(v)
 	}
-	r.Options, err = options(a)
-	return req, true, err
+	if r.Options, err = options(a); err != nil {
+		return req, true, err
+	}
+	return req, true, reasoning(a, k, r)
+}
+
+// reasoning reads the span's reasoning output tokens into r's options (made for it when the
+// span carries no other option): part of the output, so never more than it.
+func reasoning(a attrs, k keys, r *trace.Record) error {
+	v, key := a.first(k["reasoning_tokens"])
+	if v == nil {
+		return nil
+	}
+	n, err := count(v)
+	if err != nil {
+		return &fieldError{key, err}
+	}
+	if n > r.OutputTokens {
+		return &fieldError{key, fmt.Errorf("%d reasoning tokens, more than the %d output tokens they are part of", n, r.OutputTokens)}
+	}
+	if r.Options == nil {
+		r.Options = &trace.Options{}
+	}
+	r.Options.ReasoningTokens = &n
+	return nil
 }
 
 // options are the span's request options, nil when it carries none.

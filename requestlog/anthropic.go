@@ -205,7 +205,8 @@ func appendToolResult(e *entry, role string, b map[string]any, f string) error {
 
 // parseAnthropicResponse reads a logged Messages answer: usage (the prompt is input_tokens
 // with the cache's read and written tokens, which Anthropic counts apart; output_tokens),
-// its text blocks (the answer), tool_use inputs and thinking (which count toward the output)
+// its text blocks (the answer), tool_use inputs and thinking (which count toward the output;
+// the thinking, which the usage does not break out, is the reasoning count: reasoning.go)
 // and stop_reason as a chat finish_reason.
 func parseAnthropicResponse(resp map[string]any, name string, e *entry) error {
 	if u, ok := resp["usage"].(map[string]any); ok {
@@ -239,7 +240,9 @@ func parseAnthropicResponse(resp map[string]any, name string, e *entry) error {
 			texts = append(texts, s)
 		case "thinking":
 			s, _ := b["thinking"].(string)
-			e.moreText = append(e.moreText, s)
+			e.thinking.beside, e.thinking.logged = append(e.thinking.beside, s), true
+		case "redacted_thinking":
+			e.thinking.hidden = true
 		case "tool_use":
 			args, _ := json.Marshal(b["input"])
 			e.moreText = append(e.moreText, string(args))

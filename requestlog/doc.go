@@ -13,7 +13,8 @@
 // conversation (chain.go); completions and embeddings inputs are tokenized with the tokenizer's
 // specials. Options are the typed ones trace.Options has, and every other body member but the
 // content, the model and streaming carried as logged in Options.Fields (fields.go), counted by
-// name with what is still dropped (Counts).
+// name with what is still dropped (Counts). The output's thinking part is the usage's
+// reasoning count, else the logged thinking text counted (reasoning.go).
 //
 // It must not send requests, and keeps no prompt, response, tool or schema description text in
 // its output unless asked (descriptions become synthetic text of the same token length; user

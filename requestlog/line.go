@@ -54,6 +54,9 @@ type entry struct {
 	responseText string
 	hasResponse  bool
 	moreText     []string
+	// thinking is the answer's logged thinking, counted into opts.ReasoningTokens when usage
+	// does not say it (reasoning.go).
+	thinking thoughts
 
 	session, user string
 	// headers are the request's logged headers, credentials already dropped (headers.go).
@@ -440,11 +443,18 @@ func parseResponse(resp map[string]any, name string, e *entry) error {
 		if err := loggedCached(u, "prompt_tokens_details", name, e); err != nil {
 			return err
 		}
+		if err := loggedReasoning(u, "completion_tokens_details", name, e); err != nil {
+			return err
+		}
 	}
 	ch, _ := resp["choices"].([]any)
 	for i, cv := range ch {
-		text, has, err := choiceText(cv, fmt.Sprintf("%s.choices[%d]", name, i))
+		f := fmt.Sprintf("%s.choices[%d]", name, i)
+		text, has, err := choiceText(cv, f)
 		if err != nil {
+			return err
+		}
+		if err := chatThoughts(cv, text, f, e); err != nil {
 			return err
 		}
 		if i > 0 {
@@ -467,7 +477,7 @@ func loggedCached(u map[string]any, details, name string, e *entry) error {
 	if !ok {
 		return nil
 	}
-	n, err := usageCount(d, "cached_tokens", name+".usage."+details)
+	n, err := tokenCount(d["cached_tokens"], name+".usage."+details+".cached_tokens")
 	if err != nil || n < 0 {
 		return err
 	}
@@ -478,17 +488,22 @@ func loggedCached(u map[string]any, details, name string, e *entry) error {
 // usageCount reads usage member key, a token count; -1 when absent or null. name is the
 // response's field, for errors.
 func usageCount(u map[string]any, key, name string) (int, error) {
-	v := u[key]
+	return tokenCount(u[key], name+".usage."+key)
+}
+
+// tokenCount reads v as a token count, a non-negative integer; -1 when v is nil (absent or
+// null). field names it, for errors.
+func tokenCount(v any, field string) (int, error) {
 	if v == nil {
 		return -1, nil
 	}
 	n, ok := v.(json.Number)
 	if !ok {
-		return -1, bad(name+".usage."+key, "not a number")
+		return -1, bad(field, "not a number")
 	}
 	x, err := strconv.ParseInt(n.String(), 10, 64)
 	if err != nil || x < 0 || x > math.MaxInt32 {
-		return -1, bad(name+".usage."+key, "not a plausible token count: %s", n)
+		return -1, bad(field, "not a plausible token count: %s", n)
 	}
 	return int(x), nil
 }

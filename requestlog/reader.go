@@ -457,12 +457,13 @@ func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
 		p.ids = tok.Encode(p.prompt, true) // the server's post-processor adds BOS
 	}
 	p.out = e.usageCompletion
-	if p.out < 0 { // every choice's text (n > 1), as usage would count it
+	if p.out < 0 { // every choice's text (n > 1) and thinking, as usage would count them
 		p.out = tok.Count(e.responseText)
-		for _, t := range e.moreText {
+		for _, t := range append(e.moreText, e.thinking.beside...) {
 			p.out += tok.Count(t)
 		}
 	}
+	r.countThoughts(e, p.out)
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
 	}

@@ -197,9 +197,10 @@ func responsesText(v any) (string, error) {
 	return "", errors.New("not a string or a list of parts")
 }
 
-// parseResponsesOutput reads a logged Responses answer: usage (input_tokens, output_tokens),
-// its id, its output (messages' text, function calls, which count toward the output; as the
-// assistant turn a chained request continues from) and how it ended: completed is "stop"
+// parseResponsesOutput reads a logged Responses answer: usage (input_tokens, output_tokens,
+// the reasoning tokens), its id, its output (messages' text, function calls and reasoning
+// items' text, which count toward the output; the first two as the assistant turn a chained
+// request continues from) and how it ended: completed is "stop"
 // ("tool_calls" when it called a function), incomplete for max_output_tokens "length".
 func parseResponsesOutput(resp map[string]any, name string, e *entry) error {
 	if u, ok := resp["usage"].(map[string]any); ok {
@@ -211,6 +212,9 @@ func parseResponsesOutput(resp map[string]any, name string, e *entry) error {
 			return err
 		}
 		if err := loggedCached(u, "input_tokens_details", name, e); err != nil {
+			return err
+		}
+		if err := loggedReasoning(u, "output_tokens_details", name, e); err != nil {
 			return err
 		}
 	}
@@ -238,6 +242,10 @@ func parseResponsesOutput(resp map[string]any, name string, e *entry) error {
 			}
 			msg.ToolCalls = append(msg.ToolCalls, call)
 			e.moreText = append(e.moreText, call.Function.Arguments)
+		case "reasoning":
+			if err := responsesThoughts(item, f, e); err != nil {
+				return err
+			}
 		}
 	}
 	msg.Content = strings.Join(texts, "\n")

@@ -65,6 +65,7 @@ func sampleOptions(i int) *Options {
 		o.ToolChoice = json.RawMessage(`"auto"`)
 		o.ParallelToolCalls = &b
 		o.FinishReason, o.Status = "tool_calls", 200
+		o.ReasoningTokens = &k // 0 too: a log that says nothing was thought
 	default:
 		o.ResponseFormat = json.RawMessage(`{"type":"json_schema","json_schema":{"name":"r","schema":{"type":"object"},"strict":true}}`)
 		o.MaxTokensField, o.FinishReason = "max_tokens", "length"
@@ -102,6 +103,22 @@ func TestParquetRoundTrip(t *testing.T) {
 			}
 		}
 		t.Fatalf("got %d records, want %d", len(got), len(recs))
+	}
+	// The reasoning count, inside the options column's JSON, comes back, a logged 0 as 0.
+	var reasoning, zero int
+	for i, r := range got {
+		if want := recs[i].Options; want != nil && want.ReasoningTokens != nil {
+			if r.Options == nil || r.Options.ReasoningTokens == nil || *r.Options.ReasoningTokens != *want.ReasoningTokens {
+				t.Fatalf("record %d: reasoning tokens %+v, want %d", i, r.Options, *want.ReasoningTokens)
+			}
+			reasoning++
+			if *want.ReasoningTokens == 0 {
+				zero++
+			}
+		}
+	}
+	if reasoning == 0 || zero == 0 {
+		t.Fatalf("%d records with a reasoning count (%d of them 0): the sample covers too little", reasoning, zero)
 	}
 	// Records must not share hash memory: changing one leaves the next intact.
 	got[1].BlockHashes[0]++
