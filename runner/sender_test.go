@@ -26,18 +26,20 @@ func TestRowFor(t *testing.T) {
 	}
 	timing := scheduler.Timing{ScheduledNS: 100, SentNS: 150, QueueWaitNS: 40}
 	ok := client.Response{FirstTokenNS: 300, LastTokenNS: 900, DoneNS: 950, ChunkNS: []int64{300, 600, 900},
+		FirstAnswerNS: 300, AnswerChunks: 3, ReasoningTokens: -1,
 		PromptTokens: 120, CompletionTokens: 30, CachedTokens: 64, HTTPStatus: 200}
-	failed := client.Response{DoneNS: 170, PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1,
+	failed := client.Response{DoneNS: 170, PromptTokens: -1, CompletionTokens: -1, CachedTokens: -1, ReasoningTokens: -1,
 		HTTPStatus: 503, ErrorClass: client.ErrHTTP5xx, ErrorMessage: "overloaded"}
 	base := results.Row{
 		RequestID: "7", SessionID: "s1", Turn: 2, OriginalTimestampNS: int64(1500 * time.Millisecond),
 		ScheduledNS: 100, SentNS: 150, QueueWaitNS: 40, TargetPromptTokens: 120, TargetOutputTokens: 30,
-		Endpoint: "http://e",
+		Endpoint: "http://e", TargetReasoningTokens: -1,
 	}
 	with := func(f func(*results.Row)) results.Row { r := base; f(&r); return r }
 	answered := func(r *results.Row) {
 		r.FirstTokenNS, r.LastTokenNS, r.DoneNS, r.ChunkNS = 300, 900, 950, []int64{300, 600, 900}
 		r.PromptTokens, r.CompletionTokens, r.CachedTokens, r.HTTPStatus = 120, 30, 64, 200
+		r.FirstAnswerNS, r.AnswerTokens = 300, 30 // no thinking: the usage's completion is all answer
 	}
 	for _, tc := range []struct {
 		name       string

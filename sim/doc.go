@@ -33,7 +33,9 @@
 // stands for text of the replayed length, so an answer runs to max_tokens with or without it.
 // temperature, top_p, seed, presence_penalty, frequency_penalty, logprobs and top_logprobs are
 // checked against vLLM's ranges (HTTP 400 naming the field) and change nothing else; logprobs are
-// not produced. max_completion_tokens is max_tokens when that is absent. Unknown fields are
+// not produced. max_completion_tokens is max_tokens when that is absent. vLLM's
+// thinking_token_budget makes a chat, Responses or Messages answer think that many of its
+// tokens first, streamed in the API's reasoning dialect (thinking.go). Unknown fields are
 // ignored. Zero-cost mode honours n and stream alike (it has no decode to slow).
 //
 // The Responses API and the Messages API are chat in another dialect (dialect.go): a body
