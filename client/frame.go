@@ -247,9 +247,6 @@ func (f *frame) usage(c *jsoncur.Cursor) {
 	}
 }
 
-// promptDetails reads usage.prompt_tokens_details and returns cached_tokens (-1 if absent).
-func promptDetails(c *jsoncur.Cursor) int64 { return detailCount(c, "cached_tokens") }
-
 // detailCount reads a usage details object (prompt_tokens_details, completion_tokens_details,
 // input_tokens_details, output_tokens_details) and returns its member name, -1 if absent.
 func detailCount(c *jsoncur.Cursor, name string) int64 {

@@ -161,7 +161,7 @@ func usageTokens(c *jsoncur.Cursor) tokens {
 		case "cache_creation_input_tokens":
 			u.cacheCreate = int32OrSkip(c)
 		case "input_tokens_details":
-			u.cached = promptDetails(c)
+			u.cached = detailCount(c, "cached_tokens")
 		case "output_tokens_details":
 			u.reasoning = detailCount(c, "reasoning_tokens")
 		default:
