@@ -30,11 +30,12 @@ type killPlan struct {
 
 // killedRun is what one killed run left and when it was killed.
 type killedRun struct {
-	plan    killPlan
-	dir     string
-	sending time.Time // wall time the run was seen to say it started sending
-	at      time.Time // wall time just before the SIGKILL
-	err     error
+	plan      killPlan
+	dir       string
+	first     *firstWrite // watches for its journal's first row
+	firstSeen time.Time   // when that row was seen (zero: not before the kill)
+	at        time.Time   // wall time just before the SIGKILL
+	err       error
 }
 
 // TestRunKilled is the Done-when of "Nothing lost, nothing misreported": `replay run` killed
@@ -43,7 +44,9 @@ type killedRun struct {
 // recovered rows must hold, each once, every request that finished more than 1 s before the
 // kill. Which requests had finished comes from a reference run of the same trace, run at
 // the same time and stopped with SIGINT after 13.5 s (a clean close), whose done offsets are
-// shifted by how much later the killed run's own rows came than the reference's. The runs go
+// shifted by how much later the killed run's own rows came than the reference's and counted
+// from a time no earlier than the killed run's clock started (clockBound). A writer that holds
+// rows 1.5 s before journaling them fails it. The runs go
 // in three waves of eight kills and a reference each (see killWaves), about 50 s in all. With REPLAY_DUCKDB
 // naming a built e2e/duckdb (e2e/duckdb/e2e.sh builds it and runs this test), DuckDB must
 // count the same rows and distinct request ids in every recovered file.
@@ -121,29 +124,73 @@ func killPlans(rng *rand.Rand) []killPlan {
 	return ps
 }
 
-// startRun starts `replay run` of trace into dir and waits until it starts sending; the
-// returned time is when that was seen, no earlier than the run's clock started.
-func startRun(t *testing.T, bin, trace, dir string) (*exec.Cmd, *syncBuffer, time.Time, error) {
+// startRun starts `replay run` of trace into dir and waits until it says it will send.
+func startRun(t *testing.T, bin, trace, dir string) (*exec.Cmd, *syncBuffer, error) {
 	cmd := exec.Command(bin, "run", "--trace", trace, "--speed", "1", "--max-lateness", "0", "--out", dir)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, nil, err
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), "open-loop replay"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			return nil, nil, time.Time{}, fmt.Errorf("run did not start sending within 60 s:\n%s", stderr.String())
+			return nil, nil, fmt.Errorf("run did not start sending within 60 s:\n%s", stderr.String())
 		}
 	}
-	return cmd, stderr, time.Now(), nil
+	return cmd, stderr, nil
 }
+
+// firstWrite watches a journal for its first row: the wall time it was seen to grow past its
+// header. A row done at d on the run's clock was written no earlier than clock start + d, so
+// that time less the first record's d is a time no earlier than the run's clock started. The
+// run says it starts sending before the warmup, the first prompts' build and the preconnect,
+// which on a loaded machine took over a second (CI: requests reported missing 1.1 s early), so
+// that line cannot stand for the clock's start.
+type firstWrite struct {
+	mu   sync.Mutex
+	seen time.Time
+	stop chan struct{}
+}
+
+// watchFirstWrite polls path every 2 ms until it holds more than a header, or stop.
+func watchFirstWrite(path string) *firstWrite {
+	fw := &firstWrite{stop: make(chan struct{})}
+	go func() {
+		for {
+			if st, err := os.Stat(path); err == nil && st.Size() > journalHeaderLen {
+				fw.mu.Lock()
+				fw.seen = time.Now()
+				fw.mu.Unlock()
+				return
+			}
+			select {
+			case <-fw.stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return fw
+}
+
+// end stops the watch and returns when the first row was seen (zero if never).
+func (fw *firstWrite) end() time.Time {
+	close(fw.stop)
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	return fw.seen
+}
+
+// journalHeaderLen is the journal's header size (results/rowfile/journal.go): magic, id,
+// creation time, CRC.
+const journalHeaderLen = 8 + 16 + 8 + 4
 
 // referenceRun replays trace and stops it with SIGINT after 13.5 s; it returns the rows of
 // the requests that finished.
 func referenceRun(t *testing.T, bin, trace string) ([]results.Row, error) {
 	dir := t.TempDir()
-	cmd, stderr, _, err := startRun(t, bin, trace, dir)
+	cmd, stderr, err := startRun(t, bin, trace, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +214,12 @@ func referenceRun(t *testing.T, bin, trace string) ([]results.Row, error) {
 // killRun starts a run and kills it as p says.
 func killRun(t *testing.T, bin, trace string, p killPlan) killedRun {
 	kr := killedRun{plan: p, dir: t.TempDir()}
-	cmd, _, sending, err := startRun(t, bin, trace, kr.dir)
+	cmd, _, err := startRun(t, bin, trace, kr.dir)
 	if err != nil {
 		kr.err = err
 		return kr
 	}
-	kr.sending = sending
+	kr.first = watchFirstWrite(filepath.Join(kr.dir, "requests.journal"))
 	time.Sleep(p.after)
 	if p.onWrite {
 		waitForWrite(filepath.Join(kr.dir, "requests.journal"), 5*time.Second)
@@ -181,6 +228,7 @@ func killRun(t *testing.T, bin, trace string, p killPlan) killedRun {
 	kr.at = time.Now()
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	kr.firstSeen = kr.first.end()
 	return kr
 }
 
@@ -215,7 +263,13 @@ func checkKilled(t *testing.T, bin string, kr *killedRun, ref []results.Row) (in
 		t.Fatalf("%s: replay report: %v\n%s", name, err, out)
 	}
 	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	info, err := rowfile.ReadJournal(filepath.Join(kr.dir, "requests.journal"), func(results.Row) error { return nil })
+	var first *results.Row
+	info, err := rowfile.ReadJournal(filepath.Join(kr.dir, "requests.journal"), func(r results.Row) error {
+		if first == nil {
+			first = &r
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -224,7 +278,7 @@ func checkKilled(t *testing.T, bin string, kr *killedRun, ref []results.Row) (in
 		t.Fatalf("%s: requests.parquet %d rows (%v), journal %d, report said %d", name, len(rows), err, info.Rows, n)
 	}
 	checkSummary(t, name, kr.dir, n)
-	lag := checkRows(t, name, kr, info.Created, rows, ref)
+	lag := checkRows(t, name, kr, info.Created, clockBound(kr, first), rows, ref)
 	duckCount(t, name, filepath.Join(kr.dir, "requests.parquet"), n)
 	t.Logf("%s: %d rows recovered, lag behind the reference %v, %s", name, n, lag.Round(time.Millisecond), orNone(info.Dropped))
 	return n, info.Dropped != ""
@@ -256,10 +310,21 @@ func checkSummary(t *testing.T, name, dir string, n int64) {
 	}
 }
 
+// clockBound is a time no earlier than the killed run's clock started: when its journal's
+// first row was seen, less that row's done offset; the kill itself when no row was seen.
+func clockBound(kr *killedRun, first *results.Row) time.Time {
+	if first == nil || kr.firstSeen.IsZero() {
+		return kr.at
+	}
+	return kr.firstSeen.Add(-time.Duration(first.DoneNS))
+}
+
 // checkRows: no request twice, none that finished after the kill, and every request that
-// finished more than 1 s before it. It returns how much later this run's requests finished
-// than the same requests of the reference (at most), which shifts the reference's offsets.
-func checkRows(t *testing.T, name string, kr *killedRun, start time.Time, rows, ref []results.Row) time.Duration {
+// finished more than 1 s before it. created is when the journal was made, before the run's
+// clock started; clock is a time no earlier than that start (clockBound). It returns how much
+// later this run's requests finished than the same requests of the reference (at most), which
+// shifts the reference's offsets.
+func checkRows(t *testing.T, name string, kr *killedRun, created, clock time.Time, rows, ref []results.Row) time.Duration {
 	t.Helper()
 	refDone := map[string]int64{}
 	for _, r := range ref {
@@ -272,8 +337,8 @@ func checkRows(t *testing.T, name string, kr *killedRun, start time.Time, rows, 
 			t.Fatalf("%s: request %s twice", name, r.RequestID)
 		}
 		seen[r.RequestID] = true
-		// start is when the writer was made, just before the run's clock: done can only be later.
-		if done := start.Add(time.Duration(r.DoneNS)); !r.OK() || r.DoneNS <= 0 || done.After(kr.at.Add(50*time.Millisecond)) {
+		// created is before the clock's start: done can only be later than this.
+		if done := created.Add(time.Duration(r.DoneNS)); !r.OK() || r.DoneNS <= 0 || done.After(kr.at.Add(50*time.Millisecond)) {
 			t.Fatalf("%s: row %s (error %q) done at %v, %v after the kill", name, r.RequestID, r.ErrorClass, done, done.Sub(kr.at))
 		}
 		if d, ok := refDone[r.RequestID]; ok {
@@ -283,11 +348,8 @@ func checkRows(t *testing.T, name string, kr *killedRun, start time.Time, rows, 
 	if lag > 2*time.Second {
 		t.Fatalf("%s: this run lagged the reference by %v: the comparison would say nothing", name, lag)
 	}
-	// The writer is made before the plan is counted and the clock started, seconds before on a
-	// loaded machine, so "finished before the kill" counts from when the run was seen sending
-	// (no earlier than its clock): a run killed before its first row has no lag to correct by.
 	for _, r := range ref {
-		if done := kr.sending.Add(time.Duration(r.DoneNS) + lag); done.Before(kr.at.Add(-time.Second)) && !seen[r.RequestID] {
+		if done := clock.Add(time.Duration(r.DoneNS) + lag); done.Before(kr.at.Add(-time.Second)) && !seen[r.RequestID] {
 			t.Errorf("%s: request %s finished %v before the kill and is missing", name, r.RequestID, kr.at.Sub(done))
 		}
 	}
