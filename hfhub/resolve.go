@@ -16,7 +16,8 @@ import (
 // cache-sim, its generation defaults).
 var (
 	Required = []string{"tokenizer.json"}
-	Optional = []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja", "config.json", "generation_config.json"}
+	Optional = []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja", "config.json", "generation_config.json",
+		"preprocessor_config.json", "processor_config.json"} // the image rule's (package media)
 )
 
 // Snapshot is a repository's files at one commit, in the cache.

@@ -322,6 +322,12 @@ func (s *setReader) Counts() Counts {
 		c.HashMismatches += fc.HashMismatches
 		c.OutputUnknown += fc.OutputUnknown
 		c.Sorted = c.Sorted || fc.Sorted
+		for name, n := range fc.ImageRules {
+			if c.ImageRules == nil {
+				c.ImageRules = map[string]int64{}
+			}
+			c.ImageRules[name] += n
+		}
 		for _, e := range fc.Errors {
 			if len(c.Errors) < maxKeptErrors {
 				c.Errors = append(c.Errors, e)

@@ -93,6 +93,10 @@ type Options struct {
 	// has no rule for them; the request log's reader reads both ("" and 0: none).
 	ImageSize   string
 	ImageTokens int
+	// LoggedModel (--logged-model) is the model whose rule counted the log's images where the
+	// logged model name says nothing: a hosted family's name (gpt-4o, claude-…, gemini-…) or a
+	// model folder (config.json, preprocessor_config.json); "": by each line's model name.
+	LoggedModel string
 }
 
 // normalized fills defaults and checks the values.

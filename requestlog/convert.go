@@ -31,6 +31,9 @@ type ConvertOptions struct {
 	// model's own rule) say how logged images are sized and counted (see Options.Images).
 	ImageSize   string
 	ImageTokens int
+	// LoggedModel is --logged-model: the rule that counted the log's images ("": by each
+	// line's model name; LoggedModelRule).
+	LoggedModel string
 	// Out is the file to write: with Mooncake the Mooncake JSONL export, else the normalized
 	// trace (Arrow IPC when its name ends in .arrow, .feather or .ipc, Parquet otherwise; with
 	// KeepText the text goes beside it, in OUT.text.jsonl). Arrow is one more Arrow IPC file.
@@ -104,7 +107,7 @@ func (job ConvertOptions) readOptions() (Options, error) {
 		return Options{}, err
 	}
 	opts := Options{Tokenizer: tok, Chat: chat, BlockSize: job.BlockSize, Map: job.Map, TimeUnit: job.TimeUnit, OnError: job.OnError, KeepText: job.KeepText}
-	if err := opts.SetImages(job.Tokenizer, job.ImageSize, job.ImageTokens); err != nil {
+	if err := opts.SetImages(job.Tokenizer, job.ImageSize, job.ImageTokens, job.LoggedModel); err != nil {
 		return Options{}, err
 	}
 	if job.HashKeyFile != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"strings"
 
@@ -100,22 +101,31 @@ func imagePart(po map[string]any, pf string) (loggedImage, error) {
 // alike, so the reader stops at the first even under --on-error skip.
 var errNoImageRule = errors.New("the request holds an image, but no image token rule is known")
 
-// readImages turns a line's logged images into media parts, counted and hashed.
-func (r *Reader) readImages(imgs []loggedImage, h *blockHasher) ([]trace.MediaPart, int, error) {
+// readImages turns a line's logged images into media parts, counted and hashed by the rule
+// of the model the line was logged for (loggedRule).
+func (r *Reader) readImages(imgs []loggedImage, model string, h *blockHasher) ([]trace.MediaPart, int, string, error) {
 	parts := make([]trace.MediaPart, 0, len(imgs))
 	total := 0
+	rule, own := r.loggedRule(model)
 	for _, img := range imgs {
-		m, err := r.readImage(img, h)
+		m, err := r.readImage(img, rule, h)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 		parts = append(parts, m)
 		total += m.Tokens
 	}
-	return parts, total, nil
+	if rule == nil { // readImage has refused the first image
+		return parts, total, "", nil
+	}
+	name := rule.Name()
+	if own {
+		name += " (the served model's own)"
+	}
+	return parts, total, name, nil
 }
 
-func (r *Reader) readImage(img loggedImage, h *blockHasher) (trace.MediaPart, error) {
+func (r *Reader) readImage(img loggedImage, rule media.Rule, h *blockHasher) (trace.MediaPart, error) {
 	m := trace.MediaPart{Kind: trace.MediaKindImage, Detail: img.detail, Message: img.message, Part: img.part, Parts: img.parts}
 	switch lower := strings.ToLower(img.url); {
 	case strings.HasPrefix(lower, "data:"):
@@ -142,15 +152,29 @@ func (r *Reader) readImage(img loggedImage, h *blockHasher) (trace.MediaPart, er
 	if m.Width > media.MaxSide || m.Height > media.MaxSide {
 		return m, bad(img.field, "a %dx%d image: a side over %d pixels, beyond what replay builds", m.Width, m.Height, media.MaxSide)
 	}
-	if r.opts.Images == nil {
+	if rule == nil {
 		return m, &fieldError{field: img.field, err: fmt.Errorf("%w: %w", errNoImageRule, r.noRule())}
 	}
-	n, err := r.opts.Images.Tokens(m.Width, m.Height)
+	n, err := media.TokensOf(rule, m.Width, m.Height, m.Detail)
 	if err != nil {
-		return m, &fieldError{field: img.field, err: fmt.Errorf("%s (%s): %w", r.opts.Images.Name(), m.MIME, err)}
+		return m, &fieldError{field: img.field, err: fmt.Errorf("%s (%s): %w", rule.Name(), m.MIME, err)}
 	}
 	m.Tokens = n
 	return m, nil
+}
+
+// loggedRule is the rule that counted the images of a line logged for model: --logged-model's
+// (Options.Logged), else the hosted family the name names (media.LoggedRule: gpt-4o…,
+// claude-…, gemini-…), else the served model's own (Options.Images): a name that says nothing
+// (a deployment alias) is taken as counted as the served model counts, and own says so.
+func (r *Reader) loggedRule(model string) (rule media.Rule, own bool) {
+	if r.opts.Logged != nil {
+		return r.opts.Logged, false
+	}
+	if rule, ok := media.LoggedRule(model); ok {
+		return rule, false
+	}
+	return r.opts.Images, true
 }
 
 // noRule says why no rule is known.
@@ -199,11 +223,33 @@ func ImageRule(tokPath string, tok tokenizer.Tokenizer, n int) (media.Rule, erro
 	return media.Load(tokPath, func(s string) int { return len(tok.Encode(s, false)) })
 }
 
+// LoggedModelRule is --logged-model's rule: a hosted family's by its name (media.LoggedRule),
+// or a model folder's (media.Load; its wrapper text counted by the folder's tokenizer when it
+// has one).
+func LoggedModelRule(spec string) (media.Rule, error) {
+	if rule, ok := media.LoggedRule(spec); ok {
+		return rule, nil
+	}
+	if _, err := os.Stat(spec); err != nil {
+		return nil, fmt.Errorf("--logged-model %q: neither a hosted model family (gpt-4o…, gpt-4.1…, o1, o3, o4-mini, claude-…, gemini-…) nor a model folder on this machine", spec)
+	}
+	var count media.Counter
+	if tok, err := tokenizer.Load(spec); err == nil {
+		count = func(s string) int { return len(tok.Encode(s, false)) }
+	}
+	rule, err := media.Load(spec, count)
+	if err != nil {
+		return nil, fmt.Errorf("--logged-model %s: %w", spec, err)
+	}
+	return rule, nil
+}
+
 // SetImages fills the image options from the flags: size is --image-size ("" for none), n is
 // --image-tokens (0 for the model's own rule, read from the folder of the tokenizer at
-// tokPath). A folder without a rule is not an error here (ImagesErr keeps why): only a line
-// with an image needs one.
-func (o *Options) SetImages(tokPath, size string, n int) error {
+// tokPath), logged is --logged-model ("" for none: each line's model name says). A folder
+// without a rule is not an error here (ImagesErr keeps why): only a line with an image needs
+// one.
+func (o *Options) SetImages(tokPath, size string, n int, logged string) error {
 	if n < 0 {
 		return fmt.Errorf("--image-tokens %d: must not be negative", n)
 	}
@@ -223,5 +269,8 @@ func (o *Options) SetImages(tokPath, size string, n int) error {
 	default:
 		return fmt.Errorf("--tokenizer: the model's image processor: %w", err)
 	}
-	return nil
+	if logged != "" {
+		o.Logged, err = LoggedModelRule(logged)
+	}
+	return err
 }

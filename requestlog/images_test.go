@@ -119,7 +119,7 @@ func TestImageErrors(t *testing.T) {
 func TestImageByURL(t *testing.T) {
 	var o Options
 	o.Tokenizer = sampleModel(t).tok
-	if err := o.SetImages("", "640x480", 77); err != nil {
+	if err := o.SetImages("", "640x480", 77, ""); err != nil {
 		t.Fatal(err)
 	}
 	reqs, _, err := readAll(t, imageLine(`[{"type":"image_url","image_url":{"url":"https://example.com/a/cat.JPG?x=1"}}]`)+"\n", o)
@@ -194,5 +194,47 @@ func TestImageRuleQwen2VL(t *testing.T) {
 	}
 	if n, err := rule.Tokens(1300, 876); err != nil || n != 1428 {
 		t.Errorf("1300x876: %d tokens (%v), want 1426 + 2 (%s)", n, err, rule.Name())
+	}
+}
+
+// TestLoggedModelRule: an image is counted as logged by the rule of the model the line names
+// (gpt-4o's tiles, Claude's area), by the served model's own where the name names no hosted
+// family, and by --logged-model's (Options.Logged) whatever the name; Counts.ImageRules says
+// which counted how many.
+func TestLoggedModelRule(t *testing.T) {
+	img := imageURL(t, 7, 1024, 1024, media.PNG)
+	line := func(model string) string {
+		return `{"timestamp":0,"request":{"model":"` + model + `","messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"` + img + `","detail":"high"}}]}]},"response":{"usage":{"prompt_tokens":2000,"completion_tokens":3}}}`
+	}
+	log := line("gpt-4o-2024-08-06") + "\n" + line("claude-sonnet-4-20250514") + "\n" + line("prod-vision") + "\n"
+	own, _ := qwenRule.Tokens(1024, 1024)
+	reqs, c, err := readAll(t, log, Options{Images: qwenRule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := reqs[2].PromptTokens - own // the text as the served tokenizer counts it, the same in every line
+	for i, want := range []int{765, 1399, own} { // 85 + 4·170; ceil(1024·1024/750)
+		if got := reqs[i].MediaTokens(); got != want || reqs[i].PromptTokens != text+want {
+			t.Errorf("line %d: media tokens %d, prompt %d; want %d, the text's %d + %d", i+1, got, reqs[i].PromptTokens, want, text, want)
+		}
+	}
+	if len(c.ImageRules) != 3 || c.ImageRules[qwenRule.Name()+" (the served model's own)"] != 1 {
+		t.Errorf("image rules %v: want gpt-4o's, claude's and the served model's own, one image each", c.ImageRules)
+	}
+	logged, err := LoggedModelRule("gpt-4o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _, err = readAll(t, log, Options{Images: qwenRule, Logged: logged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range reqs {
+		if got := reqs[i].MediaTokens(); got != 765 {
+			t.Errorf("--logged-model gpt-4o, line %d: media tokens %d, want 765", i+1, got)
+		}
+	}
+	if _, err := LoggedModelRule("no-such-model"); err == nil || !strings.Contains(err.Error(), "--logged-model") {
+		t.Errorf("an unknown --logged-model: %v, want an error naming the flag", err)
 	}
 }

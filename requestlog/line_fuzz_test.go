@@ -61,7 +61,7 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatalf("options %+v for a chat request %v", e.opts, e.chat)
 			}
 			// The images: read and counted, or refused by name.
-			parts, n, err := imageReader.readImages(e.images, h)
+			parts, n, _, err := imageReader.readImages(e.images, e.model, h)
 			if err == nil && (len(parts) != len(e.images) || n < 0) {
 				t.Fatalf("%d images read as %d parts, %d tokens", len(e.images), len(parts), n)
 			}

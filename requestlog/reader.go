@@ -65,6 +65,9 @@ type Options struct {
 	// ImageWidth and ImageHeight are the size of images logged by URL (--image-size); 0
 	// makes such an image an error naming the flag.
 	ImageWidth, ImageHeight int
+	// Logged is the rule that counted the log's images (--logged-model); nil: the hosted
+	// family the line's model names (media.LoggedRule), else Images.
+	Logged media.Rule
 }
 
 // Request is one log line's record, with its text only when Options.KeepText is set.
@@ -88,6 +91,9 @@ type Counts struct {
 	UsageChecked int64 `json:"usage_checked,omitempty"`
 	// Images counts the images the records carry (trace.Record.Media).
 	Images int64 `json:"images,omitempty"`
+	// ImageRules counts the images each rule counted as logged, by the rule's name, a rule
+	// taken for want of a model name that says which marked "(the served model's own)".
+	ImageRules map[string]int64 `json:"image_rules,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
 	// CarriedFields counts, per name, the request body members carried as logged in
@@ -294,6 +300,7 @@ type prepared struct {
 	// media are the line's images and mediaTokens their prompt tokens.
 	media       []trace.MediaPart
 	mediaTokens int
+	imageRule   string // the name of the rule that counted media, for Counts.ImageRules
 	// digests place a chat request without a logged session in its conversation.
 	digests chatDigests
 	// link is the Responses answer a chained request continues.
@@ -469,7 +476,7 @@ func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
 	}
 	if len(e.images) > 0 {
 		var err error
-		if p.media, p.mediaTokens, err = r.readImages(e.images, h); err != nil {
+		if p.media, p.mediaTokens, p.imageRule, err = r.readImages(e.images, e.model, h); err != nil {
 			return err
 		}
 	}
@@ -621,6 +628,12 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	rec.Timestamp = e.time.Sub(r.origin)
 	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
 	r.counts.Images += int64(len(rec.Media))
+	if len(rec.Media) > 0 {
+		if r.counts.ImageRules == nil {
+			r.counts.ImageRules = map[string]int64{}
+		}
+		r.counts.ImageRules[p.imageRule] += int64(len(rec.Media))
+	}
 	if e.usagePrompt >= 0 {
 		r.counts.UsageChecked++
 		if e.usagePrompt != rec.PromptTokens {

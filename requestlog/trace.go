@@ -41,7 +41,7 @@ func openTrace(path string, opts ingest.Options) (ingest.Reader, error) {
 		Tokenizer: tok, Chat: chat, BlockSize: opts.BlockSize, Map: opts.Map,
 		TimeUnit: opts.TimeUnit, OnError: opts.OnError, Quarantine: q,
 	}
-	if err = ro.SetImages(opts.Tokenizer, opts.ImageSize, opts.ImageTokens); err == nil {
+	if err = ro.SetImages(opts.Tokenizer, opts.ImageSize, opts.ImageTokens, opts.LoggedModel); err == nil {
 		tr.r, err = Open(path, ro)
 	}
 	if err != nil {
@@ -67,7 +67,7 @@ func (t *traceReader) Next() (trace.Record, error) {
 
 func (t *traceReader) Counts() ingest.Counts {
 	c := t.r.Counts()
-	return ingest.Counts{Records: c.Records, Rejected: c.Rejected, Errors: c.Errors}
+	return ingest.Counts{Records: c.Records, Rejected: c.Rejected, Errors: c.Errors, ImageRules: c.ImageRules}
 }
 
 func (t *traceReader) Close() error {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/requestlog"
@@ -60,4 +63,24 @@ func sayImages(w io.Writer, recs []trace.Record) {
 		fmt.Fprintf(w, "; %d logged as WebP, sent as PNG of the same size", webp)
 	}
 	fmt.Fprintln(w)
+}
+
+// sayImageRules says which rules counted the log's images as logged (the logged total less
+// their count is the text replayed exact), and, where a logged model name named no hosted
+// family, that the served model's own rule was taken for it.
+func sayImageRules(w io.Writer, path string, rules map[string]int64) {
+	if len(rules) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(rules))
+	parts := make([]string, len(names))
+	own := false
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s: %d", n, rules[n])
+		own = own || strings.HasSuffix(n, "(the served model's own)")
+	}
+	fmt.Fprintf(w, "replay: %s: the logged images were counted as logged by %s\n", path, strings.Join(parts, "; "))
+	if own {
+		fmt.Fprintf(w, "replay: %s: a logged model name that names no hosted family (gpt-4o…, claude-…, gemini-…) is taken as counted as the served model counts; --logged-model ID|DIR names the model that did\n", path)
+	}
 }

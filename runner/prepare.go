@@ -99,6 +99,9 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if p.tok, err = tokenizer.Load(p.tokPath); err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}
+	if cfg.Ingest.LoggedModel, err = FindLoggedModel(ctx, cfg.Ingest.LoggedModel, cfg.Stderr); err != nil {
+		return nil, err
+	}
 	name, recs, input, err := resolveTrace(cfg, p.tokPath)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llm-replay/replay/engine"
 	"github.com/llm-replay/replay/hfhub"
+	"github.com/llm-replay/replay/media"
 )
 
 // FindTokenizer turns a --tokenizer value into what synth/tokenizer loads: a tokenizer.json
@@ -26,6 +27,29 @@ func FindTokenizer(ctx context.Context, spec string, w io.Writer) (string, error
 	}
 	fmt.Fprintf(w, "replay: tokenizer: %s %s\n", ref, snap.Where())
 	return snap.Dir, nil
+}
+
+// FindLoggedModel turns a --logged-model value into what requestlog reads: a hosted family's
+// name or a folder on disk as it is, or a Hugging Face repository id found in the cache or
+// fetched into it, as FindTokenizer does (with its processor's files).
+func FindLoggedModel(ctx context.Context, spec string, w io.Writer) (string, error) {
+	if spec == "" {
+		return "", nil
+	}
+	if _, hosted := media.LoggedRule(spec); hosted {
+		return spec, nil
+	}
+	if _, err := os.Stat(spec); err == nil {
+		return spec, nil
+	}
+	if _, ok := hfhub.ParseRef(spec); !ok {
+		return spec, nil // requestlog names what it is not
+	}
+	dir, err := FindTokenizer(ctx, spec, w)
+	if err != nil {
+		return "", fmt.Errorf("--logged-model: %w", err)
+	}
+	return dir, nil
 }
 
 // servedTokenizer is the tokenizer of the endpoint's model, from the names the endpoint gives

@@ -88,6 +88,7 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, *analysis.Inp
 	if c.CachedUnplaced > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records log cached prompt tokens that no earlier request of their session could have left in the cache (it was warm before the log began); they replay uncached, so the measured hit rate falls short of the logged one by that much\n", path, c.CachedUnplaced)
 	}
+	sayImageRules(cfg.Stderr, path, c.ImageRules)
 	if c.OutputUnknown > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records have no logged output count (vLLM logs outputs only with --enable-log-outputs): their output tokens are 0 in the trace, not what production generated\n", path, c.OutputUnknown)
 	}

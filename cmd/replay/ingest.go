@@ -47,6 +47,8 @@ type ingestFlags struct {
 	// --image-tokens).
 	imageSize   string
 	imageTokens int
+	// loggedModel is --logged-model: the model that counted the log's images.
+	loggedModel string
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
@@ -60,6 +62,7 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (a server log's month-day times); default the file's modification year")
 	fs.StringVar(&f.imageSize, "image-size", "", "WxH of images a request log gives by URL only (e.g. 1024x768); without it such an image is an error")
 	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, gemma3, llava have one)")
+	fs.StringVar(&f.loggedModel, "logged-model", "", "the model whose rule counted the log's images, where the logged model name says nothing (a deployment alias): a hosted family (gpt-4o, gpt-4.1-mini, o3, claude-sonnet-4, gemini-2.5-pro) or a model folder or Hugging Face id with config.json and preprocessor_config.json; default: each line's model name, else the served model's own rule")
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
@@ -78,7 +81,7 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 		return ingest.Options{}, err
 	}
 	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear, Files: f.files,
-		ImageSize: f.imageSize, ImageTokens: f.imageTokens}, nil
+		ImageSize: f.imageSize, ImageTokens: f.imageTokens, LoggedModel: f.loggedModel}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.
@@ -143,8 +146,8 @@ func isRequestLog(in ingestFlags) bool {
 
 // normalizeTrace is `replay ingest` of a trace that is not a request log.
 func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ingestOutputs) error {
-	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText || in.imageSize != "" || in.imageTokens != 0 {
-		return errors.New("--tokenizer, --export, --hash-key-file, --keep-text, --image-size and --image-tokens are for request logs (--format openai-log)")
+	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText || in.imageSize != "" || in.imageTokens != 0 || in.loggedModel != "" {
+		return errors.New("--tokenizer, --export, --hash-key-file, --keep-text, --image-size, --image-tokens and --logged-model are for request logs (--format openai-log)")
 	}
 	opts, err := in.options()
 	if err != nil {

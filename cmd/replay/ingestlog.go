@@ -57,12 +57,15 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 	if lf.tokenizer, err = runner.FindTokenizer(ctx, lf.tokenizer, std.stderr); err != nil {
 		return err
 	}
+	if in.loggedModel, err = runner.FindLoggedModel(ctx, in.loggedModel, std.stderr); err != nil {
+		return err
+	}
 	shape, observe := o.shape()
 	models := modelTally{}
 	c, err := requestlog.Convert(ctx, requestlog.ConvertOptions{
 		Log: in.trace, Tokenizer: lf.tokenizer, HashKeyFile: lf.hashKeyFile,
 		BlockSize: in.blockSize, Map: m, TimeUnit: in.timeUnit, OnError: in.onError, KeepText: lf.keepText,
-		ImageSize: in.imageSize, ImageTokens: in.imageTokens,
+		ImageSize: in.imageSize, ImageTokens: in.imageTokens, LoggedModel: in.loggedModel,
 		Out: o.out, Arrow: o.arrow, Mooncake: lf.export == "mooncake", Quarantine: o.quarantine,
 		Observe: models.observing(observe), Stderr: std.stderr,
 	})
