@@ -148,7 +148,9 @@ func Patches32(width, height int) (int, error) {
 // 200×200 ≈ 54, 1000×1000 ≈ 1334 and 1092×1092 ≈ 1590 tokens: the quotient rounded up.
 type anthropicRule struct{}
 
-func (anthropicRule) Name() string { return "claude (Anthropic: width·height/750, at most 1568 pixels a side)" }
+func (anthropicRule) Name() string {
+	return "claude (Anthropic: width·height/750, at most 1568 pixels a side)"
+}
 
 func (anthropicRule) Tokens(width, height int) (int, error) {
 	if width <= 0 || height <= 0 {

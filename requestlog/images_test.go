@@ -212,7 +212,7 @@ func TestLoggedModelRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := reqs[2].PromptTokens - own // the text as the served tokenizer counts it, the same in every line
+	text := reqs[2].PromptTokens - own           // the text as the served tokenizer counts it, the same in every line
 	for i, want := range []int{765, 1399, own} { // 85 + 4·170; ceil(1024·1024/750)
 		if got := reqs[i].MediaTokens(); got != want || reqs[i].PromptTokens != text+want {
 			t.Errorf("line %d: media tokens %d, prompt %d; want %d, the text's %d + %d", i+1, got, reqs[i].PromptTokens, want, text, want)
