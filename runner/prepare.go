@@ -138,6 +138,9 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if err := SetImageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
 		return nil, err
 	}
+	if err := p.probeImages(ctx, cfg, recs); err != nil {
+		return nil, err
+	}
 	sayImages(cfg.Stderr, recs)
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err

@@ -61,6 +61,9 @@ type Config struct {
 	Limit int
 	// Warmup sends this many throwaway requests of the trace's own shape first.
 	Warmup int
+	// Probe is ProbeAuto ("" too: against an endpoint, each distinct image size of the window
+	// is measured before the prompts are built, imageprobe.go) or ProbeNone.
+	Probe string
 
 	Synth synth.Config
 	// UniquePrefixes gives every request its own blocks (no shared prefixes), the control arm

@@ -40,6 +40,9 @@ func (c Config) Validate() error {
 			return &SettingError{"Checks", fmt.Sprintf("%q: want %s", c.Checks, strings.Join(ChecksLevels, ", "))}
 		}
 	}
+	if c.Probe != "" && c.Probe != ProbeAuto && c.Probe != ProbeNone {
+		return &SettingError{"Probe", fmt.Sprintf("%q: want auto or none", c.Probe)}
+	}
 	if c.Resume && len(c.Endpoints) > 1 {
 		return &SettingError{"Resume", "of a paired run: not supported yet (resume each endpoint's run on its own)"}
 	}

@@ -124,6 +124,7 @@ func (f *runFlags) addTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&cfg.Tokenizer, "tokenizer", "", "the served model's tokenizer: its Hugging Face repo id (ORG/NAME[@REVISION], from the Hugging Face cache, else fetched from the hub into it; HF_TOKEN for gated models, HF_HUB_OFFLINE=1 never fetches), its tokenizer.json or its folder (default with --endpoint: the one the endpoint names for its model, e.g. vLLM's /v1/models root)")
 	fs.StringVar(&cfg.Client.API, "api", client.APICompletions, "the API of requests whose trace names none: chat, completions, responses, messages or embeddings (a request log's requests go to the API each was logged against)")
 	fs.BoolVar(&cfg.APIOverride, "api-override", false, "send every request to --api, whatever API it was logged against")
+	fs.StringVar(&cfg.Probe, "probe", runner.ProbeAuto, "before building the prompts, measure how the endpoint counts each distinct image size of the window (a request with the image and its twin without, max_tokens 1; at most 32 sizes; no rows): auto (against an endpoint; never the built-in simulator, which counts by the model's rule) or none (nothing is sent but the trace's requests); where the endpoint counts otherwise than the model's rule, the run says so and builds with its counts")
 }
 
 // addSchedule: how fast, how much of the trace and where the run's files go.

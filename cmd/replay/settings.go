@@ -14,6 +14,7 @@ var settingFlags = map[string]string{
 	"Retries":  "--retries",
 	"Progress": "--progress",
 	"Checks":   "--checks",
+	"Probe":    "--probe",
 	"Engine":   "--engine",
 	"API":      "--api",
 	"Resume":   "--resume",

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llm-replay/replay/ingest"
+	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/scheduler"
+	"github.com/llm-replay/replay/sim"
+	"github.com/llm-replay/replay/synth/tokenizer"
+)
+
+// TestImageProbe: an endpoint that counts images otherwise than the model folder's rule (a
+// simulator over loopback HTTP counting every image as 300 tokens, the folder saying Qwen2-VL)
+// is probed for each distinct size before the prompts are built; the run says it counts them
+// otherwise and builds with its counts, so every prompt is exact by the endpoint's usage. With
+// --probe none the same run is built by the rule and misses.
+func TestImageProbe(t *testing.T) {
+	const n = 24
+	path, tokPath := imageLog(t, n), qwen2VLFolder(t)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := roomySim(0)
+	if err := ServerCounting(tokPath, tok, &sc); err != nil {
+		t.Fatal(err)
+	}
+	sc.Images = media.Fixed(300)
+	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	run := func(probe string) (float64, []int32, string) {
+		var stderr bytes.Buffer
+		cfg := Config{
+			Trace: path, Ingest: ingest.Options{Format: ingest.FormatOpenAILog}, Out: t.TempDir(),
+			Tokenizer: tokPath, Schedule: scheduler.Config{Speed: 10}, Probe: probe, Checks: "none",
+			Stderr: &stderr, Stdout: io.Discard,
+		}
+		cfg.Client.BaseURL, cfg.Client.Model = url, "replay-sim"
+		sum, err := Run(context.Background(), cfg)
+		if err != nil && !strings.Contains(err.Error(), "prompt") {
+			t.Fatalf("--probe %s: %v\n%s", probe, err, stderr.String())
+		}
+		rows, err := rowfile.ReadAll(filepath.Join(cfg.Out, "requests.parquet"))
+		if err != nil || len(rows) != n {
+			t.Fatalf("--probe %s: %d rows (%v)\n%s", probe, len(rows), err, stderr.String())
+		}
+		var off []int32
+		for _, r := range rows {
+			off = append(off, r.PromptTokens-r.TargetPromptTokens)
+		}
+		pct := -1.0
+		if f := sum.Fidelity.PromptTokensExactPct; f != nil {
+			pct = *f
+		}
+		return pct, off, stderr.String()
+	}
+	pct, off, says := run(ProbeAuto)
+	if pct != 100 || !strings.Contains(says, "replay: probe: ") || !strings.Contains(says, "image sizes otherwise than qwen2_vl") {
+		t.Fatalf("--probe auto: prompts exact %.1f%% (target misses %v); the run says:\n%s", pct, off, says)
+	}
+	t.Logf("--probe auto: %s", line(says, "replay: probe: "))
+	pct, _, says = run(ProbeNone)
+	if pct >= 100 || strings.Contains(says, "replay: probe: ") {
+		t.Fatalf("--probe none: prompts exact %.1f%%, want below 100 (the rule is not the endpoint's); the run says:\n%s", pct, says)
+	}
+	t.Logf("--probe none: prompts exact %.1f%% (the folder's rule, not the endpoint's)", pct)
+}
+
+// line is the first line of s holding prefix.
+func line(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
