@@ -3,11 +3,14 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/results/rowfile"
@@ -84,4 +87,45 @@ func line(s, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// TestMediaListen: images logged by URL are sent, under --media-listen, as URLs of their
+// stand-ins at replay's own server, which the simulator fetches over loopback (as vLLM fetches
+// an image URL); each is fetched at its logged size, counted, and the prompts are exact.
+func TestMediaListen(t *testing.T) {
+	var b strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&b, `{"timestamp":%g,"request":{"model":"vl","max_tokens":3,"messages":[{"role":"user","content":[{"type":"text","text":"What is in photo %d?"},{"type":"image_url","image_url":{"url":"https://cdn.example.com/photos/%d.jpg"}}]}]},"response":{"usage":{"completion_tokens":3}}}`+"\n", float64(i)*0.05, i, i%4)
+	}
+	path := filepath.Join(t.TempDir(), "urls.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cfg := Config{
+		Trace: path, Ingest: ingest.Options{Format: ingest.FormatOpenAILog, ImageSize: "800x600"}, Out: t.TempDir(),
+		Tokenizer: qwen2VLFolder(t), Schedule: scheduler.Config{Speed: 10}, Sim: roomySim(0),
+		MediaListen: "127.0.0.1:0", Stderr: &stderr, Stdout: io.Discard,
+		OnPlan: func(p Plan) error {
+			for _, r := range p.Requests {
+				for _, part := range r.Messages[len(r.Messages)-1].Parts {
+					if part.Type == chat.PartImage && !strings.HasPrefix(part.ImageURL, "http://127.0.0.1:") {
+						t.Errorf("request %d: image sent as %.40q, want a URL at the media server", r.Index, part.ImageURL)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if sum.Requests.OK != 12 || !strings.Contains(stderr.String(), "served 12 image fetches") {
+		t.Fatalf("%d of 12 ok; the run says:\n%s", sum.Requests.OK, stderr.String())
+	}
+	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
+		t.Errorf("prompt tokens exact: %v, want 100%%\n%s", f, stderr.String())
+	}
+	t.Logf("%s", line(stderr.String(), "--media-listen"))
 }

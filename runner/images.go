@@ -34,7 +34,7 @@ func SetImageRule(s *synth.Config, tokPath string, tok tokenizer.Tokenizer, n in
 // sayImages tells what the window's images will be sent as: how many, in how many requests,
 // how many distinct (each the same bytes every time it is sent), all inline as data URLs; and
 // those logged as WebP, which go as PNG of the same size (the standard library writes no WebP).
-func sayImages(w io.Writer, recs []trace.Record) {
+func sayImages(w io.Writer, recs []trace.Record, mediaURL string) {
 	images, requests, webp, urls := 0, 0, 0, 0
 	distinct := map[uint64]bool{}
 	for _, r := range recs {
@@ -56,8 +56,11 @@ func sayImages(w io.Writer, recs []trace.Record) {
 		return
 	}
 	fmt.Fprintf(w, "replay: %d images in %d requests (%d distinct), sent inline as data URLs", images, requests, len(distinct))
-	if urls > 0 {
-		fmt.Fprintf(w, "; %d logged by URL, sized by --image-size", urls)
+	switch {
+	case urls > 0 && mediaURL != "":
+		fmt.Fprintf(w, "; %d logged by URL, sized by --image-size, sent as URLs the engine fetches from %s (--media-listen)", urls, mediaURL)
+	case urls > 0:
+		fmt.Fprintf(w, "; %d logged by URL, sized by --image-size, inlined (--media-listen HOST:PORT sends them as URLs the engine fetches)", urls)
 	}
 	if webp > 0 {
 		fmt.Fprintf(w, "; %d logged as WebP, sent as PNG of the same size", webp)
@@ -83,4 +86,29 @@ func sayImageRules(w io.Writer, path string, rules map[string]int64) {
 	if own {
 		fmt.Fprintf(w, "replay: %s: a logged model name that names no hosted family (gpt-4o…, claude-…, gemini-…) is taken as counted as the served model counts; --logged-model ID|DIR names the model that did\n", path)
 	}
+}
+
+// serveMedia starts --media-listen's server when the window has images logged as URLs.
+func (p *plan) serveMedia(cfg Config, recs []trace.Record) error {
+	if cfg.MediaListen == "" || p.verbatim {
+		return nil
+	}
+	urls := 0
+	for _, r := range recs {
+		for _, m := range r.Media {
+			if m.URL {
+				urls++
+			}
+		}
+	}
+	if urls == 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: --media-listen: no image of the window was logged as a URL; every image is sent inline\n")
+		return nil
+	}
+	s, err := startMediaServer(cfg.MediaListen, cfg.Stderr)
+	if err != nil {
+		return err
+	}
+	p.media, p.synth.MediaURL = s, s.url
+	return nil
 }

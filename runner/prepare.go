@@ -44,6 +44,8 @@ type plan struct {
 	// models are a --model-map run's served models, each with the tokenizer its prompts are
 	// built and counted by (mapped.go); nil without a map.
 	models map[string]modelTok
+	// media serves the stand-ins of images logged as URLs (--media-listen); nil when none is.
+	media *mediaServer
 }
 
 // items is the measured schedule: the plan's requests, or a streamed plan's records, whose
@@ -141,7 +143,10 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if err := p.probeImages(ctx, cfg, recs); err != nil {
 		return nil, err
 	}
-	sayImages(cfg.Stderr, recs)
+	if err := p.serveMedia(cfg, recs); err != nil {
+		return nil, err
+	}
+	sayImages(cfg.Stderr, recs, p.synth.MediaURL)
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}

@@ -61,6 +61,10 @@ type Config struct {
 	Limit int
 	// Warmup sends this many throwaway requests of the trace's own shape first.
 	Warmup int
+	// MediaListen (--media-listen HOST:PORT) serves the stand-ins of images logged as URLs
+	// there, and sends those images as URLs the engine fetches (mediaserver.go); "" inlines
+	// every image as a data URL.
+	MediaListen string
 	// Probe is ProbeAuto ("" too: against an endpoint, each distinct image size of the window
 	// is measured before the prompts are built, imageprobe.go) or ProbeNone.
 	Probe string
@@ -253,6 +257,7 @@ func RunEndpoints(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.media.stop(cfg.Stderr)
 	if cfg.Resume {
 		if p.resume, err = loadResume(cfg, p); err != nil {
 			return nil, err

@@ -6,7 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/llm-replay/replay/media"
 )
@@ -15,7 +20,9 @@ import (
 // as a data URL, its size from its header (media.ReadHeader), counted by the model's rule
 // (Config.Images, the one replay's builder counts with) and so charged as prefill; its content
 // hash is part of the prompt's cache blocks, so equal images share a cached prefix and
-// different ones do not. Images by http URL are refused: the simulator fetches nothing.
+// different ones do not. An image by http URL is fetched, as vLLM and SGLang fetch one, its
+// fetch in the request's time to first token, but only from this machine (a loopback host:
+// replay's --media-listen); any other URL is refused.
 
 // Image is one image of a chat message: its size and a hash of its bytes.
 type Image struct {
@@ -66,10 +73,14 @@ func readImage(raw json.RawMessage) (Image, error) {
 	if err := json.Unmarshal(raw, &u); err != nil || u.URL == "" {
 		return Image{}, errors.New("image_url: want {\"url\": \"data:...\"}")
 	}
-	if !strings.HasPrefix(strings.ToLower(u.URL), "data:") {
-		return Image{}, errors.New("image_url: only data URLs are accepted (the simulator fetches nothing)")
+	var mime string
+	var data []byte
+	var err error
+	if strings.HasPrefix(strings.ToLower(u.URL), "data:") {
+		mime, data, err = media.ParseDataURL(u.URL)
+	} else {
+		mime, data, err = fetchImage(u.URL)
 	}
-	mime, data, err := media.ParseDataURL(u.URL)
 	if err != nil {
 		return Image{}, fmt.Errorf("image_url: %w", err)
 	}
@@ -98,4 +109,38 @@ func imageTokens(cfg *Config, msgs []Message) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// fetchClient fetches images by URL; its timeout bounds a fetch as an engine's does.
+var fetchClient = &http.Client{Timeout: 30 * time.Second}
+
+// maxFetchBytes bounds a fetched image.
+const maxFetchBytes = 64 << 20
+
+// fetchImage GETs an image from a loopback host: its declared type and bytes.
+func fetchImage(raw string) (string, []byte, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", nil, fmt.Errorf("%q: neither a data URL nor an http(s) URL", raw)
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return "", nil, fmt.Errorf("%s: the simulator fetches images from this machine only (a loopback host, as replay --media-listen 127.0.0.1:PORT serves them)", u.Redacted())
+	}
+	resp, err := fetchClient.Get(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", nil, fmt.Errorf("GET %s: HTTP %d", u.Redacted(), resp.StatusCode)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchBytes+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+	}
+	if len(data) > maxFetchBytes {
+		return "", nil, fmt.Errorf("GET %s: over %d MiB", u.Redacted(), maxFetchBytes>>20)
+	}
+	mime, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	return strings.TrimSpace(mime), data, nil
 }

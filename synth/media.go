@@ -112,9 +112,17 @@ func (b *Builder) fillText(layout []chat.Part, words []int32) []chat.Part {
 }
 
 // standIn is the image part for a logged image: its stand-in as a data URL, built once while
-// the cache holds it.
+// the cache holds it; an image logged as a URL, under Config.MediaURL, as the URL of its
+// stand-in there.
 func (b *Builder) standIn(m trace.MediaPart, index int) (chat.Part, error) {
-	url, err := b.images.get(m, key(b.cfg.Seed, domainImage, m.Hash))
+	k := key(b.cfg.Seed, domainImage, m.Hash)
+	if m.URL && b.cfg.MediaURL != "" { // fetched by the engine from replay's media server, as it was logged
+		if m.Width <= 0 || m.Height <= 0 || m.Width > media.MaxSide || m.Height > media.MaxSide {
+			return chat.Part{}, fmt.Errorf("request %d: image %dx%d: each side must be 1 to %d", index, m.Width, m.Height, media.MaxSide)
+		}
+		return chat.Part{Type: chat.PartImage, ImageURL: b.cfg.MediaURL + media.StandInPath(k, m.Width, m.Height, m.MIME), Detail: m.Detail}, nil
+	}
+	url, err := b.images.get(m, k)
 	if err != nil {
 		return chat.Part{}, fmt.Errorf("request %d: image %dx%d: %w", index, m.Width, m.Height, err)
 	}

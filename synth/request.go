@@ -39,6 +39,10 @@ type Config struct {
 	// nil refuses such a record, naming ImagesErr (why the folder has no rule).
 	Images    media.Rule
 	ImagesErr error
+	// MediaURL is where replay serves stand-in images (--media-listen, "http://HOST:PORT"):
+	// an image logged as a URL is sent as the URL of its stand-in there (media.StandInPath);
+	// "" inlines every image as a data URL.
+	MediaURL string
 	// Tools sizes chat prompts for the tools each record's request is sent with (its
 	// Options.Tools, replayed with --options logged): the template renders them into the
 	// prompt, so the messages are shortened by exactly that much.

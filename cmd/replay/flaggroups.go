@@ -24,7 +24,7 @@ type flagGroup struct {
 var runFlagGroups = []flagGroup{
 	{"trace", []string{"trace", "format", "map", "on-error", "time-unit", "block-size", "hash-check", "log-year", "image-size", "image-tokens", "logged-model"}},
 	{"endpoint", []string{"endpoint", "model", "tokenizer", "api", "api-override", "api-key-env", "api-key-file",
-		"engine", "ca-file", "insecure", "timeout", "stall-timeout", "retries", "probe"}},
+		"engine", "ca-file", "insecure", "timeout", "stall-timeout", "retries", "probe", "media-listen"}},
 	{"routing", []string{"model-map", "headers", "header-allow", "affinity-header", "slo-class-by", "slo-class"}},
 	{"schedule", []string{"speed", "from", "to", "limit", "duration", "max-concurrency", "warmup", "reset-cache"}},
 	{"prompts", []string{"seed", "prefix-mode", "max-prompt-tokens", "options", "extra-body", "body", "send-ids"}},
