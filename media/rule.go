@@ -56,6 +56,8 @@ func Load(path string, count Counter) (Rule, error) {
 		return loadGemma3(dir, cfg, count)
 	case "llava":
 		return loadLLaVA(dir, cfg)
+	case "llava_next":
+		return loadLLaVANeXT(dir, cfg)
 	case "":
 		return nil, fmt.Errorf("%s: config.json has no model_type: %w", dir, ErrNoRule)
 	}
@@ -69,6 +71,8 @@ type modelConfig struct {
 	MMTokensPerImage *int `json:"mm_tokens_per_image"`
 	// LLaVA: the vision tower's patch and whether its CLS feature is dropped.
 	VisionFeatureSelectStrategy string `json:"vision_feature_select_strategy"`
+	// LLaVA-NeXT: the anyres resolutions, [height, width] each.
+	ImageGridPinpoints [][2]int `json:"image_grid_pinpoints"`
 	VisionConfig                struct {
 		PatchSize *int `json:"patch_size"`
 		ImageSize *int `json:"image_size"`

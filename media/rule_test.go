@@ -142,3 +142,33 @@ func TestLoadRefusesUnknownFamilies(t *testing.T) {
 		t.Errorf("bad config.json: err %v, want a parse error", err)
 	}
 }
+
+// vicunaNeXT is llava-hf/llava-v1.6-vicuna-7b-hf's configuration as the repository publishes
+// it: crop 336, its five pinpoints, patch 14, "default" selection, one additional token.
+var vicunaNeXT = map[string]string{
+	"config.json":              `{"model_type": "llava_next", "vision_feature_select_strategy": "default", "image_grid_pinpoints": [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]], "vision_config": {"image_size": 336, "patch_size": 14}}`,
+	"preprocessor_config.json": `{"crop_size": {"height": 336, "width": 336}, "size": {"shortest_edge": 336}, "image_grid_pinpoints": [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]], "image_processor_type": "LlavaNextImageProcessor"}`,
+	"processor_config.json":    `{"patch_size": 14, "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1, "processor_class": "LlavaNextProcessor"}`,
+}
+
+// TestLLaVANeXT reproduces transformers' test_image_token_filling (cited in llavanext.go):
+// 1526 tokens for a 500×316 (height×width) image with llava-v1.6-vicuna-7b-hf's values, and
+// 1525 for 503×316 with the single pinpoint [672, 336] and no additional token; then, worked
+// by hand, a square 336 image: [336, 672] keeps every pixel with the least waste (tied with
+// [672, 336], the first wins), its 24×48 grid unpadded to 24×24, so 576 + 24 newlines + 576.
+func TestLLaVANeXT(t *testing.T) {
+	r, err := Load(writeFolder(t, vicunaNeXT), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Tokens(316, 500); err != nil || n != 1526 {
+		t.Errorf("vicuna 316x500: %d (%v), want 1526 (%s)", n, err, r.Name())
+	}
+	one := LLaVANeXT{Patch: 14, TileH: 336, TileW: 336, Pinpoints: [][2]int{{672, 336}}, Default: true}
+	if n, _ := one.Tokens(316, 503); n != 1525 {
+		t.Errorf("one pinpoint 316x503: %d, want 1525", n)
+	}
+	if n, _ := r.Tokens(336, 336); n != 1176 {
+		t.Errorf("vicuna 336x336: %d, want 1176", n)
+	}
+}
