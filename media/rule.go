@@ -73,7 +73,7 @@ type modelConfig struct {
 	VisionFeatureSelectStrategy string `json:"vision_feature_select_strategy"`
 	// LLaVA-NeXT: the anyres resolutions, [height, width] each.
 	ImageGridPinpoints [][2]int `json:"image_grid_pinpoints"`
-	VisionConfig                struct {
+	VisionConfig       struct {
 		PatchSize *int `json:"patch_size"`
 		ImageSize *int `json:"image_size"`
 	} `json:"vision_config"`
