@@ -55,7 +55,12 @@ func Load(path string, count Counter) (Rule, error) {
 	case "gemma3":
 		return loadGemma3(dir, cfg, count)
 	case "llava":
+		if cfg.VisionConfig.ModelType == "pixtral" {
+			return loadPixtral(dir, cfg)
+		}
 		return loadLLaVA(dir, cfg)
+	case "mistral3":
+		return loadPixtral(dir, cfg)
 	case "llava_next":
 		return loadLLaVANeXT(dir, cfg)
 	case "":
@@ -74,9 +79,12 @@ type modelConfig struct {
 	// LLaVA-NeXT: the anyres resolutions, [height, width] each.
 	ImageGridPinpoints [][2]int `json:"image_grid_pinpoints"`
 	VisionConfig       struct {
-		PatchSize *int `json:"patch_size"`
-		ImageSize *int `json:"image_size"`
+		PatchSize *int   `json:"patch_size"`
+		ImageSize *int   `json:"image_size"`
+		ModelType string `json:"model_type"`
 	} `json:"vision_config"`
+	// Mistral Small 3.1: the patches merged on each side.
+	SpatialMergeSize *int `json:"spatial_merge_size"`
 }
 
 // readJSON reads dir/name into v; found is false when the file does not exist.

@@ -172,3 +172,37 @@ func TestLLaVANeXT(t *testing.T) {
 		t.Errorf("vicuna 336x336: %d, want 1176", n)
 	}
 }
+
+// TestPixtral reproduces transformers' test_processor_with_single_image (cited in pixtral.go):
+// 1300×876 with longest_edge 30 and patch 16 is 2×2 patches, 6 tokens with the break and end;
+// then Pixtral-12B's published values (mistral-community/pixtral-12b: model_type llava over a
+// pixtral vision tower, longest_edge 1024, patch 16) on a 1024×1024 image, 64 rows of 64 and a
+// break, and Mistral Small 3.1's (mistral3, patch 14, spatial merge 2, longest_edge 1540) on a
+// 4000×3000 image, floored to 1540×1155 and cut in 28-pixel patches: 42 rows of 55 + 1.
+func TestPixtral(t *testing.T) {
+	if n, _ := (Pixtral{Longest: 30, Patch: 16, Merge: 1}).Tokens(1300, 876); n != 6 {
+		t.Errorf("longest 30, patch 16, 1300x876: %d, want 6", n)
+	}
+	p12 := writeFolder(t, map[string]string{
+		"config.json":              `{"model_type": "llava", "vision_config": {"model_type": "pixtral", "patch_size": 16, "image_size": 1024}}`,
+		"preprocessor_config.json": `{"image_processor_type": "PixtralImageProcessor", "patch_size": {"height": 16, "width": 16}, "size": {"longest_edge": 1024}}`,
+		"processor_config.json":    `{"patch_size": 16, "processor_class": "PixtralProcessor"}`,
+	})
+	ms31 := writeFolder(t, map[string]string{
+		"config.json":              `{"model_type": "mistral3", "spatial_merge_size": 2, "vision_config": {"model_type": "pixtral", "patch_size": 14, "image_size": 1540}}`,
+		"preprocessor_config.json": `{"image_processor_type": "PixtralImageProcessor", "patch_size": {"height": 14, "width": 14}, "size": {"longest_edge": 1540}}`,
+		"processor_config.json":    `{"patch_size": 14, "spatial_merge_size": 2, "processor_class": "PixtralProcessor"}`,
+	})
+	for _, c := range []struct {
+		dir        string
+		w, h, want int
+	}{{p12, 1024, 1024, 64 * 65}, {p12, 16, 16, 2}, {p12, 20, 20, 2 * 3}, {ms31, 4000, 3000, 42 * 56}} {
+		r, err := Load(c.dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := r.Tokens(c.w, c.h); err != nil || n != c.want {
+			t.Errorf("%s %dx%d: %d (%v), want %d", r.Name(), c.w, c.h, n, err, c.want)
+		}
+	}
+}
