@@ -50,7 +50,7 @@ func Load(path string, count Counter) (Rule, error) {
 		return nil, fmt.Errorf("%s has no config.json, so its model family is unknown: %w", dir, ErrNoRule)
 	}
 	switch cfg.ModelType {
-	case "qwen2_vl", "qwen2_5_vl":
+	case "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe": // Qwen3-VL: the same processor, patch 16 in its preprocessor_config.json
 		return loadQwen2VL(dir, cfg.ModelType, count)
 	case "gemma3":
 		return loadGemma3(dir, cfg, count)

@@ -61,7 +61,7 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.onError, "on-error", "fail", "bad rows: fail (stop at the first) or skip (quarantine and count)")
 	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (a server log's month-day times); default the file's modification year")
 	fs.StringVar(&f.imageSize, "image-size", "", "WxH of images a request log gives by URL only (e.g. 1024x768); without it such an image is an error")
-	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, gemma3, llava have one)")
+	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, qwen3_vl, gemma3, llava, llava_next, llava over pixtral and mistral3 have one)")
 	fs.StringVar(&f.loggedModel, "logged-model", "", "the model whose rule counted the log's images, where the logged model name says nothing (a deployment alias): a hosted family (gpt-4o, gpt-4.1-mini, o3, claude-sonnet-4, gemini-2.5-pro) or a model folder or Hugging Face id with config.json and preprocessor_config.json; default: each line's model name, else the served model's own rule")
 }
 
