@@ -69,6 +69,7 @@ type Metrics struct {
 	cancelled int64
 	pops      map[string]*popMetrics
 	apis      map[string]*popMetrics // by the API each request went to
+	media     *mediaAgg              // by what the requests carried (media.go)
 
 	// sloMet counts requests meeting each SLO limit, in sloKeys order; sloAll those meeting all.
 	sloMet [5]int64
@@ -116,6 +117,7 @@ func NewMetrics(o Options) *Metrics {
 		errorSample: map[string]string{},
 		pops:        map[string]*popMetrics{},
 		apis:        map[string]*popMetrics{},
+		media:       newMediaAgg(),
 		ttft:        newLatency(),
 		ttftSched:   newLatency(),
 		ttfat:       newLatency(),
@@ -209,6 +211,7 @@ func (m *Metrics) Add(r *results.Row) {
 	}
 	m.haveSpan = true
 	m.series.addSend(r.ScheduledNS, r.SentNS, done)
+	m.media.count(r)
 	groups := m.groups(r)
 	for _, p := range groups {
 		p.requests++

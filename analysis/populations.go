@@ -48,7 +48,7 @@ func (m *Metrics) groups(r *results.Row) []*popMetrics {
 	for _, g := range [...]struct {
 		of   map[string]*popMetrics
 		name string
-	}{{m.pops, r.Population}, {m.apis, r.API}} {
+	}{{m.pops, r.Population}, {m.apis, r.API}, {m.media.pops, MediaPopulation(r)}, {m.media.buckets, ImageTokenBucket(r)}} {
 		if g.name == "" {
 			continue
 		}

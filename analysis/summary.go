@@ -248,6 +248,9 @@ type Summary struct {
 	// APIs are the same figures for each API the requests went to (chat, completions,
 	// responses, messages, embeddings), side by side; omitted for older runs' rows.
 	APIs map[string]Population `json:"apis,omitempty"`
+	// Media are the figures of a run whose requests carried images or audio (media.go):
+	// requests by what they carried, TTFT by image tokens, the bytes sent; nil otherwise.
+	Media *Media `json:"media,omitempty"`
 	// SLOClasses are the figures of each SLO class (--slo-class-by), keyed by class value,
 	// and Models those of each served model (--model-map), keyed by the name sent
 	// (classes.go); omitted when no row names either.
@@ -368,6 +371,7 @@ func (m *Metrics) Summary(info RunInfo) *Summary {
 		},
 		Populations: m.populations(dur),
 		APIs:        m.apiPopulations(dur),
+		Media:       m.media.summary(dur),
 		Errors:      map[string]int64{},
 		Cache: Cache{
 			CachedTokens: m.cachedTokens,

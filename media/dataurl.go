@@ -71,3 +71,18 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	}
 	return s[len(prefix):], true
 }
+
+// DataURLBytes is the decoded size of a base64 data URL's data without decoding it, 0 for
+// anything else (an http URL, an empty string): what a request carries inline.
+func DataURLBytes(u string) int {
+	rest, ok := cutPrefixFold(u, "data:")
+	if !ok {
+		return 0
+	}
+	_, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return 0
+	}
+	payload = strings.TrimRight(strings.TrimSpace(payload), "=")
+	return base64.RawStdEncoding.DecodedLen(len(payload))
+}

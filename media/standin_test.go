@@ -71,3 +71,16 @@ func TestBuildRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestDataURLBytes: the size a data URL carries, read from its length, is the data's.
+func TestDataURLBytes(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 1000, 1001, 1002} {
+		u := DataURL(PNG, make([]byte, n))
+		if got := DataURLBytes(u); got != n {
+			t.Errorf("%d bytes: DataURLBytes %d", n, got)
+		}
+	}
+	if DataURLBytes("http://x/y.png") != 0 || DataURLBytes("") != 0 {
+		t.Error("a URL or nothing carries bytes")
+	}
+}

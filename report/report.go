@@ -23,6 +23,8 @@ type reportPage struct {
 	Fidelity    []fidelityRow
 	Populations []populationRow
 	APIs        []populationRow
+	// MediaPops and MediaTokens are the media section's tables (summary.json's media).
+	MediaPops, MediaTokens []populationRow
 	// Dists are the latency table's rows a user reads (TTFT, ITL, TPOT, e2e); MoreDists the
 	// rest, folded under it (from scheduled, lateness, queue wait).
 	Dists, MoreDists []analysis.DistRow
@@ -44,6 +46,17 @@ func populationRows(pops map[string]analysis.Population) []populationRow {
 	var rows []populationRow
 	for _, name := range analysis.PopulationNames(pops) {
 		rows = append(rows, populationRow{name, pops[name]})
+	}
+	return rows
+}
+
+// orderedRows are a group table's lines, in the order of names, those pops holds.
+func orderedRows(names []string, pops map[string]analysis.Population) []populationRow {
+	var rows []populationRow
+	for _, n := range names {
+		if p, ok := pops[n]; ok {
+			rows = append(rows, populationRow{n, p})
+		}
 	}
 	return rows
 }
@@ -85,6 +98,9 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 	}
 	page := reportPage{S: s, Headline: newHeadline(s), Fidelity: fidelityRows(s), Figures: figs,
 		Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s)}
+	if md := s.Media; md != nil {
+		page.MediaPops, page.MediaTokens = orderedRows(analysis.MediaPopulations, md.Populations), orderedRows(analysis.ImageTokenBuckets, md.ByImageTokens)
+	}
 	page.Dists, page.MoreDists = splitDists(s.DistRows())
 	if page.FontCSS, err = PageFont(o.NoEmbedFont); err != nil {
 		return err
@@ -205,6 +221,17 @@ summary{cursor:pointer;color:#333;font-size:14px}
 {{range .APIs}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
 {{end}}</table>
 <p class="note">Requests by the API each was sent to, as it was logged against: chat completions, completions, the Responses API, Anthropic's Messages API, embeddings. TTFT for an API some of whose answers streamed; embeddings have no output and are measured end to end.</p>
+{{end}}{{with .S.Media}}<h2 id="media">Media</h2>
+<p>{{.Requests}} requests carried {{.Images}} images and {{.AudioClips}} audio clips, {{.MediaTokens}} prompt tokens of them; {{mib .BytesSent}} MiB of media sent inline in the bodies.</p>
+<table>
+<tr><th>carried</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>prompt tokens</th><th>output tokens/s</th></tr>
+{{range $.MediaPops}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
+{{end}}</table>
+<table>
+<tr><th>image tokens</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>prompt tokens</th><th>output tokens/s</th></tr>
+{{range $.MediaTokens}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
+{{end}}</table>
+<p class="note">Requests by the media they carried (audio wins over images), then by the prompt tokens of their media as the rule the prompts were built with counts them. An image costs a vision-encoder pass and its tokens' prefill, so these populations' TTFTs differ by design. Media sent as URLs (--media-listen) are fetched by the engine and not counted as sent inline.</p>
 {{end}}{{with .S.Reasoning}}<h2 id="reasoning">Reasoning</h2>
 <table>
 <tr><th>requests that thought</th><th>never answered</th><th>thinking share of output</th><th>ttfat p50 / p95 (ms)</th><th>itl thinking p50 / p95 (ms)</th><th>itl answer p50 / p95 (ms)</th><th>thought as logged</th></tr>

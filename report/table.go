@@ -67,6 +67,7 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	b.WriteString("\n")
 	b.WriteString(populationTable(s.Populations))
 	b.WriteString(apiTable(s.APIs))
+	b.WriteString(mediaTable(s.Media))
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
 		for _, k := range analysis.SLONames() {
@@ -199,6 +200,31 @@ func apiTable(apis map[string]analysis.Population) string {
 		return ""
 	}
 	return groupTable("api", analysis.APINames(apis), apis)
+}
+
+// mediaTable sets the requests side by side by the media they carried and by their image
+// tokens, with the media the run sent; nothing for a run without media.
+func mediaTable(m *analysis.Media) string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "media       %d requests carried %d images and %d audio clips (%d tokens); %.1f MiB sent inline (%.2f MiB/s)\n",
+		m.Requests, m.Images, m.AudioClips, m.MediaTokens, float64(m.BytesSent)/(1<<20), m.BytesPerS/(1<<20))
+	b.WriteString(groupTable("media", present(analysis.MediaPopulations, m.Populations), m.Populations))
+	b.WriteString(groupTable("image tokens", present(analysis.ImageTokenBuckets, m.ByImageTokens), m.ByImageTokens))
+	return b.String()
+}
+
+// present is names, in order, that pops holds.
+func present(names []string, pops map[string]analysis.Population) []string {
+	var out []string
+	for _, n := range names {
+		if _, ok := pops[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // groupTable is one line per group of names, headed by what the groups are.

@@ -103,6 +103,14 @@ type Row struct {
 	// TargetReasoningTokens is the thinking part of the logged output (part of
 	// TargetOutputTokens), -1 when the log did not say.
 	TargetReasoningTokens int32 `parquet:"target_reasoning_tokens,delta"`
+	// Images and AudioClips are the image and audio parts the request carried (0 for text
+	// alone), MediaTokens their prompt tokens by the rule its prompt was built with (part of
+	// TargetPromptTokens), and MediaBytes the bytes of the media files inlined in its body
+	// (decoded, before base64; media sent as URLs are fetched, not carried).
+	Images      int32 `parquet:"images,delta"`
+	AudioClips  int32 `parquet:"audio_clips,delta"`
+	MediaTokens int32 `parquet:"media_tokens,delta"`
+	MediaBytes  int64 `parquet:"media_bytes,delta"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/requestlog"
+	"github.com/llm-replay/replay/results"
 	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/synth/tokenizer"
 	"github.com/llm-replay/replay/trace"
@@ -111,4 +112,26 @@ func (p *plan) serveMedia(cfg Config, recs []trace.Record) error {
 	}
 	p.media, p.synth.MediaURL = s, s.url
 	return nil
+}
+
+// mediaRow sets the row's media figures: the logged media parts the request carried, their
+// tokens by the rule its prompt was built with, and the bytes of those inlined in its body.
+func mediaRow(row *results.Row, r *synth.Request) {
+	for _, m := range r.Record.Media {
+		switch m.Kind {
+		case trace.MediaKindImage:
+			row.Images++
+		default:
+			row.AudioClips++
+		}
+	}
+	if len(r.Record.Media) == 0 {
+		return
+	}
+	row.MediaTokens = int32(r.MediaTokens)
+	for _, msg := range r.Messages {
+		for _, p := range msg.Parts {
+			row.MediaBytes += int64(media.DataURLBytes(p.ImageURL))
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/chat"
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/internal/testenv"
@@ -129,8 +130,17 @@ func TestImageLogReplay(t *testing.T) {
 	if len(rows) != n || sum.Requests.OK != n || images < n {
 		t.Fatalf("%d rows, %d images, summary %+v\n%s", len(rows), images, sum.Requests, stderr.String())
 	}
-	most := int32(0)
+	most, rowImages, withImages := int32(0), int64(0), int64(0)
 	for _, r := range rows {
+		rowImages += int64(r.Images)
+		if r.Images > 0 {
+			withImages++
+			if r.MediaTokens <= 0 || r.MediaBytes <= 0 || r.MediaTokens >= r.TargetPromptTokens {
+				t.Errorf("request %s: %d images, media tokens %d of %d, %d bytes", r.RequestID, r.Images, r.MediaTokens, r.TargetPromptTokens, r.MediaBytes)
+			}
+		} else if r.MediaTokens != 0 || r.MediaBytes != 0 {
+			t.Errorf("request %s: no image, media tokens %d, %d bytes", r.RequestID, r.MediaTokens, r.MediaBytes)
+		}
 		most = max(most, r.TargetPromptTokens)
 		if r.PromptTokens != r.TargetPromptTokens {
 			t.Errorf("request %s: target %d prompt tokens, the simulator counted %d", r.RequestID, r.TargetPromptTokens, r.PromptTokens)
@@ -143,6 +153,19 @@ func TestImageLogReplay(t *testing.T) {
 	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
 		t.Errorf("prompt tokens exact: %v, want 100%%", f)
 	}
+	md := sum.Media
+	if md == nil || md.Images != rowImages || int(rowImages) != images || md.Requests != withImages {
+		t.Fatalf("summary media %+v; rows carry %d images in %d requests, the plan %d", md, rowImages, withImages, images)
+	}
+	total := int64(0)
+	for _, name := range analysis.MediaPopulations {
+		total += md.Populations[name].Requests
+	}
+	if total != n || md.Populations[analysis.MediaNone].Requests != n-withImages || md.BytesSent <= 0 {
+		t.Errorf("media populations %v: want the %d requests split, %d without images", md.Populations, n, n-withImages)
+	}
+	t.Logf("media: %d requests with %d images, %d tokens, %d bytes inline; TTFT p50 text only %v, 2+ images %v",
+		md.Requests, md.Images, md.MediaTokens, md.BytesSent, md.Populations[analysis.MediaNone].TTFT, md.Populations[analysis.MediaTwoImages].TTFT)
 }
 
 // checkImagePlan checks every planned request's image parts against its record's logged

@@ -268,6 +268,7 @@ func rowFor(r *synth.Request, warmup bool, t scheduler.Timing, resp *client.Resp
 		FinishReason:        resp.FinishReason,
 	}
 	reasoningRow(&row, resp, loggedReasoning(r.Record.Options))
+	mediaRow(&row, r)
 	if keepPrompt {
 		row.Prompt = r.Prompt
 	}

@@ -87,6 +87,10 @@ var rowFields = withLevels([]field{
 	i32("reasoning_tokens", func(r *results.Row) *int32 { return &r.ReasoningTokens }),
 	i32("answer_tokens", func(r *results.Row) *int32 { return &r.AnswerTokens }),
 	i32("target_reasoning_tokens", func(r *results.Row) *int32 { return &r.TargetReasoningTokens }),
+	i32("images", func(r *results.Row) *int32 { return &r.Images }),
+	i32("audio_clips", func(r *results.Row) *int32 { return &r.AudioClips }),
+	i32("media_tokens", func(r *results.Row) *int32 { return &r.MediaTokens }),
+	i64("media_bytes", func(r *results.Row) *int64 { return &r.MediaBytes }),
 })
 
 // rowSchema is the schema the writer writes and the generic reader reads into.

@@ -26,7 +26,8 @@ import (
 // source line, the population and the cancelled/unforced flags, rowRecordV3 the one before
 // the written offset, rowRecordV4 the one before the API, rowRecordV5 the one before the trace
 // id and finish reason, rowRecordV6 the one before the model and SLO class, rowRecordV7 the
-// one before the reasoning offsets and counts; all are still read so that
+// one before the reasoning offsets and counts, rowRecordV8 the one before the media counts;
+// all are still read so that
 // a journal left by an older build recovers. A future layout takes a new type byte; the
 // journal's magic carries the version of the framing.
 const (
@@ -37,7 +38,8 @@ const (
 	rowRecordV5 byte = 5
 	rowRecordV6 byte = 6
 	rowRecordV7 byte = 7
-	rowRecord   byte = 8
+	rowRecordV8 byte = 8
+	rowRecord   byte = 9
 )
 
 // Row flags, the second byte of a row record. Each layout allows the flags it knew.
@@ -57,6 +59,7 @@ var layoutFlags = map[byte]byte{
 	rowRecordV5: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV6: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV7: flagWarmup | flagRetried | flagCancelled | flagUnforced,
+	rowRecordV8: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
 }
 
@@ -100,10 +103,10 @@ func appendRow(b []byte, r *results.Row) []byte {
 	}
 	b = binary.AppendVarint(b, r.FirstReasoningNS)
 	b = binary.AppendVarint(b, r.FirstAnswerNS)
-	for _, v := range [...]int32{r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens} {
+	for _, v := range [...]int32{r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens, r.Images, r.AudioClips, r.MediaTokens} {
 		b = binary.AppendVarint(b, int64(v))
 	}
-	return b
+	return binary.AppendVarint(b, r.MediaBytes)
 }
 
 // rowFlags packs r's booleans into a row record's flags byte.
@@ -248,10 +251,14 @@ func decodeRow(b []byte) (results.Row, error) {
 		r.SLOClass = d.str()
 	}
 	r.TargetReasoningTokens = -1
-	if layout >= rowRecord {
+	if layout >= rowRecordV8 {
 		r.FirstReasoningNS = d.varint()
 		r.FirstAnswerNS = d.varint()
 		r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens = d.int32(), d.int32(), d.int32()
+	}
+	if layout >= rowRecord {
+		r.Images, r.AudioClips, r.MediaTokens = d.int32(), d.int32(), d.int32()
+		r.MediaBytes = d.varint()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing
