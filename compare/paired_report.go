@@ -26,6 +26,8 @@ type pairedPage struct {
 	Limits []limitRow
 	SLO    []sloRow
 	Checks template.HTML
+	// Media is each media population's latency at every endpoint; nil for a run without media.
+	Media []mediaRow
 	// FontCSS embeds the plots' font; NoFont (tests) leaves it out.
 	FontCSS   template.CSS
 	ChecksCSS template.CSS
@@ -100,6 +102,47 @@ func sloGrid(eps []runner.EndpointResult) []sloRow {
 		all.Met = append(all.Met, metPct(e.Summary, ""))
 	}
 	return append(rows, all)
+}
+
+// mediaRow is one media population (analysis.MediaPopulations) across the endpoints.
+type mediaRow struct {
+	Name  string
+	Cells []string
+}
+
+// mediaGrid lays each endpoint's media populations side by side: TTFT p50 / p95 where the
+// population streamed, else e2e, with its request count; nil when no endpoint's requests
+// carried media.
+func mediaGrid(eps []runner.EndpointResult) []mediaRow {
+	if eps[0].Summary == nil || eps[0].Summary.Media == nil {
+		return nil
+	}
+	var rows []mediaRow
+	for _, name := range analysis.MediaPopulations {
+		r := mediaRow{Name: name}
+		seen := false
+		for _, e := range eps {
+			cell := "-"
+			if e.Summary == nil {
+				r.Cells = append(r.Cells, cell)
+				continue
+			}
+			if md := e.Summary.Media; md != nil {
+				if p, ok := md.Populations[name]; ok {
+					seen = true
+					cell = fmt.Sprintf("e2e %s / %s ms (%d)", analysis.FormatMS(p.E2E.P50), analysis.FormatMS(p.E2E.P95), p.Requests)
+					if p.TTFT != nil {
+						cell = fmt.Sprintf("ttft %s / %s ms (%d)", analysis.FormatMS(p.TTFT.P50), analysis.FormatMS(p.TTFT.P95), p.Requests)
+					}
+				}
+			}
+			r.Cells = append(r.Cells, cell)
+		}
+		if seen {
+			rows = append(rows, r)
+		}
+	}
+	return rows
 }
 
 // metPct is the share of s's requests that met the SLO named ("" for all of them).
@@ -198,6 +241,13 @@ figcaption{color:#555;font-size:12px}
 <p class="note">No --require was given, so nothing passes or fails here: <code>--require 'goodput&gt;=95%,delta.ttft.p95&lt;=+10%'</code> gates the run (exit 4).</p>
 {{else}}<h2>Limits</h2><p class="note">No --slo or --require was given: <code>--require 'ttft.p95&lt;=500ms,delta.ttft.p95&lt;=+10%,checks'</code> judges every endpoint and each B against A (exit 4 when one fails).</p>
 {{end}}</div>
+{{if .Media}}<div id="media"><h2>Media: p50 / p95 by what the requests carried</h2>
+<table>
+<tr><th>carried</th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr>
+{{range .Media}}<tr><td>{{.Name}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<p class="note">Each endpoint's requests by the media they carried (summary.json media.populations): an image costs a vision-encoder pass and its tokens' prefill, so text-only requests can hide what images cost.</p>
+</div>{{end}}
 <div id="checks"><h2>Behaviour checks</h2>
 {{if .Checks}}{{.Checks}}<p class="note">Probed before the warmup, each endpoint alone; overload over every answer of the run. They change the exit code only under --require checks.</p>{{else}}<p class="note">Not run (--checks none).</p>{{end}}
 </div>
