@@ -93,6 +93,9 @@ type Options struct {
 	// has no rule for them; the request log's reader reads both ("" and 0: none).
 	ImageSize   string
 	ImageTokens int
+	// AudioTokensPerSecond (--audio-tokens-per-second R) counts every audio clip at R tokens a
+	// second where the model's folder has no rule for audio (0: none).
+	AudioTokensPerSecond float64
 }
 
 // normalized fills defaults and checks the values.

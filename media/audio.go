@@ -21,6 +21,10 @@ const (
 // API takes in one part, small enough that its PCM fits in memory at speech rates.
 const MaxAudioSeconds = 3600
 
+// MaxAudioBytes bounds the decoded size of one logged clip: larger is refused rather than
+// decoded (25 MB is OpenAI's own limit on an audio file; this leaves room above it).
+const MaxAudioBytes = 64 << 20
+
 // Audio is what a replay keeps of a logged clip.
 type Audio struct {
 	// Format is WAV or MP3, by the data's magic bytes.

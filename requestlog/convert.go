@@ -31,6 +31,9 @@ type ConvertOptions struct {
 	// model's own rule) say how logged images are sized and counted (see Options.Images).
 	ImageSize   string
 	ImageTokens int
+	// AudioTokensPerSecond (--audio-tokens-per-second R, 0 for the model's own rule) says how
+	// logged audio clips are counted (see Options.Audio).
+	AudioTokensPerSecond float64
 	// Out is the file to write: with Mooncake the Mooncake JSONL export, else the normalized
 	// trace (Arrow IPC when its name ends in .arrow, .feather or .ipc, Parquet otherwise; with
 	// KeepText the text goes beside it, in OUT.text.jsonl). Arrow is one more Arrow IPC file.
@@ -105,6 +108,9 @@ func (job ConvertOptions) readOptions() (Options, error) {
 	}
 	opts := Options{Tokenizer: tok, Chat: chat, BlockSize: job.BlockSize, Map: job.Map, TimeUnit: job.TimeUnit, OnError: job.OnError, KeepText: job.KeepText}
 	if err := opts.SetImages(job.Tokenizer, job.ImageSize, job.ImageTokens); err != nil {
+		return Options{}, err
+	}
+	if err := opts.SetAudio(job.Tokenizer, job.AudioTokensPerSecond); err != nil {
 		return Options{}, err
 	}
 	if job.HashKeyFile != "" {

@@ -61,9 +61,9 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatalf("options %+v for a chat request %v", e.opts, e.chat)
 			}
 			// The images: read and counted, or refused by name.
-			parts, n, err := imageReader.readImages(e.images, h)
-			if err == nil && (len(parts) != len(e.images) || n < 0) {
-				t.Fatalf("%d images read as %d parts, %d tokens", len(e.images), len(parts), n)
+			parts, n, err := imageReader.readMedia(e.media, h)
+			if err == nil && (len(parts) != len(e.media) || n < 0) {
+				t.Fatalf("%d images read as %d parts, %d tokens", len(e.media), len(parts), n)
 			}
 		}
 	})

@@ -62,6 +62,11 @@ type Options struct {
 	// ImagesErr (why the folder has no rule) and --image-tokens.
 	Images    media.Rule
 	ImagesErr error
+	// Audio counts each logged clip's prompt tokens (AudioRule: the model's processor's rule,
+	// or --audio-tokens-per-second); nil makes a line with a clip an error that ends the read,
+	// naming AudioErr (why the folder has no rule) and the flag.
+	Audio    media.AudioRule
+	AudioErr error
 	// ImageWidth and ImageHeight are the size of images logged by URL (--image-size); 0
 	// makes such an image an error naming the flag.
 	ImageWidth, ImageHeight int
@@ -86,8 +91,9 @@ type Counts struct {
 	UsageMismatches int64 `json:"usage_mismatches,omitempty"`
 	// UsageChecked counts records that had usage.prompt_tokens to compare with.
 	UsageChecked int64 `json:"usage_checked,omitempty"`
-	// Images counts the images the records carry (trace.Record.Media).
+	// Images and Audio count the images and audio clips the records carry (trace.Record.Media).
 	Images int64 `json:"images,omitempty"`
+	Audio  int64 `json:"audio,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
 	// CarriedFields counts, per name, the request body members carried as logged in
@@ -398,7 +404,7 @@ func (r *Reader) Next() (Request, error) {
 		if errors.As(err, &fe) {
 			rowErr.Field, rowErr.Err = fe.field, fe.err
 		}
-		if r.opts.OnError != ingest.OnErrorSkip || errors.Is(err, errNoImageRule) {
+		if r.opts.OnError != ingest.OnErrorSkip || errors.Is(err, errNoImageRule) || errors.Is(err, errNoAudioRule) {
 			r.err, r.queue = rowErr, nil
 			return Request{}, r.err
 		}
@@ -467,9 +473,9 @@ func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
 	}
-	if len(e.images) > 0 {
+	if len(e.media) > 0 {
 		var err error
-		if p.media, p.mediaTokens, err = r.readImages(e.images, h); err != nil {
+		if p.media, p.mediaTokens, err = r.readMedia(e.media, h); err != nil {
 			return err
 		}
 	}
@@ -620,7 +626,13 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	r.last = e.time
 	rec.Timestamp = e.time.Sub(r.origin)
 	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
-	r.counts.Images += int64(len(rec.Media))
+	for _, m := range rec.Media {
+		if m.Kind == trace.MediaKindAudio {
+			r.counts.Audio++
+		} else {
+			r.counts.Images++
+		}
+	}
 	if e.usagePrompt >= 0 {
 		r.counts.UsageChecked++
 		if e.usagePrompt != rec.PromptTokens {
