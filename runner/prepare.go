@@ -135,7 +135,14 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if err := SetImageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
 		return nil, err
 	}
+	if err := SetAudioRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.AudioTokensPerSecond); err != nil {
+		return nil, err
+	}
+	if err := checkAudioRule(p.synth, recs); err != nil {
+		return nil, err
+	}
 	sayImages(cfg.Stderr, recs)
+	sayAudio(cfg.Stderr, recs)
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}
