@@ -2,6 +2,9 @@ package media
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -163,6 +166,52 @@ func TestTokensPerSecond(t *testing.T) {
 	}{{16000, 13}, {32000, 25}, {1, 1}, {480000, 375}} {
 		if got, err := r.Tokens(Audio{SampleRate: 16000, Channels: 1, Samples: c.samples}); err != nil || got != c.want {
 			t.Errorf("%d samples: %d, %v; want %d", c.samples, got, err, c.want)
+		}
+	}
+}
+
+// TestVoxtralTokens holds Voxtral's rule to mistral_common's arithmetic (audio.py at
+// 5f8a50f487ae3572c5dbde4782f91c984e9ee059) with Voxtral-Mini's tekken.json values: a clip is
+// padded to whole 30 s chunks of 3000 frames, 8 frames a token (16000 // 12.5 / 160), so each
+// started chunk is 375 [AUDIO] tokens after one [BEGIN_AUDIO]: 12.5 a second of padded audio.
+// Without chunking, a clip is at least one 400-sample window and its frames ceil(n/160 − 1)
+// when 160 does not divide it.
+func TestVoxtralTokens(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"model_type": "voxtral"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadAudio(dir, nil); !errors.Is(err, ErrNoAudioRule) || !strings.Contains(err.Error(), "tekken.json") {
+		t.Errorf("no tekken.json: %v", err)
+	}
+	tekken := `{"config": {"version": "v7"}, "audio": {"sampling_rate": 16000, "frame_rate": 12.5, "chunk_length_s": 30.0, "audio_encoding_config": {"num_mel_bins": 128, "hop_length": 160, "window_size": 400}}}`
+	if err := os.WriteFile(filepath.Join(dir, "tekken.json"), []byte(tekken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadAudio(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchunked := r.(Voxtral)
+	unchunked.Chunk = 0
+	for _, c := range []struct {
+		rule          AudioRule
+		samples, want int64
+		rate          int
+	}{
+		{r, 1, 1 + 375, 16000},
+		{r, 480000, 1 + 375, 16000},
+		{r, 480001, 1 + 750, 16000},
+		{r, 441000, 1 + 375, 44100},          // 10 s at 44.1 kHz
+		{r, 1323001, 1 + 750, 44100},         // just over 30 s
+		{unchunked, 16000, 1 + 13, 16000},    // 100 frames: ceil(100/8)
+		{unchunked, 16001, 1 + 13, 16000},    // ceil(100.00625 − 1) = 100 frames
+		{unchunked, 100, 1 + 1, 16000},       // padded to one 400-sample window: 2 frames
+		{unchunked, 160 * 81, 1 + 11, 16000}, // 81 frames: 11 tokens
+	} {
+		got, err := c.rule.Tokens(Audio{SampleRate: c.rate, Channels: 1, Samples: c.samples})
+		if err != nil || int64(got) != c.want {
+			t.Errorf("%s: %d samples at %d Hz: %d, %v; want %d", c.rule.Name(), c.samples, c.rate, got, err, c.want)
 		}
 	}
 }

@@ -44,6 +44,8 @@ func LoadAudio(path string, count Counter) (AudioRule, error) {
 	switch cfg.ModelType {
 	case "qwen2_audio":
 		return loadQwen2Audio(dir, count)
+	case "voxtral":
+		return loadVoxtral(dir)
 	case "":
 		return nil, fmt.Errorf("%s: config.json has no model_type: %w", dir, ErrNoAudioRule)
 	}
