@@ -42,8 +42,8 @@ func LoadAudio(path string, count Counter) (AudioRule, error) {
 		return nil, fmt.Errorf("%s has no config.json, so its model family is unknown: %w", dir, ErrNoAudioRule)
 	}
 	switch cfg.ModelType {
-	case "qwen2_audio":
-		return loadQwen2Audio(dir, count)
+	case "qwen2_audio", "qwen2_5_omni":
+		return loadQwen2Audio(dir, cfg.ModelType, count)
 	case "voxtral":
 		return loadVoxtral(dir)
 	case "":

@@ -22,6 +22,14 @@ import (
 // Qwen/Qwen2-Audio-7B-Instruct's preprocessor_config.json holds, which is read when present. A
 // 30 s clip is 3000 frames, 1500 after the convolution, 750 tokens: 25 a second.
 //
+// Qwen2.5-Omni's processor counts a clip alike: the same extractor call (padding "max_length",
+// truncation left at its default) and the same two steps from the mask's sum to its audio
+// placeholders, which its chat template wraps in the same <|audio_bos|> and <|audio_eos|>:
+// huggingface/transformers@45a60df69833d734eaf56edb702988fbbd1e9321
+// src/transformers/models/qwen2_5_omni/processing_qwen2_5_omni.py (Qwen2_5OmniProcessor.__call__:
+// input_lengths and audio_lengths). Its preprocessor_config.json holds the extractor's values
+// beside the image processor's.
+//
 // Resampling: engines resample a clip to the extractor's rate before extracting (vLLM with
 // librosa.resample, whose output has ceil(n·target/source) samples), so a clip of n samples at
 // rate r has ceil(n·16000/r) at 16 kHz.
@@ -34,20 +42,22 @@ type whisperPreprocessor struct {
 	NSamples     *int `json:"n_samples"`
 }
 
-// Qwen2Audio is Qwen2-Audio's rule with its feature extractor's values.
+// Qwen2Audio is Qwen2-Audio's (and Qwen2.5-Omni's) rule with its feature extractor's values.
 type Qwen2Audio struct {
+	// Family is the model_type it was loaded for ("" reads as qwen2_audio).
+	Family              string
 	Rate, Hop, NSamples int
 	// Wrap is the tokens of <|audio_bos|> and <|audio_eos|> as the model's tokenizer encodes
 	// them: 2, both special (2 when no counter is given).
 	Wrap int
 }
 
-func loadQwen2Audio(dir string, count Counter) (AudioRule, error) {
+func loadQwen2Audio(dir, family string, count Counter) (AudioRule, error) {
 	var p whisperPreprocessor
 	if _, err := readJSON(dir, "preprocessor_config.json", &p); err != nil {
 		return nil, err
 	}
-	r := Qwen2Audio{Rate: 16000, Hop: 160, NSamples: 30 * 16000, Wrap: 2}
+	r := Qwen2Audio{Family: family, Rate: 16000, Hop: 160, NSamples: 30 * 16000, Wrap: 2}
 	if p.SamplingRate != nil {
 		r.Rate = *p.SamplingRate
 	}
@@ -73,7 +83,11 @@ func loadQwen2Audio(dir string, count Counter) (AudioRule, error) {
 }
 
 func (r Qwen2Audio) Name() string {
-	return fmt.Sprintf("qwen2_audio (whisper features at %d Hz, hop %d, %d samples)", r.Rate, r.Hop, r.NSamples)
+	family := r.Family
+	if family == "" {
+		family = "qwen2_audio"
+	}
+	return fmt.Sprintf("%s (whisper features at %d Hz, hop %d, %d samples)", family, r.Rate, r.Hop, r.NSamples)
 }
 
 // Tokens is the placeholders of the clip's feature frames plus the two wrapper tokens.

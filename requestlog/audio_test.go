@@ -122,8 +122,8 @@ func TestAudioErrors(t *testing.T) {
 
 // TestAudioRuleFromFolder chooses the rule from a model folder as AutoProcessor does: a
 // qwen2_audio config.json with Qwen/Qwen2-Audio-7B-Instruct's published feature extractor
-// values gives Qwen2-Audio's rule (its wrapper counted by the tokenizer), a vision model's
-// folder none (a clip is then refused naming the flag), and --audio-tokens-per-second wins.
+// values gives Qwen2-Audio's rule (its wrapper counted by the tokenizer), qwen2_5_omni the same
+// arithmetic, a vision model's folder none (a clip is then refused naming the flag), and --audio-tokens-per-second wins.
 func TestAudioRuleFromFolder(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {
@@ -141,6 +141,14 @@ func TestAudioRuleFromFolder(t *testing.T) {
 	wrap := len(o.Tokenizer.Encode("<|audio_bos|><|audio_eos|>", false))
 	if n, _ := o.Audio.Tokens(media.Audio{SampleRate: 16000, Channels: 1, Samples: 480000}); n != 750+wrap {
 		t.Errorf("30 s: %d tokens, want 750 + the wrapper's %d", n, wrap)
+	}
+	write("config.json", `{"model_type":"qwen2_5_omni"}`)
+	o = Options{Tokenizer: o.Tokenizer}
+	if err := o.SetAudio(dir, 0); err != nil || o.Audio == nil || !strings.HasPrefix(o.Audio.Name(), "qwen2_5_omni") {
+		t.Fatalf("qwen2_5_omni: %v, %v", o.Audio, err)
+	}
+	if n, _ := o.Audio.Tokens(media.Audio{SampleRate: 16000, Channels: 1, Samples: 64321}); n != 101+wrap {
+		t.Errorf("qwen2_5_omni, 64321 samples: %d tokens, want 101 + the wrapper's %d", n, wrap)
 	}
 	write("config.json", `{"model_type":"qwen2_vl"}`)
 	o = Options{Tokenizer: o.Tokenizer}

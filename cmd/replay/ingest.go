@@ -62,7 +62,7 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.logYear, "log-year", 0, "year of log timestamps written without one (a server log's month-day times); default the file's modification year")
 	fs.StringVar(&f.imageSize, "image-size", "", "WxH of images a request log gives by URL only (e.g. 1024x768); without it such an image is an error")
 	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, gemma3, llava have one)")
-	fs.Float64Var(&f.audioRate, "audio-tokens-per-second", 0, "prompt tokens of an audio clip per second of it, rounded up per clip (ceil(R × seconds)), for a model whose folder has no audio rule (config.json model_type qwen2_audio and voxtral have one)")
+	fs.Float64Var(&f.audioRate, "audio-tokens-per-second", 0, "prompt tokens of an audio clip per second of it, rounded up per clip (ceil(R × seconds)), for a model whose folder has no audio rule (config.json model_type qwen2_audio, qwen2_5_omni and voxtral have one)")
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
