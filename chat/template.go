@@ -40,9 +40,9 @@ type Message struct {
 	// Reasoning is an assistant turn's thinking sent back with it (Anthropic's thinking
 	// blocks, a Responses reasoning item), which engines hand templates as reasoning_content.
 	Reasoning string `json:"reasoning_content,omitempty"`
-	// Parts, when set, is the content as a list of parts (text and images) to send in place
-	// of Content, which is then their text parts one after the other: what the template
-	// renders (images render no text; their tokens are counted apart, package media).
+	// Parts, when set, is the content as a list of parts (text, images and audio clips) to send
+	// in place of Content, which is then their text parts one after the other: what the
+	// template renders (media render no text; their tokens are counted apart, package media).
 	Parts []Part `json:"-"`
 }
 
@@ -50,15 +50,19 @@ type Message struct {
 const (
 	PartText  = "text"
 	PartImage = "image_url"
+	PartAudio = "input_audio"
 )
 
-// Part is one part of a message's content as chat's API sends it: text, or an image by URL
-// (a data URL) with its detail ("" for none).
+// Part is one part of a message's content as chat's API sends it: text, an image by URL (a
+// data URL) with its detail ("" for none), or an audio clip as base64 data in a format ("wav",
+// "mp3").
 type Part struct {
-	Type     string
-	Text     string
-	ImageURL string
-	Detail   string
+	Type        string
+	Text        string
+	ImageURL    string
+	Detail      string
+	AudioData   string
+	AudioFormat string
 }
 
 // ToolCall is one function call of an assistant turn, as OpenAI's API shapes it.

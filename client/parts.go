@@ -6,9 +6,10 @@ import (
 	"github.com/llm-replay/replay/chat"
 )
 
-// parts.go sends a chat message whose content is a list of parts (text and images, as a
-// replayed request with images has: chat.Message.Parts) in chat's wire shape:
-// {"type":"text","text":...} and {"type":"image_url","image_url":{"url":...,"detail":...}}
+// parts.go sends a chat message whose content is a list of parts (text, images and audio
+// clips, as a replayed request with media has: chat.Message.Parts) in chat's wire shape:
+// {"type":"text","text":...}, {"type":"image_url","image_url":{"url":...,"detail":...}} and
+// {"type":"input_audio","input_audio":{"data":BASE64,"format":"wav"}}
 // (https://platform.openai.com/docs/api-reference/chat/create, content parts). Messages
 // without parts keep chat.Message's plain encoding.
 
@@ -29,6 +30,12 @@ type wirePart struct {
 	Type     string     `json:"type"`
 	Text     *string    `json:"text,omitempty"`
 	ImageURL *wireImage `json:"image_url,omitempty"`
+	Audio    *wireAudio `json:"input_audio,omitempty"`
+}
+
+type wireAudio struct {
+	Data   string `json:"data"`
+	Format string `json:"format"`
 }
 
 type wireImage struct {
@@ -56,8 +63,12 @@ func withParts(req chatRequest) partsRequest {
 		}
 		w := wirePartMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, Content: make([]wirePart, len(m.Parts))}
 		for j, p := range m.Parts {
-			if p.Type == chat.PartImage {
+			switch p.Type {
+			case chat.PartImage:
 				w.Content[j] = wirePart{Type: p.Type, ImageURL: &wireImage{URL: p.ImageURL, Detail: p.Detail}}
+				continue
+			case chat.PartAudio:
+				w.Content[j] = wirePart{Type: p.Type, Audio: &wireAudio{Data: p.AudioData, Format: p.AudioFormat}}
 				continue
 			}
 			text := p.Text
@@ -72,7 +83,7 @@ func withParts(req chatRequest) partsRequest {
 func partsSize(m chat.Message) int {
 	n := 0
 	for _, p := range m.Parts {
-		n += 48 + len(p.ImageURL) + len(p.Text)
+		n += 48 + len(p.ImageURL) + len(p.Text) + len(p.AudioData)
 	}
 	return n
 }

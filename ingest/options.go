@@ -97,6 +97,9 @@ type Options struct {
 	// logged model name says nothing: a hosted family's name (gpt-4o, claude-…, gemini-…) or a
 	// model folder (config.json, preprocessor_config.json); "": by each line's model name.
 	LoggedModel string
+	// AudioTokensPerSecond (--audio-tokens-per-second R) counts every audio clip at R tokens a
+	// second where the model's folder has no rule for audio (0: none).
+	AudioTokensPerSecond float64
 }
 
 // normalized fills defaults and checks the values.

@@ -83,6 +83,10 @@ func DataURLBytes(u string) int {
 	if !ok {
 		return 0
 	}
-	payload = strings.TrimRight(strings.TrimSpace(payload), "=")
-	return base64.RawStdEncoding.DecodedLen(len(payload))
+	return Base64Bytes(payload)
+}
+
+// Base64Bytes is the decoded size of base64 text without decoding it.
+func Base64Bytes(s string) int {
+	return base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(strings.TrimSpace(s), "=")))
 }

@@ -34,6 +34,9 @@ type ConvertOptions struct {
 	// LoggedModel is --logged-model: the rule that counted the log's images ("": by each
 	// line's model name; LoggedModelRule).
 	LoggedModel string
+	// AudioTokensPerSecond (--audio-tokens-per-second R, 0 for the model's own rule) says how
+	// logged audio clips are counted (see Options.Audio).
+	AudioTokensPerSecond float64
 	// Out is the file to write: with Mooncake the Mooncake JSONL export, else the normalized
 	// trace (Arrow IPC when its name ends in .arrow, .feather or .ipc, Parquet otherwise; with
 	// KeepText the text goes beside it, in OUT.text.jsonl). Arrow is one more Arrow IPC file.
@@ -108,6 +111,9 @@ func (job ConvertOptions) readOptions() (Options, error) {
 	}
 	opts := Options{Tokenizer: tok, Chat: chat, BlockSize: job.BlockSize, Map: job.Map, TimeUnit: job.TimeUnit, OnError: job.OnError, KeepText: job.KeepText}
 	if err := opts.SetImages(job.Tokenizer, job.ImageSize, job.ImageTokens, job.LoggedModel); err != nil {
+		return Options{}, err
+	}
+	if err := opts.SetAudio(job.Tokenizer, job.AudioTokensPerSecond); err != nil {
 		return Options{}, err
 	}
 	if job.HashKeyFile != "" {

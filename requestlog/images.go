@@ -16,22 +16,28 @@ import (
 // images.go reads the images of chat messages (image_url parts: a data URL or an http URL,
 // with its detail) into trace.MediaParts: the format and size from the image's header, a keyed
 // hash of its bytes, and the prompt tokens the served model's processor turns it into
-// (Options.Images). The bytes are dropped once read.
+// (Options.Images). The bytes are dropped once read. A message's parts are walked here for
+// both kinds of media; audio.go reads the input_audio parts.
 
-// loggedImage is an image_url part as the line holds it, before its header is read.
-type loggedImage struct {
+// loggedPart is an image_url or input_audio part as the line holds it, before its header is
+// read.
+type loggedPart struct {
+	kind                 string // trace.MediaKindImage or trace.MediaKindAudio
 	message, part, parts int
 	field                string // the part's field, for errors
 	url, detail          string
+	// data and format are an input_audio part's base64 data and declared format.
+	data, format string
 }
 
 // messageContent is a chat message's content as the template sees it (contentText's) and its
-// images. The text of a content list holding images is its text parts one after the other, as
-// the multimodal templates (Qwen2-VL's, Gemma 3's) write them while walking the parts; a list
-// of text parts alone is joined by newlines, as vLLM joins it for text-only templates.
-func messageContent(v any, f string, message int) (string, []loggedImage, error) {
+// images and audio clips. The text of a content list holding media is its text parts one after
+// the other, as the multimodal templates (Qwen2-VL's, Gemma 3's, Qwen2-Audio's) write them
+// while walking the parts; a list of text parts alone is joined by newlines, as vLLM joins it
+// for text-only templates.
+func messageContent(v any, f string, message int) (string, []loggedPart, error) {
 	list, ok := v.([]any)
-	if !ok || !hasImage(list) {
+	if !ok || !hasMedia(list) {
 		s, err := contentText(v)
 		if err != nil {
 			return "", nil, &fieldError{field: f, err: err}
@@ -39,10 +45,12 @@ func messageContent(v any, f string, message int) (string, []loggedImage, error)
 		return s, nil, nil
 	}
 	var text strings.Builder
-	var imgs []loggedImage
+	var media []loggedPart
 	for i, p := range list {
 		pf := fmt.Sprintf("%s[%d]", f, i)
 		po, _ := p.(map[string]any)
+		var lp loggedPart
+		var err error
 		switch t, _ := po["type"].(string); t {
 		case "text":
 			s, ok := po["text"].(string)
@@ -50,23 +58,26 @@ func messageContent(v any, f string, message int) (string, []loggedImage, error)
 				return "", nil, bad(pf+".text", "missing or not a string")
 			}
 			text.WriteString(s)
+			continue
 		case "image_url":
-			img, err := imagePart(po, pf)
-			if err != nil {
-				return "", nil, err
-			}
-			img.message, img.part, img.parts = message, i, len(list)
-			imgs = append(imgs, img)
+			lp, err = imagePart(po, pf)
+		case "input_audio":
+			lp, err = audioPart(po, pf)
 		default:
-			return "", nil, bad(pf+".type", "%q: only text and image_url parts are replayed in a message with images", t)
+			return "", nil, bad(pf+".type", "%q: only text, image_url and input_audio parts are replayed in a message with media", t)
 		}
+		if err != nil {
+			return "", nil, err
+		}
+		lp.message, lp.part, lp.parts = message, i, len(list)
+		media = append(media, lp)
 	}
-	return text.String(), imgs, nil
+	return text.String(), media, nil
 }
 
-func hasImage(list []any) bool {
+func hasMedia(list []any) bool {
 	for _, p := range list {
-		if po, ok := p.(map[string]any); ok && po["type"] == "image_url" {
+		if po, ok := p.(map[string]any); ok && (po["type"] == "image_url" || po["type"] == "input_audio") {
 			return true
 		}
 	}
@@ -75,8 +86,8 @@ func hasImage(list []any) bool {
 
 // imagePart reads {"type":"image_url","image_url":{"url":...,"detail":...}} (or the url as a
 // bare string, as some clients log it).
-func imagePart(po map[string]any, pf string) (loggedImage, error) {
-	img := loggedImage{field: pf + ".image_url.url"}
+func imagePart(po map[string]any, pf string) (loggedPart, error) {
+	img := loggedPart{kind: trace.MediaKindImage, field: pf + ".image_url.url"}
 	switch iu := po["image_url"].(type) {
 	case string:
 		img.url, img.field = iu, pf+".image_url"
@@ -101,21 +112,30 @@ func imagePart(po map[string]any, pf string) (loggedImage, error) {
 // alike, so the reader stops at the first even under --on-error skip.
 var errNoImageRule = errors.New("the request holds an image, but no image token rule is known")
 
-// readImages turns a line's logged images into media parts, counted and hashed by the rule
-// of the model the line was logged for (loggedRule).
-func (r *Reader) readImages(imgs []loggedImage, model string, h *blockHasher) ([]trace.MediaPart, int, string, error) {
-	parts := make([]trace.MediaPart, 0, len(imgs))
+// readMedia turns a line's logged images and clips into media parts, counted and hashed:
+// images by the rule of the model the line was logged for (loggedRule), whose name it returns
+// ("" for a line without images).
+func (r *Reader) readMedia(logged []loggedPart, model string, h *blockHasher) ([]trace.MediaPart, int, string, error) {
+	parts := make([]trace.MediaPart, 0, len(logged))
 	total := 0
 	rule, own := r.loggedRule(model)
-	for _, img := range imgs {
-		m, err := r.readImage(img, rule, h)
+	images := false
+	for _, lp := range logged {
+		var m trace.MediaPart
+		var err error
+		if lp.kind == trace.MediaKindAudio {
+			m, err = r.readAudio(lp, h)
+		} else {
+			images = true
+			m, err = r.readImage(lp, rule, h)
+		}
 		if err != nil {
 			return nil, 0, "", err
 		}
 		parts = append(parts, m)
 		total += m.Tokens
 	}
-	if rule == nil { // readImage has refused the first image
+	if !images || rule == nil { // no image, or readImage has refused the first
 		return parts, total, "", nil
 	}
 	name := rule.Name()
@@ -125,7 +145,7 @@ func (r *Reader) readImages(imgs []loggedImage, model string, h *blockHasher) ([
 	return parts, total, name, nil
 }
 
-func (r *Reader) readImage(img loggedImage, rule media.Rule, h *blockHasher) (trace.MediaPart, error) {
+func (r *Reader) readImage(img loggedPart, rule media.Rule, h *blockHasher) (trace.MediaPart, error) {
 	m := trace.MediaPart{Kind: trace.MediaKindImage, Detail: img.detail, Message: img.message, Part: img.part, Parts: img.parts}
 	switch lower := strings.ToLower(img.url); {
 	case strings.HasPrefix(lower, "data:"):
@@ -269,8 +289,9 @@ func (o *Options) SetImages(tokPath, size string, n int, logged string) error {
 	default:
 		return fmt.Errorf("--tokenizer: the model's image processor: %w", err)
 	}
-	if logged != "" {
-		o.Logged, err = LoggedModelRule(logged)
+	if logged == "" {
+		return nil
 	}
+	o.Logged, err = LoggedModelRule(logged)
 	return err
 }

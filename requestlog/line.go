@@ -72,8 +72,8 @@ type entry struct {
 	// tools are the body's tools in the chat API's shape, their text as logged, for the chat
 	// template (nil when none).
 	tools json.RawMessage
-	// images are the chat messages' image_url parts, read into media parts by count.
-	images []loggedImage
+	// media are the chat messages' image_url and input_audio parts, read into media parts by count.
+	media []loggedPart
 }
 
 // fieldError is a bad or missing field of a line; the reader adds the file and line.
@@ -353,7 +353,7 @@ func parseMessages(msgs any, name string, e *entry) error {
 			return err
 		}
 		e.messages[i] = m
-		e.images = append(e.images, imgs...)
+		e.media = append(e.media, imgs...)
 	}
 	return nil
 }

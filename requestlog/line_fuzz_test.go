@@ -25,6 +25,7 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"timestamp":1,"request":{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/webp;base64,UklGRhEAAABXRUJQVlA4TAUAAAAvBMAAAA==","detail":"low"}},{"type":"image_url","image_url":"https://x/y.gif"}]}]},"response":{"usage":{"completion_tokens":1}}}`))
 	f.Add([]byte(`{"timestamp":1,"request":{"messages":[{"role":"user","content":"q"}],"reasoning_effort":"low","chat_template_kwargs":{"enable_thinking":true}},"response":{"choices":[{"message":{"content":"<think>t</think>a","reasoning":"r"}},{"message":{"content":"<think>u"}}],"usage":{"completion_tokens":4,"completion_tokens_details":{"reasoning_tokens":2}}}}`))
 	f.Add([]byte(`{"timestamp":1,"path":"/v1/responses","request":{"input":"q"},"response":{"output":[{"type":"reasoning","content":[{"type":"reasoning_text","text":"t"}]},{"type":"reasoning","encrypted_content":"x"}],"usage":{"output_tokens":3,"output_tokens_details":{"reasoning_tokens":1}}}}`))
+	f.Add([]byte(`{"timestamp":1,"request":{"messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"UklGRigAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQQAAAAQAPD/","format":"wav"}},{"type":"text","text":"a"},{"type":"input_audio","input_audio":{"data":"//uQRAAA","format":"mp3"}}]}]},"response":{"usage":{"completion_tokens":1}}}`))
 	m, err := buildMapping(map[string]string{"session_id": "request.metadata.session"})
 	if err != nil {
 		f.Fatal(err)
@@ -34,7 +35,7 @@ func FuzzParseLine(f *testing.F) {
 		f.Fatal(err)
 	}
 	red := newRedactor(tok)
-	imageReader := &Reader{opts: Options{Images: media.Fixed(10), ImageWidth: 64, ImageHeight: 48}}
+	imageReader := &Reader{opts: Options{Images: media.Fixed(10), ImageWidth: 64, ImageHeight: 48, Audio: media.TokensPerSecond(25)}}
 	h, _ := newBlockHasher(testKey)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, unit := range []time.Duration{time.Second, time.Nanosecond} {
@@ -61,9 +62,9 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatalf("options %+v for a chat request %v", e.opts, e.chat)
 			}
 			// The images: read and counted, or refused by name.
-			parts, n, _, err := imageReader.readImages(e.images, e.model, h)
-			if err == nil && (len(parts) != len(e.images) || n < 0) {
-				t.Fatalf("%d images read as %d parts, %d tokens", len(e.images), len(parts), n)
+			parts, n, _, err := imageReader.readMedia(e.media, e.model, h)
+			if err == nil && (len(parts) != len(e.media) || n < 0) {
+				t.Fatalf("%d images read as %d parts, %d tokens", len(e.media), len(parts), n)
 			}
 		}
 	})

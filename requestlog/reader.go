@@ -62,6 +62,11 @@ type Options struct {
 	// ImagesErr (why the folder has no rule) and --image-tokens.
 	Images    media.Rule
 	ImagesErr error
+	// Audio counts each logged clip's prompt tokens (AudioRule: the model's processor's rule,
+	// or --audio-tokens-per-second); nil makes a line with a clip an error that ends the read,
+	// naming AudioErr (why the folder has no rule) and the flag.
+	Audio    media.AudioRule
+	AudioErr error
 	// ImageWidth and ImageHeight are the size of images logged by URL (--image-size); 0
 	// makes such an image an error naming the flag.
 	ImageWidth, ImageHeight int
@@ -89,8 +94,9 @@ type Counts struct {
 	UsageMismatches int64 `json:"usage_mismatches,omitempty"`
 	// UsageChecked counts records that had usage.prompt_tokens to compare with.
 	UsageChecked int64 `json:"usage_checked,omitempty"`
-	// Images counts the images the records carry (trace.Record.Media).
+	// Images and Audio count the images and audio clips the records carry (trace.Record.Media).
 	Images int64 `json:"images,omitempty"`
+	Audio  int64 `json:"audio,omitempty"`
 	// ImageRules counts the images each rule counted as logged, by the rule's name, a rule
 	// taken for want of a model name that says which marked "(the served model's own)".
 	ImageRules map[string]int64 `json:"image_rules,omitempty"`
@@ -405,7 +411,7 @@ func (r *Reader) Next() (Request, error) {
 		if errors.As(err, &fe) {
 			rowErr.Field, rowErr.Err = fe.field, fe.err
 		}
-		if r.opts.OnError != ingest.OnErrorSkip || errors.Is(err, errNoImageRule) {
+		if r.opts.OnError != ingest.OnErrorSkip || errors.Is(err, errNoImageRule) || errors.Is(err, errNoAudioRule) {
 			r.err, r.queue = rowErr, nil
 			return Request{}, r.err
 		}
@@ -474,9 +480,9 @@ func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
 	if !e.chat {
 		p.hashes = h.hashes(p.ids, r.opts.BlockSize)
 	}
-	if len(e.images) > 0 {
+	if len(e.media) > 0 {
 		var err error
-		if p.media, p.mediaTokens, p.imageRule, err = r.readImages(e.images, e.model, h); err != nil {
+		if p.media, p.mediaTokens, p.imageRule, err = r.readMedia(e.media, e.model, h); err != nil {
 			return err
 		}
 	}
@@ -627,12 +633,19 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	r.last = e.time
 	rec.Timestamp = e.time.Sub(r.origin)
 	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
-	r.counts.Images += int64(len(rec.Media))
-	if len(rec.Media) > 0 {
+	imagesBefore := r.counts.Images
+	for _, m := range rec.Media {
+		if m.Kind == trace.MediaKindAudio {
+			r.counts.Audio++
+		} else {
+			r.counts.Images++
+		}
+	}
+	if p.imageRule != "" {
 		if r.counts.ImageRules == nil {
 			r.counts.ImageRules = map[string]int64{}
 		}
-		r.counts.ImageRules[p.imageRule] += int64(len(rec.Media))
+		r.counts.ImageRules[p.imageRule] += r.counts.Images - imagesBefore
 	}
 	if e.usagePrompt >= 0 {
 		r.counts.UsageChecked++

@@ -11,7 +11,7 @@ import (
 // templates render (so they count toward the prompt): an assistant turn's tool_calls, a tool
 // answer's tool_call_id, and a name; and its images (the index-th message). f names the
 // message, for errors.
-func parseMessage(mo map[string]any, f string, index int) (chat.Message, []loggedImage, error) {
+func parseMessage(mo map[string]any, f string, index int) (chat.Message, []loggedPart, error) {
 	role, ok := mo["role"].(string)
 	if !ok {
 		return chat.Message{}, nil, bad(f+".role", "missing or not a string")

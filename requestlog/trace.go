@@ -42,7 +42,9 @@ func openTrace(path string, opts ingest.Options) (ingest.Reader, error) {
 		TimeUnit: opts.TimeUnit, OnError: opts.OnError, Quarantine: q,
 	}
 	if err = ro.SetImages(opts.Tokenizer, opts.ImageSize, opts.ImageTokens, opts.LoggedModel); err == nil {
-		tr.r, err = Open(path, ro)
+		if err = ro.SetAudio(opts.Tokenizer, opts.AudioTokensPerSecond); err == nil {
+			tr.r, err = Open(path, ro)
+		}
 	}
 	if err != nil {
 		if tr.quarantine != nil {
@@ -80,6 +82,6 @@ func (t *traceReader) Close() error {
 
 // about is --format help's line for openai-log.
 var about = ingest.About{Format: ingest.FormatOpenAILog,
-	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings; chat's image_url parts as images), counted with --tokenizer",
+	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings; chat's image_url parts as images, input_audio parts as audio clips), counted with --tokenizer",
 	Example: `{"timestamp": "2025-01-24T09:20:46Z", "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, ` +
 		`"response": {"usage": {"prompt_tokens": 9, "completion_tokens": 12}}}`}

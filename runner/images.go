@@ -131,7 +131,7 @@ func mediaRow(row *results.Row, r *synth.Request) {
 	row.MediaTokens = int32(r.MediaTokens)
 	for _, msg := range r.Messages {
 		for _, p := range msg.Parts {
-			row.MediaBytes += int64(media.DataURLBytes(p.ImageURL))
+			row.MediaBytes += int64(media.DataURLBytes(p.ImageURL) + media.Base64Bytes(p.AudioData))
 		}
 	}
 }

@@ -117,6 +117,12 @@ func (p *plan) buildWith(ctx context.Context, cfg Config, path string, recs []tr
 	if err := SetImageRule(&scfg, path, tok, cfg.Ingest.ImageTokens); err != nil {
 		return nil, err
 	}
+	if err := SetAudioRule(&scfg, path, tok, cfg.Ingest.AudioTokensPerSecond); err != nil {
+		return nil, err
+	}
+	if err := checkAudioRule(scfg, recs); err != nil {
+		return nil, err
+	}
 	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
 	b, kept, err := newBuilder(tok, scfg, recs, skip, cfg.Stderr)
 	if err != nil {
@@ -135,8 +141,9 @@ func pick(recs []trace.Record, pos []int) []trace.Record {
 }
 
 // simModels has the simulator serve a --model-map run's models, each counted by its own
-// tokenizer as its prompts were built, --image-tokens as for the run's.
-func simModels(sc *sim.Config, p *plan, imageTokens int) error {
+// tokenizer as its prompts were built, --image-tokens and --audio-tokens-per-second as for the
+// run's.
+func simModels(sc *sim.Config, p *plan, imageTokens int, audioRate float64) error {
 	names := make([]string, 0, len(p.models))
 	for n := range p.models {
 		names = append(names, n)
@@ -149,6 +156,9 @@ func simModels(sc *sim.Config, p *plan, imageTokens int) error {
 		}
 		if imageTokens > 0 {
 			m.Images = media.Fixed(imageTokens)
+		}
+		if audioRate > 0 {
+			m.Audio = media.TokensPerSecond(audioRate)
 		}
 		sc.Models = append(sc.Models, m)
 	}
@@ -164,7 +174,7 @@ func SimModel(name, tokPath string, tok tokenizer.Tokenizer) (sim.Model, error) 
 		return sim.Model{}, fmt.Errorf("the simulator's model %s: %w", name, err)
 	}
 	return sim.Model{Name: name, Tokenizer: mc.Tokenizer, TokenizerSHA256: mc.TokenizerSHA256,
-		Counter: mc.Counter, ChatCounter: mc.ChatCounter, Tokenize: mc.Tokenize, Images: mc.Images}, nil
+		Counter: mc.Counter, ChatCounter: mc.ChatCounter, Tokenize: mc.Tokenize, Images: mc.Images, Audio: mc.Audio}, nil
 }
 
 // writeModels is the dry run's account of the models the window's requests name, with their

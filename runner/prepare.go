@@ -140,6 +140,12 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if err := SetImageRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.ImageTokens); err != nil {
 		return nil, err
 	}
+	if err := SetAudioRule(&p.synth, p.tokPath, p.tok, cfg.Ingest.AudioTokensPerSecond); err != nil {
+		return nil, err
+	}
+	if err := checkAudioRule(p.synth, recs); err != nil {
+		return nil, err
+	}
 	if err := p.probeImages(ctx, cfg, recs); err != nil {
 		return nil, err
 	}
@@ -147,6 +153,7 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 		return nil, err
 	}
 	sayImages(cfg.Stderr, recs, p.synth.MediaURL)
+	sayAudio(cfg.Stderr, recs)
 	if p.reqs, err = p.requests(ctx, cfg, recs, mayStream); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,12 @@ func ServerCounting(tokPath string, tok tokenizer.Tokenizer, sc *sim.Config) err
 	} else if !errors.Is(err, media.ErrNoRule) {
 		return fmt.Errorf("the model's image processor: %w", err)
 	}
+	// Audio likewise (or by --audio-tokens-per-second, set by the caller).
+	if rule, err := requestlog.AudioRule(tokPath, tok, 0); err == nil {
+		sc.Audio = rule
+	} else if !errors.Is(err, media.ErrNoAudioRule) {
+		return fmt.Errorf("the model's audio processor: %w", err)
+	}
 	sc.ChatCounter = func(msgs []sim.Message, tools json.RawMessage) (int, error) {
 		m := make([]chat.Message, len(msgs))
 		for i, x := range msgs {

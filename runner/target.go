@@ -66,7 +66,10 @@ func (t *target) startSim(ctx context.Context, cfg Config, p *plan) (string, err
 	if n := cfg.Ingest.ImageTokens; n > 0 {
 		sc.Images = media.Fixed(n) // --image-tokens: the simulator counts as the prompts were built
 	}
-	if err := simModels(&sc, p, cfg.Ingest.ImageTokens); err != nil {
+	if r := cfg.Ingest.AudioTokensPerSecond; r > 0 {
+		sc.Audio = media.TokensPerSecond(r) // --audio-tokens-per-second, likewise
+	}
+	if err := simModels(&sc, p, cfg.Ingest.ImageTokens, cfg.Ingest.AudioTokensPerSecond); err != nil {
 		return "", err
 	}
 	if t.model == "" {

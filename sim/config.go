@@ -25,9 +25,11 @@ type Message struct {
 	Content    string
 	ToolCalls  json.RawMessage
 	ToolCallID string
-	// Images are the message's image_url parts (chat only), counted by Config.Images; the
-	// template sees Content, the text parts one after the other.
+	// Images are the message's image_url parts (chat only), counted by Config.Images, and
+	// Audio its input_audio parts, counted by Config.Audio; the template sees Content, the
+	// text parts one after the other.
 	Images []Image
+	Audio  []Clip
 }
 
 // Faults are the injected failure rates. Each request gets at most one fault, drawn once from
@@ -148,6 +150,9 @@ type Config struct {
 	// Images counts a chat message's images (their tokens added to the chat count and so to
 	// prefill); nil refuses a request with an image.
 	Images media.Rule
+	// Audio counts a chat message's audio clips as Images does images; nil refuses a request
+	// with a clip.
+	Audio media.AudioRule
 	// Tokenize, when set, turns prompt text into token ids so that prefix-cache blocks are keyed by
 	// real token content. Nil means blocks are fixed-size byte chunks of the prompt (approximate).
 	// When set, a completions text prompt counts len(Tokenize(text)) tokens (one encode, not

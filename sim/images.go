@@ -16,13 +16,14 @@ import (
 	"github.com/llm-replay/replay/media"
 )
 
-// images.go reads a chat message's image_url parts as a vision engine does: the image inline
-// as a data URL, its size from its header (media.ReadHeader), counted by the model's rule
-// (Config.Images, the one replay's builder counts with) and so charged as prefill; its content
-// hash is part of the prompt's cache blocks, so equal images share a cached prefix and
-// different ones do not. An image by http URL is fetched, as vLLM and SGLang fetch one, its
-// fetch in the request's time to first token, but only from this machine (a loopback host:
-// replay's --media-listen); any other URL is refused.
+// images.go reads a chat message's image_url parts as a vision engine does (and walks the
+// parts for audio.go's input_audio ones): the image inline as a data URL, its size from its
+// header (media.ReadHeader), counted by the model's rule (Config.Images, the one replay's
+// builder counts with) and so charged as prefill; its content hash is part of the prompt's
+// cache blocks, so equal images share a cached prefix and different ones do not. An image by
+// http URL is fetched, as vLLM and SGLang fetch one, its fetch in the request's time to first
+// token, but only from this machine (a loopback host: replay's --media-listen); any other URL
+// is refused.
 
 // Image is one image of a chat message: its size and a hash of its bytes.
 type Image struct {
@@ -32,25 +33,33 @@ type Image struct {
 
 // contentPart is one part of a content list.
 type contentPart struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text"`
-	ImageURL json.RawMessage `json:"image_url"`
+	Type       string          `json:"type"`
+	Text       string          `json:"text"`
+	ImageURL   json.RawMessage `json:"image_url"`
+	InputAudio json.RawMessage `json:"input_audio"`
 }
 
-// chatContent is a chat message's text and images: a content list with image_url parts is
-// its text parts one after the other and its images; any other content is messageText's.
-func chatContent(raw json.RawMessage) (string, []Image, error) {
+// partMedia is a message's images and audio clips.
+type partMedia struct {
+	images []Image
+	clips  []Clip
+}
+
+// chatContent is a chat message's text and media: a content list with image_url or
+// input_audio parts is its text parts one after the other and its media; any other content is
+// messageText's.
+func chatContent(raw json.RawMessage) (string, partMedia, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '[' || !bytes.Contains(raw, []byte(`"image_url"`)) {
+	if len(raw) == 0 || raw[0] != '[' || (!bytes.Contains(raw, []byte(`"image_url"`)) && !bytes.Contains(raw, []byte(`"input_audio"`))) {
 		s, err := messageText(raw)
-		return s, nil, err
+		return s, partMedia{}, err
 	}
 	var parts []contentPart
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", nil, err
+		return "", partMedia{}, err
 	}
 	var b strings.Builder
-	var imgs []Image
+	var mm partMedia
 	for i, p := range parts {
 		switch p.Type {
 		case "text":
@@ -58,12 +67,18 @@ func chatContent(raw json.RawMessage) (string, []Image, error) {
 		case "image_url":
 			img, err := readImage(p.ImageURL)
 			if err != nil {
-				return "", nil, fmt.Errorf("part %d: %w", i, err)
+				return "", partMedia{}, fmt.Errorf("part %d: %w", i, err)
 			}
-			imgs = append(imgs, img)
+			mm.images = append(mm.images, img)
+		case "input_audio":
+			c, err := readClip(p.InputAudio)
+			if err != nil {
+				return "", partMedia{}, fmt.Errorf("part %d: %w", i, err)
+			}
+			mm.clips = append(mm.clips, c)
 		}
 	}
-	return b.String(), imgs, nil
+	return b.String(), mm, nil
 }
 
 func readImage(raw json.RawMessage) (Image, error) {

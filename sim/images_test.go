@@ -62,7 +62,7 @@ func TestChatImages(t *testing.T) {
 		body map[string]any
 		want string
 	}{
-		"http URL":  {nil, imageMessage("https://example.com/a.png"), "data URLs"},
+		"http URL":  {nil, imageMessage("https://example.com/a.png"), "from this machine only"},
 		"truncated": {nil, imageMessage(media.DataURL(big.MIME, big.Data[:30])), "header"},
 		"no rule":   {func(c *Config) { c.Images = nil }, imageMessage(media.DataURL(small.MIME, small.Data)), "no image token rule"},
 	} {

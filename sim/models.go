@@ -25,6 +25,7 @@ type Model struct {
 	ChatCounter     func(messages []Message, tools json.RawMessage) (int, error)
 	Tokenize        func(text string) []int
 	Images          media.Rule
+	Audio           media.AudioRule
 }
 
 // counting is the configuration a request naming model is counted with: the server's own
@@ -47,7 +48,7 @@ func servedModels(cfg Config) map[string]*Config {
 		c := cfg
 		c.Models = nil
 		c.ModelName, c.Tokenizer, c.TokenizerSHA256 = m.Name, m.Tokenizer, m.TokenizerSHA256
-		c.Counter, c.Tokenize, c.Images = m.Counter, m.Tokenize, m.Images
+		c.Counter, c.Tokenize, c.Images, c.Audio = m.Counter, m.Tokenize, m.Images, m.Audio
 		c.ChatCounter = m.ChatCounter
 		if c.Counter == nil {
 			c.Counter = ApproxCounter{}

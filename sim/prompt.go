@@ -60,7 +60,7 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 		}
 	}
 	if r.Chat {
-		n, err := imageTokens(cfg, r.Messages)
+		n, err := mediaTokens(cfg, r.Messages)
 		if err != nil {
 			return prompt{}, err
 		}
@@ -111,6 +111,9 @@ func renderChat(msgs []Message, tools []byte) string {
 		b.WriteString("\n")
 		for _, img := range m.Images {
 			fmt.Fprintf(&b, "<|image:%016x|>\n", img.Hash) // equal images, equal blocks
+		}
+		for _, c := range m.Audio {
+			fmt.Fprintf(&b, "<|audio:%016x|>\n", c.Hash) // and equal clips
 		}
 		if len(m.ToolCalls) > 0 || m.ToolCallID != "" {
 			b.WriteString("<|calls:")

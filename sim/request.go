@@ -303,11 +303,11 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 		}
 		r.Messages = make([]Message, len(w.Messages))
 		for i, m := range w.Messages {
-			text, imgs, err := chatContent(m.Content)
+			text, mm, err := chatContent(m.Content)
 			if err != nil {
 				return Request{}, fmt.Errorf("request body: field \"messages[%d].content\": %w", i, err)
 			}
-			r.Messages[i] = Message{Role: m.Role, Name: m.Name, Content: text, ToolCalls: toolCallsOf(m.ToolCalls), ToolCallID: m.ToolCallID, Images: imgs}
+			r.Messages[i] = Message{Role: m.Role, Name: m.Name, Content: text, ToolCalls: toolCallsOf(m.ToolCalls), ToolCallID: m.ToolCallID, Images: mm.images, Audio: mm.clips}
 		}
 		if f.tools {
 			r.Tools = w.Tools

@@ -19,6 +19,7 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"prompt":[[4,5]],"max_completion_tokens":7}`), false)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`), true)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/webp;base64,UklGRhEAAABXRUJQVlA4TAUAAAAvBMAAAA==","detail":"low"}}]}]}`), true)
+	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"input_audio","input_audio":{"data":"UklGRigAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQQAAAAQAPD/","format":"wav"}}]}]}`), true)
 	f.Add([]byte(optionsBody), true)
 	f.Add([]byte(`{"prompt":"a","n":4,"stop":"x","response_format":{"type":"json_object"},"max_completion_tokens":3}`), false)
 	f.Add([]byte(`{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f\"","parameters":{"type":"object","properties":{"a":{"enum":["é\n"]}},"required":["a"]}}}],"tool_choice":"required","n":2}`), true)

@@ -38,8 +38,10 @@ type Builder struct {
 
 	sessions map[string]*session
 	next     int
-	// images are the stand-ins built for logged images (media.go).
+	// images are the stand-ins built for logged images (media.go), clips those for logged
+	// audio (audio.go).
 	images imageCache
+	clips  audioCache
 
 	mu    sync.Mutex // guards stats (verification runs on several goroutines)
 	stats Stats

@@ -9,12 +9,13 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// media.go puts a record's logged images back into its chat prompt: each a stand-in of the
-// logged size and format (media.Build, keyed by the logged image's hash, so the same logged
-// image is the same bytes in every request), in the user message, where it was among the
-// logged message's parts, each logged text part a synthetic text part in its place. The text
-// stays exact: its target is the logged prompt less the logged images' tokens, and the
-// server's count is that text plus the target model's tokens for each image (Config.Images).
+// media.go puts a record's logged images and audio clips back into its chat prompt: each a
+// stand-in of the logged size and format (media.Build, keyed by the logged image's hash, so the
+// same logged image is the same bytes in every request; clips by audio.go), in the user
+// message, where it was among the logged message's parts, each logged text part a synthetic
+// text part in its place. The text stays exact: its target is the logged prompt less the
+// logged media's tokens, and the server's count is that text plus the target model's tokens
+// for each part (Config.Images, Config.Audio).
 
 // domainImage keys the stand-in images by the logged images' hashes.
 const domainImage uint64 = 0x696d616765000007
@@ -23,33 +24,52 @@ const domainImage uint64 = 0x696d616765000007
 // logo, a shared screenshot) is encoded once while it stays under this.
 const imageCacheBytes = 256 << 20
 
-// planMedia sizes rec's prompt around its images: it returns the text's target (the logged
-// prompt less the logged images' tokens) and sets the job's image tokens by the target rule
-// and its target prompt tokens (text plus images).
+// planMedia sizes rec's prompt around its media: it returns the text's target (the logged
+// prompt less the logged media's tokens) and sets the job's media tokens by the target rules
+// and its target prompt tokens (text plus media).
 func (b *Builder) planMedia(j *job, rec trace.Record, at string) (int, error) {
 	text := j.req.TargetPromptTokens
 	if len(rec.Media) == 0 {
 		return text, nil
 	}
 	if j.req.API != APIChat {
-		return 0, fmt.Errorf("%s: images are replayed on the chat API only, not %s", at, j.req.API)
-	}
-	if b.cfg.Images == nil {
-		return 0, fmt.Errorf("%s: the request holds images, but the model's image token rule is unknown (%v): give --image-tokens N", at, b.cfg.ImagesErr)
+		return 0, fmt.Errorf("%s: images and audio are replayed on the chat API only, not %s", at, j.req.API)
 	}
 	text -= rec.MediaTokens()
 	if text < 1 {
-		return 0, fmt.Errorf("%s: prompt_tokens %d is no more than its images' %d tokens", at, j.req.TargetPromptTokens, rec.MediaTokens())
+		return 0, fmt.Errorf("%s: prompt_tokens %d is no more than its media's %d tokens", at, j.req.TargetPromptTokens, rec.MediaTokens())
 	}
 	for i, m := range rec.Media {
-		n, err := b.cfg.Images.Tokens(m.Width, m.Height)
+		n, err := b.partTokens(m)
 		if err != nil {
-			return 0, fmt.Errorf("%s: image %d (%dx%d): %s: %w", at, i, m.Width, m.Height, b.cfg.Images.Name(), err)
+			return 0, fmt.Errorf("%s: media part %d: %w", at, i, err)
 		}
 		j.media += n
 	}
 	j.req.TargetPromptTokens = text + j.media
 	return text, nil
+}
+
+// partTokens is a logged part's prompt tokens by the target's rule for its kind.
+func (b *Builder) partTokens(m trace.MediaPart) (int, error) {
+	if m.Kind == trace.MediaKindAudio {
+		if b.cfg.Audio == nil {
+			return 0, fmt.Errorf("an audio clip, but the model's audio token rule is unknown (%v): give --audio-tokens-per-second R", b.cfg.AudioErr)
+		}
+		n, err := b.cfg.Audio.Tokens(audioOf(m))
+		if err != nil {
+			return 0, fmt.Errorf("audio of %d samples at %d Hz: %s: %w", m.Samples, m.SampleRate, b.cfg.Audio.Name(), err)
+		}
+		return n, nil
+	}
+	if b.cfg.Images == nil {
+		return 0, fmt.Errorf("an image, but the model's image token rule is unknown (%v): give --image-tokens N", b.cfg.ImagesErr)
+	}
+	n, err := b.cfg.Images.Tokens(m.Width, m.Height)
+	if err != nil {
+		return 0, fmt.Errorf("image %dx%d: %s: %w", m.Width, m.Height, b.cfg.Images.Name(), err)
+	}
+	return n, nil
 }
 
 // mediaParts lays out the user message's parts: each logged message's parts in order (its
@@ -63,7 +83,7 @@ func (b *Builder) mediaParts(rec trace.Record, words []int32, index int) ([]chat
 		msg, parts := rec.Media[next].Message, rec.Media[next].Parts
 		for p := 0; p < parts; p++ {
 			if next < len(rec.Media) && rec.Media[next].Message == msg && rec.Media[next].Part == p {
-				img, err := b.standIn(rec.Media[next], index)
+				img, err := b.standInPart(rec.Media[next], index)
 				if err != nil {
 					return nil, err
 				}
@@ -109,6 +129,14 @@ func (b *Builder) fillText(layout []chat.Part, words []int32) []chat.Part {
 		start, k = end, k+1
 	}
 	return out
+}
+
+// standInPart is the part sent for a logged image or clip.
+func (b *Builder) standInPart(m trace.MediaPart, index int) (chat.Part, error) {
+	if m.Kind == trace.MediaKindAudio {
+		return b.audioStandIn(m, index)
+	}
+	return b.standIn(m, index)
 }
 
 // standIn is the image part for a logged image: its stand-in as a data URL, built once while

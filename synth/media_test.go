@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -79,7 +80,71 @@ func TestMediaRefused(t *testing.T) {
 	if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "chat API only") {
 		t.Errorf("responses: %v", err)
 	}
-	if _, err := b.Build(imageRecord(100, part)); err == nil || !strings.Contains(err.Error(), "no more than its images") {
+	if _, err := b.Build(imageRecord(100, part)); err == nil || !strings.Contains(err.Error(), "no more than its media") {
 		t.Errorf("all images: %v", err)
+	}
+}
+
+// TestAudioParts: a record's clips come back as input_audio WAV parts in their logged places,
+// each read back as the logged rate, channels and length (an MP3 as WAV of the same length),
+// the same logged clip as the same bytes and different ones apart, counted by the target's
+// audio rule; without a rule the record is refused naming --audio-tokens-per-second.
+func TestAudioParts(t *testing.T) {
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(tok, Config{API: APIChat, Images: media.Fixed(500), Audio: media.TokensPerSecond(25)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wav := trace.MediaPart{Kind: "audio", MIME: "audio/wav", SampleRate: 16000, Channels: 1, Bits: 16, Samples: 24000, Hash: 1, Message: 0, Part: 0, Parts: 4, Tokens: 40}
+	mp3 := trace.MediaPart{Kind: "audio", MIME: "audio/mpeg", SampleRate: 44100, Channels: 2, Samples: 113624, Hash: 2, Message: 0, Part: 2, Parts: 4, Tokens: 70}
+	again := wav
+	again.Part = 3
+	img := trace.MediaPart{Kind: "image", MIME: media.PNG, Width: 64, Height: 32, Hash: 3, Message: 0, Part: 1, Parts: 4, Tokens: 100}
+	req, err := b.Build(imageRecord(600, wav, img, mp3, again))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := req.Messages[len(req.Messages)-1].Parts
+	var kinds []string
+	var clips []media.Audio
+	var data []string
+	for _, p := range parts {
+		kinds = append(kinds, p.Type)
+		if p.Type != chat.PartAudio {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(p.AudioData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := media.ReadAudio(raw, p.AudioFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clips, data = append(clips, a), append(data, p.AudioData)
+	}
+	if got := strings.Join(kinds, " "); got != "input_audio image_url input_audio input_audio text" {
+		t.Fatalf("layout %q", got)
+	}
+	want := []media.Audio{{Format: media.WAV, SampleRate: 16000, Channels: 1, Bits: 16, Samples: 24000},
+		{Format: media.WAV, SampleRate: 44100, Channels: 2, Bits: 16, Samples: 113624}, {Format: media.WAV, SampleRate: 16000, Channels: 1, Bits: 16, Samples: 24000}}
+	for i := range want {
+		if clips[i] != want[i] {
+			t.Errorf("clip %d sent as %+v, want %+v", i, clips[i], want[i])
+		}
+	}
+	if data[0] != data[2] || data[0] == data[1] {
+		t.Error("the same logged clip is not the same bytes, or different clips are")
+	}
+	// 1.5 s at 25 a second is 38 (37.5 rounded up); 113624 samples at 44.1 kHz, 2.577 s, 65.
+	if mt := 38 + 65 + 38 + 500; req.MediaTokens != mt || len(req.PromptIDs) != 600-40-100-70-40 || req.TargetPromptTokens != len(req.PromptIDs)+mt {
+		t.Errorf("%d text ids, %d media tokens, target %d", len(req.PromptIDs), req.MediaTokens, req.TargetPromptTokens)
+	}
+	noRule, _ := New(tok, Config{API: APIChat, Images: media.Fixed(5)})
+	if _, err := noRule.Build(imageRecord(600, wav)); err == nil || !strings.Contains(err.Error(), "--audio-tokens-per-second") {
+		t.Errorf("no rule: %v", err)
 	}
 }

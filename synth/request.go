@@ -39,6 +39,11 @@ type Config struct {
 	// nil refuses such a record, naming ImagesErr (why the folder has no rule).
 	Images    media.Rule
 	ImagesErr error
+	// Audio counts the audio clips of records that carry them as the target model's processor
+	// does (media.LoadAudio on its folder, or media.TokensPerSecond for
+	// --audio-tokens-per-second); nil refuses such a record, naming AudioErr.
+	Audio    media.AudioRule
+	AudioErr error
 	// MediaURL is where replay serves stand-in images (--media-listen, "http://HOST:PORT"):
 	// an image logged as a URL is sent as the URL of its stand-in there (media.StandInPath);
 	// "" inlines every image as a data URL.
@@ -75,7 +80,8 @@ type Request struct {
 	// len(PromptIDs) equals it unless a chat overhead override is set or the prompt holds
 	// images (PromptIDs are then the text's, MediaTokens the rest).
 	TargetPromptTokens int
-	// MediaTokens is the prompt tokens of the request's images by Config.Images.
+	// MediaTokens is the prompt tokens of the request's images and clips by Config.Images and
+	// Config.Audio.
 	MediaTokens int
 	// MaxTokens is the record's output tokens (at least 1).
 	MaxTokens int

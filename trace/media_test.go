@@ -15,6 +15,10 @@ func TestMediaRoundTrip(t *testing.T) {
 			{Kind: MediaKindImage, MIME: "image/png", Width: 1300, Height: 876, Detail: "high", Hash: 1 << 63, Message: 1, Part: 1, Parts: 3, Tokens: 858},
 			{Kind: MediaKindImage, MIME: "image/jpeg", Width: 640, Height: 480, Hash: 7, Message: 1, Part: 2, Parts: 3, Tokens: 100, URL: true},
 		}},
+		{PromptTokens: 800, OutputTokens: 3, Source: "log.jsonl", Line: 3, Options: &Options{API: APIChat}, Media: []MediaPart{
+			{Kind: MediaKindAudio, MIME: "audio/wav", SampleRate: 16000, Channels: 1, Bits: 16, Samples: 64321, Hash: 9, Message: 0, Part: 0, Parts: 2, Tokens: 103},
+			{Kind: MediaKindAudio, MIME: "audio/mpeg", SampleRate: 44100, Channels: 2, Samples: 113624, Hash: 10, Message: 0, Part: 1, Parts: 2, Tokens: 66},
+		}},
 		{PromptTokens: 12, OutputTokens: 3, Source: "log.jsonl", Line: 2},
 	}
 	dir := t.TempDir()
@@ -53,9 +57,26 @@ func TestMediaRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeMediaAudio reads a clip back as SCHEMA.md's example writes it.
+func TestDecodeMediaAudio(t *testing.T) {
+	text := `[{"kind":"audio","mime":"audio/mpeg","sample_rate":44100,"channels":2,"samples":113624,"hash":77,"message":1,"part":0,"parts":2,"tokens":73}]`
+	got, err := DecodeMedia([]byte(text))
+	want := []MediaPart{{Kind: MediaKindAudio, MIME: "audio/mpeg", SampleRate: 44100, Channels: 2, Samples: 113624, Hash: 77, Message: 1, Part: 0, Parts: 2, Tokens: 73}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	if b, _ := EncodeMedia(want); string(b) != text {
+		t.Errorf("encoded as %s", b)
+	}
+}
+
 func TestDecodeMediaRefuses(t *testing.T) {
 	for _, text := range []string{
 		`[{"kind":"audio","mime":"audio/wav","width":1,"height":1,"hash":1,"message":0,"part":0,"parts":1,"tokens":1}]`,
+		`[{"kind":"audio","mime":"audio/wav","sample_rate":16000,"channels":1,"samples":0,"hash":1,"message":0,"part":0,"parts":1,"tokens":1}]`,
+		`[{"kind":"audio","mime":"audio/ogg","sample_rate":16000,"channels":1,"samples":5,"hash":1,"message":0,"part":0,"parts":1,"tokens":1}]`,
+		`[{"kind":"image","mime":"image/png","width":3,"height":1,"sample_rate":16000,"hash":1,"message":0,"part":0,"parts":1,"tokens":1}]`,
+		`[{"kind":"video","mime":"video/mp4","width":1,"height":1,"hash":1,"message":0,"part":0,"parts":1,"tokens":1}]`,
 		`[{"kind":"image","mime":"image/png","width":0,"height":1,"hash":1,"message":0,"part":0,"parts":1,"tokens":1}]`,
 		`[{"kind":"image","mime":"image/png","width":1,"height":1,"hash":1,"message":0,"part":1,"parts":1,"tokens":1}]`,
 		`[{"kind":"image","pixels":"AAAA"}]`,

@@ -22,7 +22,7 @@ type flagGroup struct {
 // TestRunFlagsGrouped; names of flags not defined (yet, or only in another command) are
 // allowed, so the table can be ahead of the flags.
 var runFlagGroups = []flagGroup{
-	{"trace", []string{"trace", "format", "map", "on-error", "time-unit", "block-size", "hash-check", "log-year", "image-size", "image-tokens", "logged-model"}},
+	{"trace", []string{"trace", "format", "map", "on-error", "time-unit", "block-size", "hash-check", "log-year", "image-size", "image-tokens", "logged-model", "audio-tokens-per-second"}},
 	{"endpoint", []string{"endpoint", "model", "tokenizer", "api", "api-override", "api-key-env", "api-key-file",
 		"engine", "ca-file", "insecure", "timeout", "stall-timeout", "retries", "probe", "media-listen"}},
 	{"routing", []string{"model-map", "headers", "header-allow", "affinity-header", "slo-class-by", "slo-class"}},

@@ -49,6 +49,8 @@ type ingestFlags struct {
 	imageTokens int
 	// loggedModel is --logged-model: the model that counted the log's images.
 	loggedModel string
+	// audioRate counts a request log's audio clips (--audio-tokens-per-second).
+	audioRate float64
 }
 
 func (f *ingestFlags) add(fs *pflag.FlagSet) {
@@ -63,6 +65,7 @@ func (f *ingestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.imageSize, "image-size", "", "WxH of images a request log gives by URL only (e.g. 1024x768); without it such an image is an error")
 	fs.IntVar(&f.imageTokens, "image-tokens", 0, "prompt tokens of every image, for a model whose folder has no image rule (config.json model_type: qwen2_vl, qwen2_5_vl, qwen3_vl, gemma3, llava, llava_next, llava over pixtral and mistral3 have one)")
 	fs.StringVar(&f.loggedModel, "logged-model", "", "the model whose rule counted the log's images, where the logged model name says nothing (a deployment alias): a hosted family (gpt-4o, gpt-4.1-mini, o3, claude-sonnet-4, gemini-2.5-pro) or a model folder or Hugging Face id with config.json and preprocessor_config.json; default: each line's model name, else the served model's own rule")
+	fs.Float64Var(&f.audioRate, "audio-tokens-per-second", 0, "prompt tokens of an audio clip per second of it, rounded up per clip (ceil(R × seconds)), for a model whose folder has no audio rule (config.json model_type qwen2_audio, qwen2_5_omni and voxtral have one)")
 }
 
 func (f *ingestFlags) options() (ingest.Options, error) {
@@ -81,7 +84,7 @@ func (f *ingestFlags) options() (ingest.Options, error) {
 		return ingest.Options{}, err
 	}
 	return ingest.Options{Format: f.format, Map: m, TimeUnit: f.timeUnit, BlockSize: f.blockSize, HashCheck: f.hashCheck, OnError: f.onError, LogYear: f.logYear, Files: f.files,
-		ImageSize: f.imageSize, ImageTokens: f.imageTokens, LoggedModel: f.loggedModel}, nil
+		ImageSize: f.imageSize, ImageTokens: f.imageTokens, LoggedModel: f.loggedModel, AudioTokensPerSecond: f.audioRate}, nil
 }
 
 // ingestOutputs are `replay ingest`'s flags for what to write and how to treat rejections.
@@ -146,8 +149,8 @@ func isRequestLog(in ingestFlags) bool {
 
 // normalizeTrace is `replay ingest` of a trace that is not a request log.
 func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ingestOutputs) error {
-	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText || in.imageSize != "" || in.imageTokens != 0 || in.loggedModel != "" {
-		return errors.New("--tokenizer, --export, --hash-key-file, --keep-text, --image-size, --image-tokens and --logged-model are for request logs (--format openai-log)")
+	if lf.export != "" || lf.tokenizer != "" || lf.hashKeyFile != "" || lf.keepText || in.imageSize != "" || in.imageTokens != 0 || in.loggedModel != "" || in.audioRate != 0 {
+		return errors.New("--tokenizer, --export, --hash-key-file, --keep-text, --image-size, --image-tokens, --logged-model and --audio-tokens-per-second are for request logs (--format openai-log)")
 	}
 	opts, err := in.options()
 	if err != nil {
@@ -191,8 +194,10 @@ type ingestCounts struct {
 	// OutputUnknown counts records whose log holds no output count (a vLLM server log
 	// without --enable-log-outputs): their output_tokens are 0 for want of one.
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
-	// Images counts the images a request log's records carry (their media column).
+	// Images and Audio count the images and audio clips a request log's records carry (their
+	// media column).
 	Images int64            `json:"images,omitempty"`
+	Audio  int64            `json:"audio,omitempty"`
 	Stats  *tracestat.Shape `json:"stats,omitempty"`
 	// Carried counts the request body fields, by name, a request log's reader carries as
 	// logged without knowing them (trace.Options.Fields: sent back as they were), Dropped

@@ -65,7 +65,7 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 	c, err := requestlog.Convert(ctx, requestlog.ConvertOptions{
 		Log: in.trace, Tokenizer: lf.tokenizer, HashKeyFile: lf.hashKeyFile,
 		BlockSize: in.blockSize, Map: m, TimeUnit: in.timeUnit, OnError: in.onError, KeepText: lf.keepText,
-		ImageSize: in.imageSize, ImageTokens: in.imageTokens, LoggedModel: in.loggedModel,
+		ImageSize: in.imageSize, ImageTokens: in.imageTokens, LoggedModel: in.loggedModel, AudioTokensPerSecond: in.audioRate,
 		Out: o.out, Arrow: o.arrow, Mooncake: lf.export == "mooncake", Quarantine: o.quarantine,
 		Observe: models.observing(observe), Stderr: std.stderr,
 	})
@@ -73,6 +73,6 @@ func convertLog(ctx context.Context, std cli, in ingestFlags, lf logFlags, o ing
 		return err
 	}
 	models.write(std.stderr)
-	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Images: c.Images,
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Images: c.Images, Audio: c.Audio,
 		Carried: c.CarriedFields, Dropped: c.DroppedFields, CarriedText: c.CarriedFieldsText(), DroppedText: c.DroppedFieldsText()}, shape, o.asJSON)
 }

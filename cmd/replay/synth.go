@@ -74,6 +74,9 @@ func setupSynth(fs *pflag.FlagSet, std cli) func(ctx context.Context, args []str
 		if err := runner.SetImageRule(&cfg, *tokPath, tok, in.imageTokens); err != nil {
 			return err
 		}
+		if err := runner.SetAudioRule(&cfg, *tokPath, tok, in.audioRate); err != nil {
+			return err
+		}
 		b, err := synth.New(tok, cfg)
 		if err != nil {
 			return err
