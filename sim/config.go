@@ -25,7 +25,8 @@ type Message struct {
 	Content    string
 	ToolCalls  json.RawMessage
 	ToolCallID string
-	// Images are the message's image_url parts (chat only), counted by Config.Images; the
+	// Images are the message's images (chat's image_url parts, the Responses and Messages
+	// APIs' image parts: apiimages.go), counted by Config.Images; the
 	// template sees Content, the text parts one after the other.
 	Images []Image
 }

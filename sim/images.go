@@ -17,7 +17,8 @@ import (
 // hash is part of the prompt's cache blocks, so equal images share a cached prefix and
 // different ones do not. Images by http URL are refused: the simulator fetches nothing.
 
-// Image is one image of a chat message: its size and a hash of its bytes.
+// Image is one image of a message (chat's image_url, apiimages.go's forms): its size and a
+// hash of its bytes.
 type Image struct {
 	Width, Height int
 	Hash          uint64
@@ -66,16 +67,25 @@ func readImage(raw json.RawMessage) (Image, error) {
 	if err := json.Unmarshal(raw, &u); err != nil || u.URL == "" {
 		return Image{}, errors.New("image_url: want {\"url\": \"data:...\"}")
 	}
-	if !strings.HasPrefix(strings.ToLower(u.URL), "data:") {
-		return Image{}, errors.New("image_url: only data URLs are accepted (the simulator fetches nothing)")
-	}
-	mime, data, err := media.ParseDataURL(u.URL)
+	img, err := dataURLImage(u.URL)
 	if err != nil {
 		return Image{}, fmt.Errorf("image_url: %w", err)
+	}
+	return img, nil
+}
+
+// dataURLImage is the image a data URL holds: its size from its header and a hash of its bytes.
+func dataURLImage(u string) (Image, error) {
+	if !strings.HasPrefix(strings.ToLower(u), "data:") {
+		return Image{}, errors.New("only data URLs are accepted (the simulator fetches nothing)")
+	}
+	mime, data, err := media.ParseDataURL(u)
+	if err != nil {
+		return Image{}, err
 	}
 	hd, err := media.ReadHeader(data, mime)
 	if err != nil {
-		return Image{}, fmt.Errorf("image_url: %w", err)
+		return Image{}, err
 	}
 	h := fnv.New64a()
 	h.Write(data)
