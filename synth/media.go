@@ -9,7 +9,9 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// media.go puts a record's logged images back into its chat prompt: each a stand-in of the
+// media.go puts a record's logged images back into its prompt on its own API (chat, Responses
+// or Messages: the client writes each API's part shapes, and engines render all three through
+// the chat template as chat's content list, so one count holds for all): each a stand-in of the
 // logged size and format (media.Build, keyed by the logged image's hash, so the same logged
 // image is the same bytes in every request), in the user message, where it was among the
 // logged message's parts, each logged text part a synthetic text part in its place. The text
@@ -31,8 +33,8 @@ func (b *Builder) planMedia(j *job, rec trace.Record, at string) (int, error) {
 	if len(rec.Media) == 0 {
 		return text, nil
 	}
-	if j.req.API != APIChat {
-		return 0, fmt.Errorf("%s: images are replayed on the chat API only, not %s", at, j.req.API)
+	if !chatFamily(j.req.API) {
+		return 0, fmt.Errorf("%s: images are replayed on the chat, Responses and Messages APIs, not %s", at, j.req.API)
 	}
 	if b.cfg.Images == nil {
 		return 0, fmt.Errorf("%s: the request holds images, but the model's image token rule is unknown (%v): give --image-tokens N", at, b.cfg.ImagesErr)
