@@ -22,7 +22,9 @@ import (
 // it), a result's text blocks joined by newlines (llama.cpp joins them with nothing); thinking
 // blocks are the turn's reasoning_content, which both engines hand the template (Qwen3's
 // renders it in the turns after the last user query, Llama 3.1's never), redacted_thinking
-// blocks are dropped. A user message of tool results only adds no user message (vLLM).
+// blocks are dropped. A user message of tool results only adds no user message (vLLM). Image
+// blocks are the message's images (apiimages.go), and a message holding any is chat's content
+// list with images: its text blocks one after the other.
 
 // useRef places an Anthropic tool_use block's input: the tool call it became
 // (e.messages[msg].ToolCalls[call]) and where it sits in the body

@@ -16,11 +16,20 @@ import (
 //     {"type":"image","source":{"type":"base64","media_type":"image/png","data":...}}, a
 //     {"type":"url","url":...} source, or a {"type":"file","file_id":...} one (Files API).
 //
-// Both engines turn such a part into chat's image_url part of the same message (vLLM's
-// _convert_anthropic_to_openai_request and construct_input_messages, llama.cpp's
-// server_chat_convert_anthropic_to_oai and server_chat_convert_responses_to_chatcmpl at the
-// commits responses.go and anthropic.go cite), so a message holding images is counted as
-// chat's is: its text parts one after the other, and each image by the rule.
+// Both engines turn such a part into chat's image_url part of the same message, in its place
+// among the text parts, and render the message as chat's: vLLM reads input_image parts
+// directly (vllm-project/vllm@d0ac57910c16de107f5758d0e530b638d8b0f91b:
+// vllm/entrypoints/chat_utils.py, MM_PARSER_MAP's "input_image"; construct_input_messages
+// passes message items through) and makes a base64 or url source a data URL or the URL
+// (vllm-project/vllm@0001948bc76939369ca855c90b36d81256477e85:
+// vllm/entrypoints/anthropic/serving.py, _convert_block and _convert_image_source_to_url);
+// llama.cpp does the same in server_chat_convert_responses_to_chatcmpl and
+// server_chat_convert_anthropic_to_oai (ggml-org/llama.cpp@03eb25f39343f1c9ecc6f85ca4f9796a6ab7b230:
+// tools/server/server-chat.cpp), dropping the detail. So a message holding images is counted
+// as chat's is: its text parts one after the other, and each image by the rule. Neither engine
+// reads input_file; one holding an image is replayed as the input_image both read (the
+// stand-in is sent in that shape). An image inside a Messages tool_result is refused (vLLM
+// moves it to a user message after the tool's, llama.cpp keeps it in the tool message).
 
 // responsesTextPart reports the Responses content parts that carry text, and the member
 // holding it.

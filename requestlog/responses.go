@@ -20,7 +20,8 @@ import (
 // the assistant message before it, as both do now), a function_call_output item a tool
 // message, a reasoning item the assistant turn's reasoning_content. llama.cpp refuses
 // previous_response_id; vLLM, and the reader, put the previous request's conversation and
-// its output before the input (see chain.go).
+// its output before the input (see chain.go). A message's input_image parts, and input_file
+// parts holding images, are its images (apiimages.go).
 
 // parseResponsesRequest reads a Responses body's conversation into e.messages (the
 // instructions first) and its previous_response_id.
