@@ -103,3 +103,37 @@ func TestAPIImageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestChainedImages: a Responses request continuing an earlier answer (previous_response_id)
+// holds the earlier request's images before its own, as vLLM renders the whole conversation
+// again, each message's parts apart.
+func TestChainedImages(t *testing.T) {
+	png := imageURL(t, 1, 1300, 876, media.PNG)
+	jpg := imageURL(t, 2, 20, 20, media.JPEG)
+	first := fmt.Sprintf(`{"timestamp":0,"path":"/v1/responses","request":{"input":[{"role":"user","content":[{"type":"input_text","text":"What is this?"},{"type":"input_image","image_url":%q}]}]},"response":{"id":"r1","output":[{"type":"message","content":[{"type":"output_text","text":"A cat."}]}],"usage":{"output_tokens":2}}}`, png)
+	second := fmt.Sprintf(`{"timestamp":1,"path":"/v1/responses","request":{"previous_response_id":"r1","input":[{"role":"user","content":[{"type":"input_image","image_url":%q},{"type":"input_text","text":"And this?"}]}]},"response":{"id":"r2","usage":{"output_tokens":2}}}`, jpg)
+	third := `{"timestamp":2,"path":"/v1/responses","request":{"previous_response_id":"r2","input":"Thanks."},"response":{"usage":{"output_tokens":2}}}`
+	reqs, _, err := readAll(t, first+"\n"+second+"\n"+third+"\n", Options{Images: qwenRule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, _ := qwenRule.Tokens(1300, 876)
+	small, _ := qwenRule.Tokens(20, 20)
+	for i, want := range [][]int{{big}, {big, small}, {big, small}} {
+		m := reqs[i].Media
+		if len(m) != len(want) || reqs[i].MediaTokens() != big+small*(len(want)-1) {
+			t.Fatalf("request %d: %+v, want %d images", i, m, len(want))
+		}
+		for k, n := range want {
+			if m[k].Tokens != n {
+				t.Errorf("request %d image %d: %d tokens, want %d", i, k, m[k].Tokens, n)
+			}
+		}
+		if len(m) == 2 && (m[0].Message == m[1].Message || m[0].Hash != reqs[0].Media[0].Hash) {
+			t.Errorf("request %d: %+v, want the first request's image in a message of its own", i, m)
+		}
+	}
+	if reqs[2].PromptTokens <= reqs[1].PromptTokens || reqs[1].SessionID != reqs[0].SessionID {
+		t.Errorf("prompt tokens %d, %d, %d; sessions %q %q", reqs[0].PromptTokens, reqs[1].PromptTokens, reqs[2].PromptTokens, reqs[0].SessionID, reqs[1].SessionID)
+	}
+}
