@@ -19,7 +19,9 @@ import (
 type Claude struct{}
 
 // Name implements Rule.
-func (Claude) Name() string { return "Anthropic's documented count (width×height/750, long edge ≤ 1568)" }
+func (Claude) Name() string {
+	return "Anthropic's documented count (width×height/750, long edge ≤ 1568)"
+}
 
 // Tokens implements Rule.
 func (Claude) Tokens(width, height int) (int, error) {
