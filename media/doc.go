@@ -3,7 +3,8 @@
 // the --image-size form (size.go), how many prompt tokens a model's processor turns an image
 // into, chosen from the model's folder as Hugging Face chooses it (rule.go: config.json's
 // model_type and preprocessor_config.json; one file per family, each citing its source), and
-// the deterministic stand-in image a replay sends for a logged one (synth.go).
+// the hosted models' documented counts a gateway log's prompt holds (logged.go), and the
+// deterministic stand-in image a replay sends for a logged one (standin.go).
 //
 // It is a leaf: it imports nothing of the module, knows no tokenizer (a rule is given a
 // counting function for the text its processor wraps an image in) and never sends or stores
