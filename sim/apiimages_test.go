@@ -82,3 +82,55 @@ func TestAPIImages(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIImageCache: images are cached by content across the APIs as chat's are: a Messages
+// request with the images a Responses request sent reads more of its prompt from the cache
+// than one whose second image differs. (The simulator's cache blocks hold a message's images
+// after its text, as chat's do: images.go.)
+func TestAPIImageCache(t *testing.T) {
+	cfg := fastConfig()
+	cfg.Images = media.Fixed(100)
+	_, url := startServer(t, cfg)
+	a, _ := media.Build(1, 64, 64, media.PNG)
+	b, _ := media.Build(2, 64, 64, media.PNG)
+	text := strings.Repeat("the same words every time ", 20)
+	input := func(imgs ...media.StandIn) map[string]any {
+		parts := []any{map[string]any{"type": "input_text", "text": text}}
+		for _, img := range imgs {
+			parts = append(parts, map[string]any{"type": "input_image", "image_url": media.DataURL(img.MIME, img.Data)})
+		}
+		return map[string]any{"model": "m", "max_output_tokens": 2, "input": []any{map[string]any{"role": "user", "content": parts}}}
+	}
+	blocks := func(imgs ...media.StandIn) map[string]any {
+		parts := []any{map[string]any{"type": "text", "text": text}}
+		for _, img := range imgs {
+			data := strings.TrimPrefix(media.DataURL(img.MIME, img.Data), "data:image/png;base64,")
+			parts = append(parts, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": data}})
+		}
+		return map[string]any{"model": "m", "max_tokens": 2, "messages": []any{map[string]any{"role": "user", "content": parts}}}
+	}
+	cached := func(path string, body map[string]any) int {
+		res := post(t, url, path, body)
+		var u struct {
+			Usage struct {
+				CacheRead int `json:"cache_read_input_tokens"`
+				Details   struct {
+					Cached int `json:"cached_tokens"`
+				} `json:"input_tokens_details"`
+			} `json:"usage"`
+		}
+		if res.status != 200 || json.Unmarshal(res.body, &u) != nil {
+			t.Fatalf("%s: %d %s", path, res.status, res.body)
+		}
+		return u.Usage.CacheRead + u.Usage.Details.Cached
+	}
+	if n := cached("/v1/responses", input(a, a)); n != 0 {
+		t.Errorf("first request: %d cached", n)
+	}
+	same := cached("/v1/messages", blocks(a, a))
+	other := cached("/v1/messages", blocks(a, b))
+	t.Logf("cached: the same images %d, the second another %d", same, other)
+	if same == 0 || other >= same {
+		t.Errorf("the same images on the Messages API: %d cached; the second image another: %d, want fewer", same, other)
+	}
+}
