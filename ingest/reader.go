@@ -42,6 +42,8 @@ type Counts struct {
 	// OutputUnknown counts records whose log holds no output count (vLLM's server log
 	// without --enable-log-outputs): their OutputTokens are 0 for want of one.
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
+	// Images counts the images the records carry (trace.Record.Media: a gateway log's bodies).
+	Images int64 `json:"images,omitempty"`
 	// Files holds each file's own counts when several files were read as one log
 	// (Options.Files), in path order.
 	Files []FileCounts `json:"-"`

@@ -87,7 +87,7 @@ func TestGatewayImageRun(t *testing.T) {
 		log := filepath.Join("..", "..", "gatewaylog", "testdata", format+"-images.jsonl")
 		out := filepath.Join(t.TempDir(), "t.parquet")
 		code, stdout, stderr := runCLI(t, "ingest", "--trace", log, "--format", format, "--on-error", "skip", "--out", out)
-		if code != 0 || !strings.Contains(stdout, `"records":2`) {
+		if code != 0 || !strings.Contains(stdout, `"records":2`) || !strings.Contains(stdout, `"images":3`) {
 			t.Fatalf("%s ingest: exit %d, stdout %q, stderr %q", format, code, stdout, stderr)
 		}
 		recs, err := trace.ReadAll(out)
