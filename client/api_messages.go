@@ -2,8 +2,6 @@ package client
 
 import (
 	"fmt"
-
-	"github.com/llm-replay/replay/chat"
 )
 
 // api_messages.go encodes a request for Anthropic's Messages API (POST /v1/messages,
@@ -14,12 +12,12 @@ import (
 
 // messagesRequest is the body's members the encoder types; the options follow raw.
 type messagesRequest struct {
-	Model         string         `json:"model"`
-	System        string         `json:"system,omitempty"`
-	Messages      []chat.Message `json:"messages"`
-	MaxTokens     int            `json:"max_tokens,omitempty"`
-	StopSequences []string       `json:"stop_sequences,omitempty"`
-	Stream        bool           `json:"stream"`
+	Model         string   `json:"model"`
+	System        string   `json:"system,omitempty"`
+	Messages      []any    `json:"messages"` // chat.Messages, those with parts as apiparts.go writes them
+	MaxTokens     int      `json:"max_tokens,omitempty"`
+	StopSequences []string `json:"stop_sequences,omitempty"`
+	Stream        bool     `json:"stream"`
 }
 
 // messagesRoles are the roles a message may have after the leading system one.
@@ -40,8 +38,11 @@ func (c *Client) messagesBody(r Request) ([]byte, error) {
 			return nil, fmt.Errorf("client: the %s API needs a message after the system prompt", kindMessages)
 		}
 	}
-	var err error
-	if req.Messages, err = textMessages(r, kindMessages, messagesRoles); err != nil {
+	msgs, err := textMessages(r, kindMessages, messagesRoles)
+	if err != nil {
+		return nil, err
+	}
+	if req.Messages, err = blockMessages(msgs); err != nil {
 		return nil, err
 	}
 	if o != nil {

@@ -16,10 +16,10 @@ import (
 
 // responsesRequest is the body's members the encoder types; the options follow raw.
 type responsesRequest struct {
-	Model           string         `json:"model"`
-	Input           []chat.Message `json:"input"`
-	MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
-	Stream          bool           `json:"stream"`
+	Model           string `json:"model"`
+	Input           []any  `json:"input"` // chat.Messages, those with parts as apiparts.go writes them
+	MaxOutputTokens int    `json:"max_output_tokens,omitempty"`
+	Stream          bool   `json:"stream"`
 }
 
 // responsesRoles are the roles an input message item may have.
@@ -35,7 +35,7 @@ func (c *Client) responsesBody(r Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := responsesRequest{Model: c.modelOf(r), Input: msgs, MaxOutputTokens: r.MaxTokens, Stream: o.streamed()}
+	req := responsesRequest{Model: c.modelOf(r), Input: inputMessages(msgs), MaxOutputTokens: r.MaxTokens, Stream: o.streamed()}
 	b, err := marshalSized(req, c.bodySize(r, kindResponses))
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding request: %w", err)

@@ -75,7 +75,11 @@ func readBedrock(rec Record) (Entry, error) {
 	if okR {
 		e.CachedTokens = read
 	}
-	if err := bedrockSampling(&e, in.Get("inputBodyJson")); err != nil {
+	body := in.Get("inputBodyJson")
+	if err := bedrockSampling(&e, body); err != nil {
+		return e, err
+	}
+	if err := bedrockImages(&e, body); err != nil {
 		return e, err
 	}
 	e.Key, _ = rec.Get("identity", "arn").String()
@@ -94,4 +98,18 @@ func bedrockSampling(e *Entry, body Value) error {
 		return samplingFrom(e, body, "max_gen_len", "temperature", "top_p")
 	}
 	return samplingInto(e, body) // Anthropic's messages body and other OpenAI-like ones
+}
+
+// bedrockImages reads the images of a logged body, a Converse one's image blocks or an
+// Anthropic messages body's (images.go), counted by the logged model's rule.
+func bedrockImages(e *Entry, body Value) error {
+	imgs, err := converseImages(body)
+	if err != nil {
+		return err
+	}
+	more, err := anthropicImages(body)
+	if err != nil {
+		return err
+	}
+	return countImages(e, append(imgs, more...), -1, body)
 }

@@ -3,6 +3,8 @@ package gatewaylog
 import (
 	"errors"
 	"time"
+
+	"github.com/llm-replay/replay/trace"
 )
 
 // Entry is what one log record says of one model request, whatever the source. A field the
@@ -39,6 +41,9 @@ type Entry struct {
 	Seed         *int64
 	Stop         []string
 	FinishReason string
+	// Media are the images of the logged request body, where the source logs the body
+	// (images.go), each counted in PromptTokens by the logged model's rule.
+	Media []trace.MediaPart
 	// OutputUnknown says the log holds no output count for the request (vLLM's log without
 	// --enable-log-outputs): OutputTokens is 0 for want of one, not a logged 0.
 	OutputUnknown bool

@@ -100,6 +100,9 @@ func Read(path string, s Schema, opts Options) (ingest.Reader, error) {
 	slices.SortStableFunc(entries, func(a, b entryAt) int { return a.at.Compare(b.at) })
 	r.origin = entries[0].at.UnixNano()
 	r.recs, r.counts.CachedUnplaced = records(path, entries, !opts.PartOfSet)
+	for _, rec := range r.recs {
+		r.counts.Images += int64(len(rec.Media))
+	}
 	r.counts.Records = int64(len(r.recs))
 	return r, nil
 }

@@ -135,7 +135,15 @@ func vertexGemini(e *Entry, usage, req Value) error {
 		return err
 	}
 	e.Key = firstString(req.Get("cachedContent"), req.Get("cached_content"))
-	return nil
+	imgs, err := geminiImages(req) // images.go
+	if err != nil {
+		return err
+	}
+	logged, err := modalityTokens(usage)
+	if err != nil {
+		return err
+	}
+	return countImages(e, imgs, logged, req)
 }
 
 // vertexAnthropic reads a rawPredict call of an Anthropic model: its Messages usage (prompt
@@ -160,6 +168,13 @@ func vertexAnthropic(e *Entry, usage, req Value) error {
 	e.PromptTokens += read + write
 	if okRead {
 		e.CachedTokens = read
+	}
+	imgs, err := anthropicImages(req) // images.go
+	if err != nil {
+		return err
+	}
+	if err := countImages(e, imgs, -1, req); err != nil {
+		return err
 	}
 	return samplingInto(e, req)
 }

@@ -321,6 +321,7 @@ func (s *setReader) Counts() Counts {
 		c.Skipped += fc.Skipped
 		c.HashMismatches += fc.HashMismatches
 		c.OutputUnknown += fc.OutputUnknown
+		c.Images += fc.Images
 		c.Sorted = c.Sorted || fc.Sorted
 		for name, n := range fc.ImageRules {
 			if c.ImageRules == nil {

@@ -42,6 +42,8 @@ type Counts struct {
 	// OutputUnknown counts records whose log holds no output count (vLLM's server log
 	// without --enable-log-outputs): their OutputTokens are 0 for want of one.
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
+	// Images counts the images the records carry (trace.Record.Media: a gateway log's bodies).
+	Images int64 `json:"images,omitempty"`
 	// ImageRules counts a request log's images by the rule that counted them as logged (the
 	// logged model's; "(the served model's own)" marks one taken for want of a family name).
 	ImageRules map[string]int64 `json:"image_rules,omitempty"`

@@ -41,10 +41,10 @@ func LoggedRule(model string) (Rule, bool) {
 			return f.rule, true
 		}
 	}
-	switch {
-	case strings.HasPrefix(m, "claude-") || strings.HasPrefix(m, "anthropic.claude-"):
+	switch { // Bedrock ids and inference profiles (anthropic.claude-…, us.anthropic.claude-…), Vertex's publishers/google/models/gemini-…
+	case strings.Contains(m, "claude"):
 		return anthropicRule{}, true
-	case strings.HasPrefix(m, "gemini-"):
+	case strings.Contains(m, "gemini"):
 		return geminiRule{}, true
 	}
 	return nil, false

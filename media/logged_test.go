@@ -28,6 +28,12 @@ func TestLoggedRulesReproduceTheirGuides(t *testing.T) {
 		// Gemini: 258 up to 384×384; a 1024×768 image is 2 tiles.
 		{"gemini-2.0-flash", 384, 384, "", 258},
 		{"gemini-2.5-pro", 1024, 768, "", 516},
+		// Bedrock's and Vertex's names: a Claude scaled first (4000×3000 to 1264×948; 3000×100 to
+		// 1568×52), a Gemini tiled.
+		{"anthropic.claude-3-5-sonnet-20241022-v2:0", 4000, 3000, "", 1598},
+		{"us.anthropic.claude-3-7-sonnet-20250219-v1:0", 3000, 100, "", 109},
+		{"claude-sonnet-4@20250514", 200, 200, "", 54},
+		{"gemini-2.0-flash-001", 4000, 3000, "", 6 * 4 * 258},
 	}
 	for _, c := range cases {
 		r, ok := LoggedRule(c.model)
@@ -49,7 +55,7 @@ func TestLoggedRulesReproduceTheirGuides(t *testing.T) {
 	if n, _ := r.Tokens(4000, 3000); n > 1600 || n < 1500 {
 		t.Errorf("claude 4000x3000: %d tokens, want within the ~1600 limit", n)
 	}
-	for _, name := range []string{"prod-model", "Qwen/Qwen2-VL-7B-Instruct", "", "gpt-3.5-turbo"} {
+	for _, name := range []string{"prod-model", "Qwen/Qwen2-VL-7B-Instruct", "", "gpt-3.5-turbo", "meta.llama3-2-90b-instruct-v1:0"} {
 		if _, ok := LoggedRule(name); ok {
 			t.Errorf("%q: a rule, want none (the served model's own counts)", name)
 		}

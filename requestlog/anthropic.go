@@ -22,7 +22,9 @@ import (
 // it), a result's text blocks joined by newlines (llama.cpp joins them with nothing); thinking
 // blocks are the turn's reasoning_content, which both engines hand the template (Qwen3's
 // renders it in the turns after the last user query, Llama 3.1's never), redacted_thinking
-// blocks are dropped. A user message of tool results only adds no user message (vLLM).
+// blocks are dropped. A user message of tool results only adds no user message (vLLM). Image
+// blocks are the message's images (apiimages.go), and a message holding any is chat's content
+// list with images: its text blocks one after the other.
 
 // useRef places an Anthropic tool_use block's input: the tool call it became
 // (e.messages[msg].ToolCalls[call]) and where it sits in the body
@@ -108,6 +110,8 @@ func appendAnthropicMessage(e *entry, role string, content any, i int, f string)
 		msg := chat.Message{Role: role}
 		var texts, thinking []string
 		var refs []useRef
+		var imgs []loggedPart
+		parts := contentParts(c)
 		for j, bv := range c {
 			bf := fmt.Sprintf("%s.content[%d]", f, j)
 			b, ok := bv.(map[string]any)
@@ -123,6 +127,13 @@ func appendAnthropicMessage(e *entry, role string, content any, i int, f string)
 				s, _ := b["thinking"].(string)
 				thinking = append(thinking, s)
 			case "redacted_thinking":
+			case "image": // apiimages.go
+				img, err := anthropicImage(b, bf)
+				if err != nil {
+					return err
+				}
+				img.message, img.part, img.parts = i, parts[j], parts[len(c)]
+				imgs = append(imgs, img)
 			case "tool_use":
 				call, err := toolUseCall(b, bf)
 				if err != nil {
@@ -135,11 +146,16 @@ func appendAnthropicMessage(e *entry, role string, content any, i int, f string)
 					return err
 				}
 			default:
-				return bad(bf+".type", "%q: only text, thinking, tool_use and tool_result blocks can be counted", t)
+				return bad(bf+".type", "%q: only text, image, thinking, tool_use and tool_result blocks can be counted", t)
 			}
 		}
-		msg.Content, msg.Reasoning = strings.Join(texts, "\n"), strings.Join(thinking, "")
-		if role == "user" && len(texts) == 0 {
+		sep := "\n"
+		if len(imgs) > 0 { // a message with images is chat's content list with images: its text parts one after the other
+			sep = ""
+		}
+		msg.Content, msg.Reasoning = strings.Join(texts, sep), strings.Join(thinking, "")
+		e.media = append(e.media, imgs...)
+		if role == "user" && len(texts) == 0 && len(imgs) == 0 {
 			return nil
 		}
 		for _, r := range refs {
@@ -260,4 +276,20 @@ func parseAnthropicResponse(resp map[string]any, name string, e *entry) error {
 		e.opts.FinishReason = "content_filter"
 	}
 	return nil
+}
+
+// contentParts numbers a message's text and image blocks, the parts of the chat message an
+// engine makes of it (tool results become messages of their own, tool calls and thinking are
+// no content parts): parts[j] is block j's index among them, parts[len(blocks)] their number.
+func contentParts(blocks []any) []int {
+	parts := make([]int, len(blocks)+1)
+	n := 0
+	for j, bv := range blocks {
+		parts[j] = n
+		if b, ok := bv.(map[string]any); ok && (b["type"] == "text" || b["type"] == "image") {
+			n++
+		}
+	}
+	parts[len(blocks)] = n
+	return parts
 }

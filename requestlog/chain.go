@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/llm-replay/replay/chat"
+	"github.com/llm-replay/replay/trace"
 )
 
 // chainLink is where a Responses conversation stood after a logged answer: its session and
@@ -13,6 +14,9 @@ type chainLink struct {
 	turn    int
 	// conv is the request's conversation without its instructions, then its answer.
 	conv []chat.Message
+	// media are the images conv holds (the request's record's, its chain's before its own):
+	// a request continuing it sends them again, as vLLM renders them again.
+	media []trace.MediaPart
 }
 
 // chains maps logged Responses answer ids to their links. It grows by one link per logged
@@ -46,7 +50,7 @@ func (c *chains) continued(e *entry, name string) (chainLink, []chat.Message, er
 // remember records a Responses answer's link: the request's conversation msgs (with its
 // instructions when e says it has them) and its logged answer. An id logged twice names the
 // later answer, the one a request after both continues.
-func (c *chains) remember(e *entry, msgs []chat.Message, session string, turn int) {
+func (c *chains) remember(e *entry, msgs []chat.Message, media []trace.MediaPart, session string, turn int) {
 	if e.respID == "" {
 		return
 	}
@@ -57,5 +61,23 @@ func (c *chains) remember(e *entry, msgs []chat.Message, session string, turn in
 	if e.output != nil {
 		conv = append(conv, *e.output)
 	}
-	c.byID[e.respID] = chainLink{session: session, turn: turn, conv: conv}
+	c.byID[e.respID] = chainLink{session: session, turn: turn, conv: conv, media: slices.Clip(media)}
+}
+
+// chainedMedia is a chained request's images: the conversation's before it (link's), then its
+// own, their messages numbered after the earlier ones' so each message's parts stay apart.
+func chainedMedia(link chainLink, own []trace.MediaPart) ([]trace.MediaPart, int) {
+	if len(link.media) == 0 {
+		return own, 0
+	}
+	out := append(slices.Clone(link.media), own...)
+	next, tokens := 0, 0
+	for _, m := range link.media {
+		next = max(next, m.Message+1)
+		tokens += m.Tokens
+	}
+	for i := len(link.media); i < len(out); i++ {
+		out[i].Message += next
+	}
+	return out, tokens
 }

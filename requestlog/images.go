@@ -28,6 +28,9 @@ type loggedPart struct {
 	url, detail          string
 	// data and format are an input_audio part's base64 data and declared format.
 	data, format string
+	// fileID is an uploaded file's id (Responses input_image, a Messages file source): no
+	// bytes in the log, so sized by --image-size as a URL is.
+	fileID string
 }
 
 // messageContent is a chat message's content as the template sees it (contentText's) and its
@@ -148,6 +151,12 @@ func (r *Reader) readMedia(logged []loggedPart, model string, h *blockHasher) ([
 func (r *Reader) readImage(img loggedPart, rule media.Rule, h *blockHasher) (trace.MediaPart, error) {
 	m := trace.MediaPart{Kind: trace.MediaKindImage, Detail: img.detail, Message: img.message, Part: img.part, Parts: img.parts}
 	switch lower := strings.ToLower(img.url); {
+	case img.fileID != "":
+		if r.opts.ImageWidth <= 0 {
+			return m, bad(img.field, "an image logged by file id has no size in the log: give --image-size WxH")
+		}
+		m.URL, m.Width, m.Height, m.MIME = true, r.opts.ImageWidth, r.opts.ImageHeight, media.PNG
+		m.Hash = h.mediaHash("file", []byte(img.fileID))
 	case strings.HasPrefix(lower, "data:"):
 		mime, data, err := media.ParseDataURL(img.url)
 		if err == nil {

@@ -358,7 +358,7 @@ func TestAPIErrors(t *testing.T) {
 		`{"timestamp":1,"path":"/v1/responses","request":{"input":[{"type":"item_reference","id":"x"}]},"response":{"output":[]}}`:                             `"request.input[0].type"`,
 		`{"timestamp":1,"path":"/v1/responses","request":{"input":[{"type":"function_call","name":"f"}]},"response":{"output":[]}}`:                            `"request.input[0].call_id"`,
 		`{"timestamp":1,"path":"/v1/responses","request":{"input":"hi","max_output_tokens":-1},"response":{"output":[]}}`:                                      `"request.max_output_tokens"`,
-		`{"timestamp":1,"request":{"system":"s","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url"}}]}]}}`:                           `"request.messages[0].content[0].type"`,
+		`{"timestamp":1,"request":{"system":"s","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url"}}]}]}}`:                           `"request.messages[0].content[0].source.url"`,
 		`{"timestamp":1,"request":{"messages":[{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"t"}]}]}}`:                                   `"request.messages[0].content[0]"`,
 		`{"timestamp":1,"path":"/v1/messages","request":{"messages":[{"role":"user","content":"x"}],"tools":[{"description":"d"}]},"response":{"content":[]}}`: `"request.tools"`,
 		`{"timestamp":1,"path":"/v1/embeddings","request":{"input":[]}}`:                                                                                       `"request.input"`,

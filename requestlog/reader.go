@@ -625,7 +625,7 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 		rec.SessionID = r.sess.newRoot().session
 	}
 	if e.api == trace.APIResponses {
-		r.chains.remember(&e, e.messages, rec.SessionID, rec.Turn)
+		r.chains.remember(&e, e.messages, rec.Media, rec.SessionID, rec.Turn)
 	}
 	if !r.begun {
 		r.origin, r.begun = e.time, true
@@ -677,5 +677,8 @@ func (r *Reader) renderChained(p *prepared) error {
 	p.ids = r.opts.Tokenizer.Encode(p.prompt, false)
 	p.hashes = r.hasher.hashes(p.ids, r.opts.BlockSize)
 	e.messages, p.link = msgs, link
+	var earlier int
+	p.media, earlier = chainedMedia(link, p.media)
+	p.mediaTokens += earlier
 	return nil
 }

@@ -20,7 +20,8 @@ import (
 // the assistant message before it, as both do now), a function_call_output item a tool
 // message, a reasoning item the assistant turn's reasoning_content. llama.cpp refuses
 // previous_response_id; vLLM, and the reader, put the previous request's conversation and
-// its output before the input (see chain.go).
+// its output before the input (see chain.go). A message's input_image parts, and input_file
+// parts holding images, are its images (apiimages.go).
 
 // parseResponsesRequest reads a Responses body's conversation into e.messages (the
 // instructions first) and its previous_response_id.
@@ -54,7 +55,7 @@ func parseResponsesRequest(req map[string]any, name string, e *entry) error {
 				return bad(f, "not an object")
 			}
 			var err error
-			if e.messages, err = appendInputItem(e.messages, item, f); err != nil {
+			if e.messages, err = appendInputItem(e.messages, item, f, i, &e.media); err != nil {
 				return err
 			}
 		}
@@ -72,8 +73,9 @@ func lastAssistant(msgs []chat.Message) *chat.Message {
 	return nil
 }
 
-// appendInputItem adds one input item to the conversation. f names the item, for errors.
-func appendInputItem(msgs []chat.Message, item map[string]any, f string) ([]chat.Message, error) {
+// appendInputItem adds one input item to the conversation, and a message item's images (the
+// index-th item's) to imgs. f names the item, for errors.
+func appendInputItem(msgs []chat.Message, item map[string]any, f string, index int, imgs *[]loggedPart) ([]chat.Message, error) {
 	typ, _ := item["type"].(string)
 	switch {
 	case typ == "function_call":
@@ -104,23 +106,24 @@ func appendInputItem(msgs []chat.Message, item map[string]any, f string) ([]chat
 		}
 		return append(msgs, chat.Message{Role: "assistant", Reasoning: text}), nil
 	case typ == "message" || (typ == "" && item["role"] != nil):
-		return appendMessageItem(msgs, item, f)
+		return appendMessageItem(msgs, item, f, index, imgs)
 	}
 	return nil, bad(f+".type", "%q: only message, function_call, function_call_output and reasoning items can be counted", typ)
 }
 
-// appendMessageItem adds a message item: its role and text. An assistant message fills the
-// assistant turn before it when that has no text yet (a reasoning item's), as both engines
-// merge them.
-func appendMessageItem(msgs []chat.Message, item map[string]any, f string) ([]chat.Message, error) {
+// appendMessageItem adds a message item: its role and text (and its images to imgs,
+// apiimages.go). An assistant message fills the assistant turn before it when that has no
+// text yet (a reasoning item's), as both engines merge them.
+func appendMessageItem(msgs []chat.Message, item map[string]any, f string, index int, imgs *[]loggedPart) ([]chat.Message, error) {
 	role, ok := item["role"].(string)
 	if !ok {
 		return nil, bad(f+".role", "missing or not a string")
 	}
-	text, err := responsesText(item["content"])
+	text, found, err := responsesContent(item["content"], f+".content", index)
 	if err != nil {
-		return nil, &fieldError{field: f + ".content", err: err}
+		return nil, err
 	}
+	*imgs = append(*imgs, found...)
 	if prev := lastAssistant(msgs); role == "assistant" && prev != nil && prev.Content == "" {
 		prev.Content = text
 		return msgs, nil

@@ -82,6 +82,6 @@ func (t *traceReader) Close() error {
 
 // about is --format help's line for openai-log.
 var about = ingest.About{Format: ingest.FormatOpenAILog,
-	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings; chat's image_url parts as images, input_audio parts as audio clips), counted with --tokenizer",
+	Reads: "raw request logs: each line's request body and answer (chat, completions, responses, messages, embeddings; images: chat's image_url, Responses input_image and input_file, Messages image blocks; audio: chat's input_audio), counted with --tokenizer",
 	Example: `{"timestamp": "2025-01-24T09:20:46Z", "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, ` +
 		`"response": {"usage": {"prompt_tokens": 9, "completion_tokens": 12}}}`}

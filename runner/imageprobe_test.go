@@ -26,7 +26,7 @@ import (
 // --probe none the same run is built by the rule and misses.
 func TestImageProbe(t *testing.T) {
 	const n = 24
-	path, tokPath := imageLog(t, n), qwen2VLFolder(t)
+	path, tokPath := imageLog(t, n, false), qwen2VLFolder(t)
 	tok, err := tokenizer.Load(tokPath)
 	if err != nil {
 		t.Fatal(err)

@@ -48,8 +48,9 @@ func qwen2VLFolder(t *testing.T) string {
 
 // imageLog writes a chat request log of n requests, each with 0 to 4 images drawn from a pool
 // shared across requests (20×20 to 4000×3000, and 3000×100; PNG, JPEG and GIF), between text
-// parts, and returns its path.
-func imageLog(t *testing.T, n int) string {
+// parts, and returns its path. With mixed, the requests go round the chat, Responses and
+// Messages APIs, each with its own image form (image_url, input_image, a base64 image block).
+func imageLog(t *testing.T, n int, mixed bool) string {
 	t.Helper()
 	pool := []struct {
 		w, h int
@@ -66,26 +67,22 @@ func imageLog(t *testing.T, n int) string {
 	rng := rand.New(rand.NewPCG(46, 1))
 	var b strings.Builder
 	for i := range n {
-		var parts []any
-		parts = append(parts, map[string]any{"type": "text", "text": fmt.Sprintf("Request %d: what do these show?", i)})
+		parts := []loggedPart{{text: fmt.Sprintf("Request %d: what do these show?", i)}}
 		for range rng.IntN(5) {
-			part := map[string]any{"url": urls[rng.IntN(len(urls))]}
+			part := loggedPart{url: urls[rng.IntN(len(urls))]}
 			if rng.IntN(3) == 0 {
-				part["detail"] = "high"
+				part.detail = "high"
 			}
-			parts = append(parts, map[string]any{"type": "image_url", "image_url": part})
+			parts = append(parts, part)
 			if rng.IntN(2) == 0 {
-				parts = append(parts, map[string]any{"type": "text", "text": "and this one, in detail please"})
+				parts = append(parts, loggedPart{text: "and this one, in detail please"})
 			}
 		}
-		line := map[string]any{
-			"timestamp": float64(i) * 0.02,
-			"request": map[string]any{"model": "vl", "max_tokens": 4, "messages": []any{
-				map[string]any{"role": "system", "content": "You describe images."},
-				map[string]any{"role": "user", "content": parts},
-			}},
-			"response": map[string]any{"usage": map[string]any{"completion_tokens": 4}},
+		api := "chat"
+		if mixed {
+			api = []string{"chat", "responses", "messages"}[i%3]
 		}
+		line := imageLine(api, float64(i)*0.02, parts)
 		raw, err := json.Marshal(line)
 		if err != nil {
 			t.Fatal(err)
@@ -100,14 +97,67 @@ func imageLog(t *testing.T, n int) string {
 	return path
 }
 
+// loggedPart is a user message's content part: text, or an image as a data URL with its detail.
+type loggedPart struct{ text, url, detail string }
+
+// imageLine is a request log line of a system prompt and a user message of parts, as the api
+// (chat, responses or messages) logs it: chat's image_url parts, the Responses API's
+// input_text and input_image parts, the Messages API's text and base64 image blocks (which
+// have no detail).
+func imageLine(api string, at float64, parts []loggedPart) map[string]any {
+	var content []any
+	for _, p := range parts {
+		switch {
+		case p.url == "" && api == "responses":
+			content = append(content, map[string]any{"type": "input_text", "text": p.text})
+		case p.url == "":
+			content = append(content, map[string]any{"type": "text", "text": p.text})
+		case api == "chat":
+			iu := map[string]any{"url": p.url}
+			if p.detail != "" {
+				iu["detail"] = p.detail
+			}
+			content = append(content, map[string]any{"type": "image_url", "image_url": iu})
+		case api == "responses":
+			part := map[string]any{"type": "input_image", "image_url": p.url}
+			if p.detail != "" {
+				part["detail"] = p.detail
+			}
+			content = append(content, part)
+		default:
+			mt, data, _ := strings.Cut(strings.TrimPrefix(p.url, "data:"), ";base64,")
+			content = append(content, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": mt, "data": data}})
+		}
+	}
+	const system = "You describe images."
+	user := map[string]any{"role": "user", "content": content}
+	switch api {
+	case "responses":
+		return map[string]any{"timestamp": at, "path": "/v1/responses", "request": map[string]any{"model": "vl", "max_output_tokens": 4,
+			"instructions": system, "input": []any{user}}, "response": map[string]any{"usage": map[string]any{"output_tokens": 4}}}
+	case "messages":
+		return map[string]any{"timestamp": at, "path": "/v1/messages", "request": map[string]any{"model": "vl", "max_tokens": 4,
+			"system": system, "messages": []any{user}}, "response": map[string]any{"usage": map[string]any{"output_tokens": 4}}}
+	}
+	return map[string]any{"timestamp": at, "request": map[string]any{"model": "vl", "max_tokens": 4, "messages": []any{
+		map[string]any{"role": "system", "content": system}, user}}, "response": map[string]any{"usage": map[string]any{"completion_tokens": 4}}}
+}
+
 // TestImageLogReplay replays a generated vision log against the in-process simulator over
 // loopback HTTP, counted by the Qwen2-VL rule of the model folder on both sides: every logged
 // image is sent as a stand-in of its logged size and format, where it was among the text parts,
 // the same logged image as the same bytes every time and different ones apart, and the
 // simulator's prompt count is exactly every request's target.
 func TestImageLogReplay(t *testing.T) {
+	t.Run("chat", func(t *testing.T) { testImageLogReplay(t, false) })
+	t.Run("mixed", func(t *testing.T) { testImageLogReplay(t, true) })
+}
+
+// testImageLogReplay is TestImageLogReplay over a chat log, or one mixed across the chat,
+// Responses and Messages APIs, each request replayed on its own API.
+func testImageLogReplay(t *testing.T, mixed bool) {
 	const n = 40
-	path, tokPath := imageLog(t, n), qwen2VLFolder(t)
+	path, tokPath := imageLog(t, n, mixed), qwen2VLFolder(t)
 	var stderr bytes.Buffer
 	images := 0
 	cfg := Config{
@@ -131,7 +181,9 @@ func TestImageLogReplay(t *testing.T) {
 		t.Fatalf("%d rows, %d images, summary %+v\n%s", len(rows), images, sum.Requests, stderr.String())
 	}
 	most, rowImages, withImages := int32(0), int64(0), int64(0)
+	apis := map[string]int{}
 	for _, r := range rows {
+		apis[r.API]++
 		rowImages += int64(r.Images)
 		if r.Images > 0 {
 			withImages++
@@ -146,7 +198,10 @@ func TestImageLogReplay(t *testing.T) {
 			t.Errorf("request %s: target %d prompt tokens, the simulator counted %d", r.RequestID, r.TargetPromptTokens, r.PromptTokens)
 		}
 	}
-	t.Logf("%d requests, %d images, longest prompt %d tokens", n, images, most)
+	t.Logf("%d requests (%v), %d images, longest prompt %d tokens", n, apis, images, most)
+	if mixed && (apis["chat"] == 0 || apis["responses"] == 0 || apis["messages"] == 0) {
+		t.Errorf("requests by API %v: want every one of chat, responses and messages", apis)
+	}
 	if !strings.Contains(stderr.String(), fmt.Sprintf("replay: %d images in", images)) {
 		t.Errorf("the run does not say how many images it sends:\n%s", stderr.String())
 	}

@@ -158,7 +158,7 @@ func TestConversionEdges(t *testing.T) {
 			[]msg{{"assistant", "x", "", ""}}},
 		{"message joins calls", parseResponsesRequest, `{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"role":"assistant","content":"said"}]}`,
 			[]msg{{"assistant", "said", "", call("a", "f", `"{}"`)}}},
-		{"developer kept", parseResponsesRequest, `{"instructions":"","input":[{"role":"developer","content":[{"type":"input_text","text":"d"},{"type":"input_image","image_url":"u"}]}]}`,
+		{"developer kept", parseResponsesRequest, `{"instructions":"","input":[{"role":"developer","content":[{"type":"input_text","text":"d"}]}]}`,
 			[]msg{{"developer", "d", "", ""}}},
 		{"system joins", parseMessagesRequest, `{"max_tokens":1,"system":"a","messages":[{"role":"system","content":"b"},{"role":"user","content":"q"}]}`,
 			[]msg{{"system", "ab", "", ""}, {"user", "q", "", ""}}},

@@ -25,9 +25,10 @@ type Message struct {
 	Content    string
 	ToolCalls  json.RawMessage
 	ToolCallID string
-	// Images are the message's image_url parts (chat only), counted by Config.Images, and
-	// Audio its input_audio parts, counted by Config.Audio; the template sees Content, the
-	// text parts one after the other.
+	// Images are the message's images (chat's image_url parts, the Responses and Messages
+	// APIs' image parts: apiimages.go), counted by Config.Images, and Audio its input_audio
+	// parts, counted by Config.Audio; the template sees Content, the text parts one after the
+	// other.
 	Images []Image
 	Audio  []Clip
 }

@@ -25,7 +25,8 @@ import (
 // token, but only from this machine (a loopback host: replay's --media-listen); any other URL
 // is refused.
 
-// Image is one image of a chat message: its size and a hash of its bytes.
+// Image is one image of a message (chat's image_url, apiimages.go's forms): its size and a
+// hash of its bytes.
 type Image struct {
 	Width, Height int
 	Hash          uint64
@@ -88,20 +89,29 @@ func readImage(raw json.RawMessage) (Image, error) {
 	if err := json.Unmarshal(raw, &u); err != nil || u.URL == "" {
 		return Image{}, errors.New("image_url: want {\"url\": \"data:...\"}")
 	}
+	img, err := dataURLImage(u.URL)
+	if err != nil {
+		return Image{}, fmt.Errorf("image_url: %w", err)
+	}
+	return img, nil
+}
+
+// dataURLImage is the image a data URL holds: its size from its header and a hash of its bytes.
+func dataURLImage(u string) (Image, error) {
 	var mime string
 	var data []byte
 	var err error
-	if strings.HasPrefix(strings.ToLower(u.URL), "data:") {
-		mime, data, err = media.ParseDataURL(u.URL)
+	if strings.HasPrefix(strings.ToLower(u), "data:") {
+		mime, data, err = media.ParseDataURL(u)
 	} else {
-		mime, data, err = fetchImage(u.URL)
+		mime, data, err = fetchImage(u)
 	}
 	if err != nil {
-		return Image{}, fmt.Errorf("image_url: %w", err)
+		return Image{}, err
 	}
 	hd, err := media.ReadHeader(data, mime)
 	if err != nil {
-		return Image{}, fmt.Errorf("image_url: %w", err)
+		return Image{}, err
 	}
 	h := fnv.New64a()
 	h.Write(data)

@@ -44,8 +44,8 @@ type wireAnthropicMsg struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// wireBlock is a content block as far as the simulator reads one (text, tool_use,
-// tool_result; images, documents and thinking carry nothing it counts).
+// wireBlock is a content block as far as the simulator reads one (text, image, tool_use,
+// tool_result; documents and thinking carry nothing it counts).
 type wireBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
@@ -54,6 +54,7 @@ type wireBlock struct {
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	Source    json.RawMessage `json:"source"`
 }
 
 // parseMessagesRequest decodes a Messages API body into the Request of the same conversation
@@ -253,6 +254,12 @@ func addBlocks(turns []chatTurn, role string, blocks []wireBlock, sys *strings.B
 				args = json.RawMessage("{}")
 			}
 			t.calls = append(t.calls, newChatCall(bl.ID, bl.Name, string(args)))
+		case bl.Type == "image": // apiimages.go
+			img, err := blockImage(bl.Source)
+			if err != nil {
+				return nil, fmt.Errorf("field \"content[%d]\": %w", i, err)
+			}
+			t.Images = append(t.Images, img)
 		case bl.Type == "tool_result" && role == "user":
 			out, err := joinText(bl.Content, isTextPart)
 			if err != nil {
@@ -265,7 +272,7 @@ func addBlocks(turns []chatTurn, role string, blocks []wireBlock, sys *strings.B
 	case role == "system":
 		sys.WriteString(text.String())
 		return turns, nil
-	case role == "user" && !hasText:
+	case role == "user" && !hasText && t.Images == nil:
 		return turns, nil
 	}
 	t.Content = text.String()

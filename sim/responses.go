@@ -310,15 +310,15 @@ func addResponsesItem(turns []chatTurn, raw json.RawMessage) ([]chatTurn, error)
 		if it.Role == "" {
 			return nil, errors.New("field \"role\": missing")
 		}
-		text, err := joinText(it.Content, isResponsesText)
+		text, imgs, err := inputContent(it.Content) // apiimages.go
 		if err != nil {
 			return nil, fmt.Errorf("field \"content\": %w", err)
 		}
-		if it.Role == "assistant" && last != nil && len(last.calls) > 0 && last.Content == "" {
+		if it.Role == "assistant" && last != nil && len(last.calls) > 0 && last.Content == "" && imgs == nil {
 			last.Content = text // the calls' turn says this too, as vLLM merges them
 			return turns, nil
 		}
-		return append(turns, chatTurn{Message: Message{Role: it.Role, Content: text}}), nil
+		return append(turns, chatTurn{Message: Message{Role: it.Role, Content: text, Images: imgs}}), nil
 	case "function_call":
 		call := newChatCall(it.CallID, it.Name, it.Arguments)
 		if last != nil {

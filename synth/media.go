@@ -9,13 +9,15 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
-// media.go puts a record's logged images and audio clips back into its chat prompt: each a
-// stand-in of the logged size and format (media.Build, keyed by the logged image's hash, so the
-// same logged image is the same bytes in every request; clips by audio.go), in the user
-// message, where it was among the logged message's parts, each logged text part a synthetic
-// text part in its place. The text stays exact: its target is the logged prompt less the
-// logged media's tokens, and the server's count is that text plus the target model's tokens
-// for each part (Config.Images, Config.Audio).
+// media.go puts a record's logged images and audio clips back into its prompt on its own API
+// (chat, Responses or Messages: the client writes each API's part shapes, and engines render
+// all three through the chat template as chat's content list, so one count holds for all):
+// each a stand-in of the logged size and format (media.Build, keyed by the logged image's
+// hash, so the same logged image is the same bytes in every request; clips by audio.go), in
+// the user message, where it was among the logged message's parts, each logged text part a
+// synthetic text part in its place. The text stays exact: its target is the logged prompt
+// less the logged media's tokens, and the server's count is that text plus the target
+// model's tokens for each part (Config.Images, Config.Audio).
 
 // domainImage keys the stand-in images by the logged images' hashes.
 const domainImage uint64 = 0x696d616765000007
@@ -32,8 +34,8 @@ func (b *Builder) planMedia(j *job, rec trace.Record, at string) (int, error) {
 	if len(rec.Media) == 0 {
 		return text, nil
 	}
-	if j.req.API != APIChat {
-		return 0, fmt.Errorf("%s: images and audio are replayed on the chat API only, not %s", at, j.req.API)
+	if !chatFamily(j.req.API) {
+		return 0, fmt.Errorf("%s: images and audio are replayed on the chat, Responses and Messages APIs, not %s", at, j.req.API)
 	}
 	text -= rec.MediaTokens()
 	if text < 1 {

@@ -12,6 +12,12 @@ import (
 	"github.com/llm-replay/replay/trace"
 )
 
+// apiRecord is rec logged against api.
+func apiRecord(api string, rec trace.Record) trace.Record {
+	rec.Options = &trace.Options{API: api}
+	return rec
+}
+
 func imageRecord(tokens int, parts ...trace.MediaPart) trace.Record {
 	return trace.Record{PromptTokens: tokens, OutputTokens: 3, Options: &trace.Options{API: trace.APIChat}, Media: parts}
 }
@@ -39,6 +45,8 @@ func TestMediaParts(t *testing.T) {
 		{imageRecord(400, img(0, 1, 4, 1), img(0, 3, 4, 2)), "text image text image"},
 		{imageRecord(400, img(0, 0, 2, 1), img(0, 1, 2, 1)), "image image text"},
 		{imageRecord(400, img(0, 0, 1, 7), img(2, 1, 3, 8)), "image text image text"},
+		{apiRecord(trace.APIResponses, imageRecord(400, img(0, 1, 4, 1), img(0, 3, 4, 2))), "text image text image"},
+		{apiRecord(trace.APIMessages, imageRecord(400, img(0, 0, 2, 1), img(0, 1, 2, 1))), "image image text"},
 	} {
 		req, err := b.Build(c.rec)
 		if err != nil {
@@ -76,9 +84,9 @@ func TestMediaRefused(t *testing.T) {
 	}
 	b, _ := New(tok, Config{API: APIChat, Images: media.Fixed(5)})
 	rec := imageRecord(300, part)
-	rec.Options = &trace.Options{API: trace.APIResponses}
-	if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "chat API only") {
-		t.Errorf("responses: %v", err)
+	rec.Options = &trace.Options{API: trace.APICompletions}
+	if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "not completions") {
+		t.Errorf("completions: %v", err)
 	}
 	if _, err := b.Build(imageRecord(100, part)); err == nil || !strings.Contains(err.Error(), "no more than its media") {
 		t.Errorf("all images: %v", err)

@@ -46,7 +46,8 @@ type MediaPart struct {
 	// Tokens is the prompt tokens it added by the rule the log was read with; PromptTokens
 	// includes them, so the text's share is PromptTokens less every part's Tokens.
 	Tokens int `json:"tokens"`
-	// URL says it was logged as an http(s) URL, not inline data: its size is --image-size's.
+	// URL says it was logged by reference, an http(s) URL or an uploaded file's id (Responses
+	// input_image's file_id, a Messages file source), not inline data: its size is --image-size's.
 	URL bool `json:"url,omitempty"`
 }
 

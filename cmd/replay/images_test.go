@@ -77,3 +77,34 @@ func TestImageFlags(t *testing.T) {
 		t.Errorf("prompt tokens exact %v, want 100%%\n%s", s.Fidelity.PromptTokensExactPct, stderr)
 	}
 }
+
+// TestGatewayImageRun: the gateway presets' logs with images (Bedrock Converse and Anthropic
+// bodies, Vertex Gemini inlineData: gatewaylog's fixtures) replay against the simulator with
+// their images, the text exact to the logged count less the logged model's image tokens; the
+// bad image lines are rejected and counted.
+func TestGatewayImageRun(t *testing.T) {
+	for _, format := range []string{"bedrock", "vertex"} {
+		log := filepath.Join("..", "..", "gatewaylog", "testdata", format+"-images.jsonl")
+		out := filepath.Join(t.TempDir(), "t.parquet")
+		code, stdout, stderr := runCLI(t, "ingest", "--trace", log, "--format", format, "--on-error", "skip", "--out", out)
+		if code != 0 || !strings.Contains(stdout, `"records":2`) || !strings.Contains(stdout, `"images":3`) {
+			t.Fatalf("%s ingest: exit %d, stdout %q, stderr %q", format, code, stdout, stderr)
+		}
+		recs, err := trace.ReadAll(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs[0].Media) != 2 || recs[0].MediaTokens() == 0 {
+			t.Fatalf("%s: media column read back %+v", format, recs[0].Media)
+		}
+		dir := t.TempDir()
+		code, _, stderr = runCLI(t, "run", "--trace", log, "--format", format, "--on-error", "skip", "--max-skip", "60%",
+			"--max-lateness", "none", "--tokenizer", testenv.SampleTokenizer(), "--image-tokens", "300", "--out", dir)
+		if code != 0 {
+			t.Fatalf("%s run: exit %d\n%s", format, code, stderr)
+		}
+		if s := readRunSummary(t, dir); s.Requests.OK != 2 || s.Fidelity.PromptTokensExactPct == nil || *s.Fidelity.PromptTokensExactPct != 100 {
+			t.Errorf("%s: %d ok, prompt tokens exact %v, want 2 and 100%%\n%s", format, s.Requests.OK, s.Fidelity.PromptTokensExactPct, stderr)
+		}
+	}
+}

@@ -177,7 +177,7 @@ func normalizeTrace(ctx context.Context, std cli, in ingestFlags, lf logFlags, o
 		return err
 	}
 	models.write(std.stderr)
-	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Skipped: c.Skipped, CachedUnplaced: c.CachedUnplaced, OutputUnknown: c.OutputUnknown}, shape, o.asJSON)
+	return writeIngestCounts(std.stdout, ingestCounts{Records: c.Records, Rejected: c.Rejected, Skipped: c.Skipped, CachedUnplaced: c.CachedUnplaced, OutputUnknown: c.OutputUnknown, Images: c.Images}, shape, o.asJSON)
 }
 
 // ingestCounts is the contract's one-line count, and under --stats what a request log's
@@ -194,8 +194,8 @@ type ingestCounts struct {
 	// OutputUnknown counts records whose log holds no output count (a vLLM server log
 	// without --enable-log-outputs): their output_tokens are 0 for want of one.
 	OutputUnknown int64 `json:"output_unknown,omitempty"`
-	// Images and Audio count the images and audio clips a request log's records carry (their
-	// media column).
+	// Images and Audio count the images and audio clips a request log's or a gateway log's
+	// records carry (their media column).
 	Images int64            `json:"images,omitempty"`
 	Audio  int64            `json:"audio,omitempty"`
 	Stats  *tracestat.Shape `json:"stats,omitempty"`

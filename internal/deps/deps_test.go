@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"ingest":            {"trace", "internal/gchold", "internal/intern", "internal/jsoncur", "internal/outfiles", "internal/pqcheck"}, // gchold: the machine's memory bounds a file held to sort
 	"chat":              {"synth/tokenizer"},
 	"requestlog":        {"chat", "ingest", "internal/jsonv", "internal/outfiles", "internal/pqcheck", "media", "synth/tokenizer", "trace"},
-	"gatewaylog":        {"ingest", "trace"},
+	"gatewaylog":        {"ingest", "media", "trace"}, // media: the images of logged bodies
 	"otlp":              {"ingest", "trace"},
 	"gen":               {"trace", "prefixcache"},
 	"tracestat":         {"ingest", "prefixcache", "trace"},
