@@ -78,13 +78,27 @@ func main() {
 	ctxLen := flag.Uint("context", 32768, "context length written into the model")
 	eos := flag.String("eos", "unreachable", "end-of-sequence token: unreachable (every answer runs to max_tokens) or reachable (answers end early unless forced)")
 	eosW := flag.Float64("eos-weight", 0, "with --eos reachable: the </s> output weight on the carrier dimension instead of the tuned one (for tuning)")
+	mmproj := flag.String("mmproj", "", "write a random-weight vision projector of this type (mlp or qwen2vl_merger) to --out instead of a text model, its embeddings the preset's width (see mmproj.go)")
 	tmpl := flag.String("chat-template", "", "write tokenizer.chat_template: \"tokenizer\" for the chat_template of the tokenizer_config.json beside --tokenizer, or a Jinja file")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n\n"+
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n"+
+			"       mkmodel --mmproj mlp|qwen2vl_merger --out mmproj.gguf [--preset small|large]\n\n"+
 			"Example:\n  go run ./mkmodel --tokenizer ../../samples/tokenizer/mistral/tokenizer.json --out /tmp/m.gguf\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *mmproj != "" && *out != "" {
+		p, ok := presets[*name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
+			os.Exit(2)
+		}
+		if err := writeMMProj(*out, *mmproj, p.dim, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *tokPath == "" || *out == "" {
 		flag.Usage()
 		os.Exit(2)
