@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 t0=$(date +%s)
 
-eval "$("$here/setup.sh" | tail -n 3)"
+eval "$("$here/setup.sh" | tail -n 4)"
 
 cd "$root"
 go build -o bin/replay ./cmd/replay
