@@ -15,10 +15,11 @@
 #      (its </s> unreachable, every answer runs to max_tokens; the weights e2e/ollama serves),
 #      for a schedule sent to Ollama too, which cannot force a length.
 #   4. the vision models, one folder per projector type under models/vision/ inside the root
-#      (mlp: LLaVA-1.5's; more where mkmodel --mmproj writes them): model.gguf (the text
-#      model, as wide as the projector's output), mmproj.gguf (mkmodel --mmproj: a tiny
-#      random-weight vision tower and projector, for llama-server --mmproj) and the tokenizer
-#      folder replay is given: tokenizer.json, tokenizer_config.json, and the config.json and
+#      (mlp: LLaVA-1.5's, into the e2e model; qwen2vl_merger: Qwen2-VL's, into a qwen2vl text
+#      model with a small byte-level vocabulary of its own, mkmodel --arch qwen2vl):
+#      model.gguf (the text model, as wide as the projector's output), mmproj.gguf (mkmodel
+#      --mmproj: a tiny random-weight vision tower and projector, for llama-server --mmproj)
+#      and the tokenizer folder replay is given: tokenizer.json, tokenizer_config.json, and the config.json and
 #      preprocessor_config.json of that family, with the GGUF's values (replay's image rule).
 # Measured on 2 cores: cold 30 s (debootstrap 28 s, the model 1.4 s), warm 0.01 s (file tests).
 # It prints shell assignments on its last four lines: LLAMA_ROOT=... (the root), FIXED_GGUF=...
@@ -109,23 +110,30 @@ model "replay-$preset-eos-chat" --eos reachable --chat-template @TEMPLATE@
 # slices that send one schedule to Ollama and llama-server: Ollama cannot force a length.
 model "replay-$preset"
 
-# 4. The vision models, one folder per projector type, made once: written in NAME.tmp and moved
+# 4. The vision models, one folder per projector type, made once: written in TYPE.tmp and moved
 # into place.
-vision() { # vision TYPE TEXT_MODEL: the folder models/vision/TYPE, its text model a hard link
+vision() { # vision TYPE llama|qwen2vl: the folder models/vision/TYPE
   local type=$1 text=$2 dir=$llroot/models/vision/$1 tmp
   [[ -s $dir/mmproj.gguf && -s $dir/model.gguf && -s $dir/preprocessor_config.json ]] && return
   tmp=$dir.tmp
   rm -rf "$tmp"
   mkdir -p "$tmp"
   log "writing $dir"
+  case $text in
+  llama) # the e2e model (Mistral's tokenizer, replay's chat template), hard-linked
+    ln "$llroot/models/replay-$preset-eos-chat-q8.gguf" "$tmp/model.gguf" 2>/dev/null ||
+      cp "$llroot/models/replay-$preset-eos-chat-q8.gguf" "$tmp/model.gguf"
+    cp "$root/samples/tokenizer/mistral/tokenizer.json" "$root/samples/tokenizer/mistral/tokenizer_config.json" "$tmp/" ;;
+  qwen2vl) # a Qwen2-VL text model with a byte-level vocabulary of its own, its tokenizer folder beside
+    (cd "$root/e2e/ollama" && go run ./mkmodel --arch qwen2vl --tokenizer "$root/samples/tokenizer/mistral/tokenizer.json" \
+      --preset "$preset" --out "$tmp/model.gguf") ;;
+  esac
   (cd "$root/e2e/ollama" && go run ./mkmodel --mmproj "$type" --preset "$preset" --out "$tmp/mmproj.gguf")
-  ln "$llroot/models/$text" "$tmp/model.gguf" 2>/dev/null || cp "$llroot/models/$text" "$tmp/model.gguf"
-  cp "$root/samples/tokenizer/mistral/tokenizer.json" "$root/samples/tokenizer/mistral/tokenizer_config.json" "$tmp/"
   rm -rf "$dir"
   mv "$tmp" "$dir"
 }
-# LLaVA-1.5's projector into the e2e model (Mistral's tokenizer and replay's chat template).
-vision mlp "replay-$preset-eos-chat-q8.gguf"
+vision mlp llama            # LLaVA-1.5: 576 tokens an image
+vision qwen2vl_merger qwen2vl # Qwen2-VL: tokens by the image's size
 
 echo "LLAMA_ROOT=$llroot"
 echo "FIXED_GGUF=/models/replay-$preset-q8.gguf"

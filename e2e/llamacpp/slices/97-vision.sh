@@ -4,9 +4,9 @@
 # reads). visionlog writes a request log of 8 chat requests holding 9 PNG images (data URLs,
 # 20×20 to 1400×1000 and 900×30; alone, before, after and between text parts; one image
 # repeated), replayed by `replay run --format openai-log --tokenizer FOLDER`. Each server runs
-# with -np 1 (one request at a time, in the log's order) and -lv 4, at which its log says, per
-# image, "decoding image batch K/N, n_tokens_batch = T" and "image decoded", and per request
-# "tokens: text = X, total = Y". Checked, per projector:
+# with -np 1 (one request at a time) and -lv 4, at which its log says, per image, "decoding
+# image batch K/N, n_tokens_batch = T" and "image decoded", and per request "tokens: text = X,
+# total = Y". Checked, per projector:
 #   - every request ok; every image decoded (one first batch per image sent);
 #   - each image's tokens at the server = replay's rule for its size (visionlog count: the
 #     folder's rule as replay run chooses it), less the text tokens the rule wraps it in
@@ -58,38 +58,49 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
   [[ $(rf --argjson n "$nreq" '.requests.failed == 0 and .requests.ok == $n and .requests.total == $n') == true ]] ||
     fail "$type: $(rf .requests.ok) of $(rf .requests.total) requests ok (want $nreq), errors $(rf -c .errors) $(rf -c .error_samples)"
 
-  # The server's log, in the order it served the requests: per image "I T" (the tokens of its
-  # batches, an image starting at batch 1), then per request "T X Y" (its text and total
-  # tokens). A request without images is one of replay's probes (every logged one has some).
+  # The server's log: per request it served, "TOTAL TEXT IMAGE..." (its prompt tokens, the text
+  # among them, and each image's: the tokens of its batches, an image starting at batch 1). A
+  # request without images is one of replay's probes (every logged one has some). The server
+  # serves the requests in the order their images are ready (a large image is preprocessed
+  # in the HTTP handler, after a small one behind it), so they are matched by total below.
   sed -n -e 's/.*tokens: text = \([0-9]*\), total = \([0-9]*\).*/T \1 \2/p' \
     -e 's/.*decoding image batch \([0-9]*\)\/[0-9]*, n_tokens_batch = \([0-9]*\).*/B \1 \2/p' "$VIS_LOG" |
-    awk '$1 == "B" && $2 == 1 { if (n) imgs = imgs "I " n "\n"; n = $3; next } $1 == "B" { n += $3; next }
-         { if (n) imgs = imgs "I " n "\n"; n = 0; if (imgs != "") printf "%s%s\n", imgs, $0; imgs = "" }' >"$v/server.txt"
+    awk '$1 == "B" && $2 == 1 { if (n) imgs = imgs " " n; n = $3; next } $1 == "B" { n += $3; next }
+         { if (n) imgs = imgs " " n; n = 0; if (imgs != "") print $3, $2 imgs; imgs = "" }' >"$v/server.txt"
   decoded=$(grep -c 'image decoded' "$VIS_LOG" || true)
-  [[ $(grep -c '^I ' "$v/server.txt") == "$nimg" ]] ||
-    fail "$type: the server's log shows $(grep -c '^I ' "$v/server.txt") images decoded ($decoded batches), $nimg sent (log: $VIS_LOG)"
+  served=$(awk '{ n += NF - 2 } END { print n + 0 }' "$v/server.txt")
+  ((served == nimg)) || fail "$type: the server's log shows $served images decoded ($decoded batches), $nimg sent (log: $VIS_LOG)"
+  mapfile -t srv <"$v/server.txt"
   "$vl" rows "$v/run" >"$v/rows.txt"
 
   # Request by request: the log's images, replay's count of each, the server's.
-  exec 3<"$v/server.txt"
   report=() sizes_seen="" delta_total=0
   while read -r ts n sizes <&4; do
     read -r rts target usage <&5 || fail "$type: fewer rows than requests"
     [[ $rts == "$ts" ]] || fail "$type: row at $rts, request at $ts"
-    ours=0 wrap_total=0 srv_img=0 imgs=""
+    rec=""
+    for k in "${!srv[@]}"; do
+      read -r total text imgs <<<"${srv[k]}"
+      if ((total == usage)) && [[ $(wc -w <<<"$imgs") == "$n" ]]; then
+        rec=${srv[k]}
+        unset 'srv[k]'
+        break
+      fi
+    done
+    [[ -n $rec ]] || fail "$type: the request at $ts ($n images, usage $usage): no request of that total and images in the server's log ($v/server.txt)"
+    read -r total text imgs <<<"$rec"
+    got_imgs=($imgs)
+    ours=0 wrap_total=0 srv_img=0 shown="" i=0
     for s in $sizes; do
       read -r rule wrap < <("$vl" count "$folder" "$s")
-      read -r tag got <&3 || fail "$type: the server's log ends before the image $s of the request at $ts"
-      [[ $tag == I ]] || fail "$type: the server's log has no image where the request at $ts has $s"
+      got=${got_imgs[i]}
+      i=$((i + 1))
       ((got == rule - wrap)) ||
         fail "$type: a $s image: the server spent $got tokens on it, replay's rule (visionlog count) $rule, $wrap of them text"
       ours=$((ours + rule)) wrap_total=$((wrap_total + wrap)) srv_img=$((srv_img + got))
-      imgs+=" $s:$got"
+      shown+=" $s:$got"
       sizes_seen+=" $got"
     done
-    read -r tag text total <&3 || fail "$type: the server's log ends before the request at $ts"
-    [[ $tag == T ]] || fail "$type: the server's log has another image where the request at $ts has none left"
-    ((total == usage)) || fail "$type: the request at $ts: usage $usage, the server's log $total"
     ((total == text + srv_img)) || fail "$type: the request at $ts: text $text + images $srv_img is not its total $total"
     ours_text=$((target - ours + wrap_total)) # replay's text tokens, as the server counts text (wrappers in)
     delta=$((text - ours_text))
@@ -100,9 +111,8 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
     *) ((delta == 0)) || fail "$type: the request at $ts: the server's text is $delta tokens over replay's (want 0)" ;;
     esac
     delta_total=$((delta_total + delta))
-    report+=("$((ts / 1000000000)):${imgs# } usage $usage replay $target")
+    report+=("$((ts / 1000000000)):${shown# } usage $usage replay $target")
   done 4<"$d/log.jsonl.images" 5<"$v/rows.txt"
-  exec 3<&-
   distinct=$(tr ' ' '\n' <<<"$sizes_seen" | sed '/^$/d' | sort -u | tr '\n' ' ')
   exact=$(rf .fidelity.prompt_tokens_exact_pct)
   case $type in

@@ -123,7 +123,7 @@ func writeLog(out string) error {
 			"timestamp": at.Format(time.RFC3339Nano),
 			// A deployment alias, which names no model family: the log's counts are taken as
 			// the target's own (replay's rule for the tokenizer folder it is given).
-			"request": map[string]any{"model": "prod-vision", "messages": []map[string]any{{"role": "user", "content": parts}}, "max_tokens": 16, "temperature": 0},
+			"request": map[string]any{"model": "prod-vision", "messages": append(history(r), map[string]any{"role": "user", "content": parts}), "max_tokens": 16, "temperature": 0},
 			// Usage as a server logged it; replay counts a logged body with --tokenizer.
 			"response": map[string]any{"usage": map[string]int{"prompt_tokens": text + 600*len(imgs), "completion_tokens": 16}},
 		}
@@ -138,6 +138,21 @@ func writeLog(out string) error {
 		return err
 	}
 	return os.WriteFile(out+".images", sizes.Bytes(), 0o644)
+}
+
+// history is the turns before a request's last user message: none, or for a message of images
+// alone one exchange of text before it (so the log's text is more than the chat template's
+// own: a prompt of template and images only leaves replay no text to size).
+func history(r request) []map[string]any {
+	for _, p := range r.parts {
+		if p == "text" {
+			return nil
+		}
+	}
+	return []map[string]any{
+		{"role": "user", "content": strings.Join(words[:6], " ")},
+		{"role": "assistant", "content": strings.Join(words[6:10], " ")},
+	}
 }
 
 // dataURL is a w×h PNG whose pixels depend on seed, as a data URL.

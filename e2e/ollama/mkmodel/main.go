@@ -78,6 +78,7 @@ func main() {
 	ctxLen := flag.Uint("context", 32768, "context length written into the model")
 	eos := flag.String("eos", "unreachable", "end-of-sequence token: unreachable (every answer runs to max_tokens) or reachable (answers end early unless forced)")
 	eosW := flag.Float64("eos-weight", 0, "with --eos reachable: the </s> output weight on the carrier dimension instead of the tuned one (for tuning)")
+	arch := flag.String("arch", "llama", "text model architecture: llama (with --tokenizer's vocabulary) or qwen2vl (a byte-level BPE vocabulary of its own, from --tokenizer's words, written as a tokenizer folder beside --out; see qwen.go)")
 	mmproj := flag.String("mmproj", "", "write a random-weight vision projector of this type (mlp or qwen2vl_merger) to --out instead of a text model, its embeddings the preset's width (see mmproj.go)")
 	tmpl := flag.String("chat-template", "", "write tokenizer.chat_template: \"tokenizer\" for the chat_template of the tokenizer_config.json beside --tokenizer, or a Jinja file")
 	flag.Usage = func() {
@@ -106,6 +107,16 @@ func main() {
 	p, ok := presets[*name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
+		os.Exit(2)
+	}
+	if *arch == "qwen2vl" {
+		if err := writeQwen2VL(*tokPath, *out, p, *seed, uint32(*ctxLen)); err != nil {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+			os.Exit(1)
+		}
+		return
+	} else if *arch != "llama" {
+		fmt.Fprintf(os.Stderr, "mkmodel: --arch %q: llama or qwen2vl\n", *arch)
 		os.Exit(2)
 	}
 	o := options{eosWeight: eosWeight}
