@@ -24,7 +24,24 @@
 #     template's text before the first image, and the images' 576, are as replay counts them.
 #     So replay's exactness against llama.cpp serving LLaVA is below 100% by design of the
 #     server, not an error of replay's rule; the slice checks the difference is text only and
-#     at least one token an image, and prints the exactness replay reported.
+#     at least one token an image, and prints the exactness replay reported (0%: every request
+#     holds an image; 9-11 tokens over in all, per run, as replay's words differ).
+#   qwen2vl_merger (Qwen2-VL, tokens by size): 100% exact, every request, image and text. The
+#     wrappers mtmd puts around the image are special tokens, and a byte-level BPE adds nothing
+#     at the start of a piece, so tokenizing the pieces apart changes no count here (it could
+#     where an image sits between two letters of one word: not a layout replay sends). What
+#     differs from Hugging Face is the size range: llama.cpp's loader sets 8..4096 merged
+#     tokens (min_pixels 6272, max_pixels 3211264; clip.cpp load_hparams,
+#     set_limit_image_tokens(8, 4096)) whatever the checkpoint's preprocessor_config.json says
+#     (Qwen2-VL-2B/7B-Instruct: 3136..12845056; the processor's own default max 1003520), and
+#     the folder here states that range (mkmodel's QwenMinPixels/QwenMaxPixels), so replay's
+#     rule is the server's. Inside the range llama.cpp's resize is smart_resize to the token
+#     (all 9 images). Outside it, measured on this server: 20×20 is 9 pads (HF with the
+#     checkpoint's range: 4), 64×48 12 (HF 4); 2000×2000 (by hand, not in this log: 18 s on two
+#     threads) 4096 in two batches of 2048 (HF checkpoint 5041, HF default 1225); 1400×1000 1800
+#     (HF checkpoint 1800, HF default 1260). Against a real Qwen2-VL GGUF, a tokenizer folder
+#     with the checkpoint's own preprocessor_config.json counts such images as HF does, not as
+#     the server does (the probe of issue 46 measures the server's count).
 d=$work/vision
 vl=$d/visionlog
 (cd "$here" && go build -o "$vl" ./visionlog) || fail "go build ./visionlog"
