@@ -198,74 +198,21 @@ func run(tokPath, out string, p preset, seed uint64, ctxLen uint32, o options) e
 
 	n := len(voc.tokens)
 	d := uint64(p.dim)
-	kvDim := uint64(headDim * p.kvHeads)
-	ff := uint64(p.ffn)
 	std := float32(1 / math.Sqrt(float64(p.dim)))
-	var ts []*ggml.Tensor
-	add := func(name string, shape []uint64, fill func(r *rand.Rand, w []float32)) {
-		// Each tensor gets its own stream so the file does not depend on write order.
-		s := seed ^ hash(name)
-		ts = append(ts, &ggml.Tensor{Name: name, Kind: kindOf(shape), Shape: shape, WriterTo: &lazy{shape: shape, seed: s, fill: fill}})
-	}
-	normal := func(scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			for i := range w {
-				w[i] = float32(r.NormFloat64()) * scale
-			}
-		}
-	}
-	ones := func(_ *rand.Rand, w []float32) {
-		for i := range w {
-			w[i] = 1
-		}
-	}
-	// zeroRow0 draws a matrix, then clears the row that writes residual dimension 0 (the first
-	// ne0 elements), so the carrier survives every layer unchanged.
-	zeroRow0 := func(ne0 uint64, scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			normal(scale)(r, w)
-			clear(w[:ne0])
-		}
-	}
-
-	add("token_embd.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
-		normal(1)(r, w)
-		for t := 0; t < n; t++ {
-			w[uint64(t)*d] = carrier
-		}
-	})
-	for i := 0; i < p.layers; i++ {
-		b := fmt.Sprintf("blk.%d.", i)
-		add(b+"attn_norm.weight", []uint64{d}, ones)
-		add(b+"attn_q.weight", []uint64{d, d}, normal(std))
-		add(b+"attn_k.weight", []uint64{d, kvDim}, normal(std))
-		add(b+"attn_v.weight", []uint64{d, kvDim}, normal(std))
-		add(b+"attn_output.weight", []uint64{d, d}, zeroRow0(d, std))
-		add(b+"ffn_norm.weight", []uint64{d}, ones)
-		add(b+"ffn_gate.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_up.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_down.weight", []uint64{ff, d}, zeroRow0(ff, float32(1/math.Sqrt(float64(p.ffn)))))
-	}
-	add("output_norm.weight", []uint64{d}, ones)
+	w := &weights{seed: seed}
+	w.carrierEmbeddings(d, n)
+	w.blocks(p, false)
 	eos := uint64(voc.eos)
-	add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
-		normal(std)(r, w)
+	w.add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, v []float32) {
+		normal(std)(r, v)
 		for t := uint64(0); t < uint64(n); t++ {
-			w[t*d] = 0 // no token reads the carrier ...
+			v[t*d] = 0 // no token reads the carrier ...
 		}
-		clear(w[eos*d : (eos+1)*d])
-		w[eos*d] = o.eosWeight // ... except </s>, which reads only it (negatively unless --eos reachable).
+		clear(v[eos*d : (eos+1)*d])
+		v[eos*d] = o.eosWeight // ... except </s>, which reads only it (negatively unless --eos reachable).
 	})
 
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	return f.Close()
+	return w.write(out, kv)
 }
 
 // kindOf stores vectors (norms) as F32, matrices as F16.

@@ -8,9 +8,12 @@ package main
 // TN_* names, PROJECTOR_TYPE_NAMES; read at a4492511f33b0e06bd24d75745ef883283ae3ce9),
 // tools/mtmd/models/llava.cpp@623ea2ba30ac1387d6c6eb2f6a0cf758915aafb7 (the mlp graph) and
 // tools/mtmd/models/qwen2vl.cpp@06e514f61476a45c38b36ac37ca5133114b90ab3 (the merger graph);
-// every key and tensor name below is also a string in the libmtmd.so.0.7.0 that Debian's
-// llama.cpp 0.7.0 (upstream tag b11669) ships, which is what e2e/llamacpp runs. No code of
-// llama.cpp is copied: this only writes a file in the shape its loader accepts.
+// those are the versions the source index holds, not proven to be tag b11669's (the tag's
+// commit could not be looked up from here), but every key and tensor name below is also a
+// string in the libmtmd.so.0.7.0 that Debian's llama.cpp 0.7.0 (upstream tag b11669) ships,
+// which is what e2e/llamacpp runs, and that build loads both projectors and serves images
+// with them (e2e/llamacpp/slices/97-vision.sh). No code of llama.cpp is copied: this only
+// writes a file in the shape its loader accepts.
 //
 // The weights are random (the server decodes every image into embeddings; what they mean
 // does not matter); what matters is the count of embeddings per image, which is fixed by
@@ -21,11 +24,8 @@ package main
 //     side, within the server's own pixel range, each 2×2 patches merged into one embedding.
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 
 	"github.com/ollama/ollama/fs/ggml"
@@ -65,24 +65,7 @@ func writeMMProj(out, kind string, textDim int, seed uint64) error {
 		"clip.vision.image_mean": []float32{0.48145466, 0.4578275, 0.40821073},
 		"clip.vision.image_std":  []float32{0.26862954, 0.26130258, 0.27577711},
 	}
-	var ts []*ggml.Tensor
-	add := func(name string, shape []uint64, fill func(r *rand.Rand, w []float32)) {
-		s := seed ^ hash(name)
-		ts = append(ts, &ggml.Tensor{Name: name, Kind: kindOf(shape), Shape: shape, WriterTo: &lazy{shape: shape, seed: s, fill: fill}})
-	}
-	normal := func(scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			for i := range w {
-				w[i] = float32(r.NormFloat64()) * scale
-			}
-		}
-	}
-	ones := func(_ *rand.Rand, w []float32) {
-		for i := range w {
-			w[i] = 1
-		}
-	}
-	zeros := func(_ *rand.Rand, w []float32) { clear(w) }
+	w := &weights{seed: seed}
 	std := float32(1 / math.Sqrt(float64(t.dim)))
 
 	// The encoder blocks (pre-norm ViT, biases everywhere, as CLIP and Qwen2-VL's tower have):
@@ -91,17 +74,17 @@ func writeMMProj(out, kind string, textDim int, seed uint64) error {
 	for i := 0; i < t.layers; i++ {
 		b := fmt.Sprintf("v.blk.%d.", i)
 		for _, m := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
-			add(b+m+".weight", []uint64{d, d}, normal(std))
-			add(b+m+".bias", []uint64{d}, zeros)
+			w.add(b+m+".weight", []uint64{d, d}, normal(std))
+			w.add(b+m+".bias", []uint64{d}, zeros)
 		}
-		add(b+"ln1.weight", []uint64{d}, ones)
-		add(b+"ln1.bias", []uint64{d}, zeros)
-		add(b+"ln2.weight", []uint64{d}, ones)
-		add(b+"ln2.bias", []uint64{d}, zeros)
-		add(b+"ffn_up.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_up.bias", []uint64{ff}, zeros)
-		add(b+"ffn_down.weight", []uint64{ff, d}, normal(float32(1/math.Sqrt(float64(t.ffn)))))
-		add(b+"ffn_down.bias", []uint64{d}, zeros)
+		w.add(b+"ln1.weight", []uint64{d}, ones)
+		w.add(b+"ln1.bias", []uint64{d}, zeros)
+		w.add(b+"ln2.weight", []uint64{d}, ones)
+		w.add(b+"ln2.bias", []uint64{d}, zeros)
+		w.add(b+"ffn_up.weight", []uint64{d, ff}, normal(std))
+		w.add(b+"ffn_up.bias", []uint64{ff}, zeros)
+		w.add(b+"ffn_down.weight", []uint64{ff, d}, normal(float32(1/math.Sqrt(float64(t.ffn)))))
+		w.add(b+"ffn_down.bias", []uint64{d}, zeros)
 	}
 	// The patch embedding is a convolution kernel, ggml's [KW, KH, channels in, channels out].
 	patch := uint64(14)
@@ -115,15 +98,15 @@ func writeMMProj(out, kind string, textDim int, seed uint64) error {
 		kv["clip.vision.image_size"] = uint32(imageSize)
 		kv["clip.use_gelu"] = false // CLIP's quick GELU in the tower
 		nPos := uint64((imageSize/14)*(imageSize/14) + 1)
-		add("v.patch_embd.weight", []uint64{patch, patch, 3, d}, normal(0.02))
-		add("v.class_embd", []uint64{d}, normal(0.02))
-		add("v.position_embd.weight", []uint64{d, nPos}, normal(0.02))
-		add("v.pre_ln.weight", []uint64{d}, ones)
-		add("v.pre_ln.bias", []uint64{d}, zeros)
-		add("mm.0.weight", []uint64{d, text}, normal(std))
-		add("mm.0.bias", []uint64{text}, zeros)
-		add("mm.2.weight", []uint64{text, text}, normal(float32(1/math.Sqrt(float64(textDim)))))
-		add("mm.2.bias", []uint64{text}, zeros)
+		w.add("v.patch_embd.weight", []uint64{patch, patch, 3, d}, normal(0.02))
+		w.add("v.class_embd", []uint64{d}, normal(0.02))
+		w.add("v.position_embd.weight", []uint64{d, nPos}, normal(0.02))
+		w.add("v.pre_ln.weight", []uint64{d}, ones)
+		w.add("v.pre_ln.bias", []uint64{d}, zeros)
+		w.add("mm.0.weight", []uint64{d, text}, normal(std))
+		w.add("mm.0.bias", []uint64{text}, zeros)
+		w.add("mm.2.weight", []uint64{text, text}, normal(float32(1/math.Sqrt(float64(textDim)))))
+		w.add("mm.2.bias", []uint64{text}, zeros)
 	case "qwen2vl_merger":
 		// Qwen2-VL: no class embedding nor learned positions (the tower uses 2-D rotary
 		// positions), the temporal patch of 2 frames as two kernels (v.patch_embd.weight and
@@ -133,27 +116,19 @@ func writeMMProj(out, kind string, textDim int, seed uint64) error {
 		kv["clip.vision.image_size"] = uint32(560)
 		kv["clip.use_gelu"] = false
 		kv["clip.vision.spatial_merge_size"] = uint32(2)
-		add("v.patch_embd.weight", []uint64{patch, patch, 3, d}, normal(0.02))
-		add("v.patch_embd.weight.1", []uint64{patch, patch, 3, d}, normal(0.02))
-		add("v.post_ln.weight", []uint64{d}, ones)
-		add("v.post_ln.bias", []uint64{d}, zeros)
-		add("mm.0.weight", []uint64{4 * d, 4 * d}, normal(float32(1/math.Sqrt(float64(4*t.dim)))))
-		add("mm.0.bias", []uint64{4 * d}, zeros)
-		add("mm.2.weight", []uint64{4 * d, text}, normal(float32(1/math.Sqrt(float64(4*t.dim)))))
-		add("mm.2.bias", []uint64{text}, zeros)
+		w.add("v.patch_embd.weight", []uint64{patch, patch, 3, d}, normal(0.02))
+		w.add("v.patch_embd.weight.1", []uint64{patch, patch, 3, d}, normal(0.02))
+		w.add("v.post_ln.weight", []uint64{d}, ones)
+		w.add("v.post_ln.bias", []uint64{d}, zeros)
+		w.add("mm.0.weight", []uint64{4 * d, 4 * d}, normal(float32(1/math.Sqrt(float64(4*t.dim)))))
+		w.add("mm.0.bias", []uint64{4 * d}, zeros)
+		w.add("mm.2.weight", []uint64{4 * d, text}, normal(float32(1/math.Sqrt(float64(4*t.dim)))))
+		w.add("mm.2.bias", []uint64{text}, zeros)
 	default:
 		return fmt.Errorf("--mmproj %q: one of %v", kind, projectors)
 	}
 
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := f.Close(); err != nil {
+	if err := w.write(out, kv); err != nil {
 		return err
 	}
 	return writeHFConfig(filepath.Dir(out), kind, t, textDim)
@@ -207,16 +182,7 @@ func writeHFConfig(dir, kind string, t visionTower, textDim int) error {
 			"image_mean": mean, "image_std": std,
 		}
 	}
-	for name, v := range map[string]any{"config.json": cfg, "preprocessor_config.json": pre} {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeJSONFiles(dir, map[string]any{"config.json": cfg, "preprocessor_config.json": pre})
 }
 
 // The Qwen2-VL pixel range of llama.cpp's loader: 8 and 4096 tokens of (14·2)² pixels.

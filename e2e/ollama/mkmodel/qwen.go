@@ -11,10 +11,13 @@ package main
 // tokens: <|endoftext|>, <|im_start|>, <|im_end|>, <|vision_start|>, <|vision_end|>,
 // <|image_pad|> (the vision wrappers are what llama.cpp's mtmd puts around a Qwen2-VL image).
 //
-// The architecture's keys and tensors are those of llama.cpp's qwen2vl (src/llama-arch.cpp,
-// src/llama-model.cpp at ggml-org/llama.cpp b11669, the build e2e/llamacpp runs): Qwen2's
-// layers with q/k/v biases, and qwen2vl.rope.dimension_sections (4 sections of the rotary
-// half-dimensions: time, height, width, extra). As in the Llama model (main.go), residual
+// The architecture's keys and tensors are those llama.cpp's qwen2vl architecture loads
+// (Qwen2's layers with q/k/v biases, and qwen2vl.rope.dimension_sections: 4 sections of the
+// rotary half-dimensions, time, height, width, extra), as its converter writes them for
+// Qwen2-VL; they were not read from source here but checked against the build e2e/llamacpp
+// runs (Debian's llama.cpp 0.7.0, upstream b11669): it loads the file and serves it with the
+// qwen2vl_merger projector (e2e/llamacpp/slices/97-vision.sh), and "%s.rope.dimension_sections"
+// is a string of its libllama.so.0.7.0. As in the Llama model (main.go), residual
 // dimension 0 carries a constant no layer writes to, and the output rows of the special
 // tokens and of the bytes that are not printable ASCII read only it, negatively: an answer is
 // never a special token nor an incomplete UTF-8 sequence (which a server holds back, leaving
@@ -179,64 +182,19 @@ func writeQwen2VL(tokPath, out string, p preset, seed uint64, ctxLen uint32) err
 	}
 
 	d := uint64(p.dim)
-	kvDim := uint64(headDim * p.kvHeads)
-	ff := uint64(p.ffn)
 	std := float32(1 / math.Sqrt(float64(p.dim)))
-	var ts []*ggml.Tensor
-	add := func(name string, shape []uint64, fill func(r *rand.Rand, w []float32)) {
-		s := seed ^ hash("qwen2vl/"+name)
-		ts = append(ts, &ggml.Tensor{Name: name, Kind: kindOf(shape), Shape: shape, WriterTo: &lazy{shape: shape, seed: s, fill: fill}})
-	}
-	normal := func(scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			for i := range w {
-				w[i] = float32(r.NormFloat64()) * scale
-			}
-		}
-	}
-	ones := func(_ *rand.Rand, w []float32) {
-		for i := range w {
-			w[i] = 1
-		}
-	}
-	zeros := func(_ *rand.Rand, w []float32) { clear(w) }
-	zeroRow0 := func(ne0 uint64, scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			normal(scale)(r, w)
-			clear(w[:ne0])
-		}
-	}
-	add("token_embd.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
-		normal(1)(r, w)
-		for t := 0; t < n; t++ {
-			w[uint64(t)*d] = carrier
-		}
-	})
-	for i := 0; i < p.layers; i++ {
-		b := fmt.Sprintf("blk.%d.", i)
-		add(b+"attn_norm.weight", []uint64{d}, ones)
-		add(b+"attn_q.weight", []uint64{d, d}, normal(std))
-		add(b+"attn_q.bias", []uint64{d}, zeros)
-		add(b+"attn_k.weight", []uint64{d, kvDim}, normal(std))
-		add(b+"attn_k.bias", []uint64{kvDim}, zeros)
-		add(b+"attn_v.weight", []uint64{d, kvDim}, normal(std))
-		add(b+"attn_v.bias", []uint64{kvDim}, zeros)
-		add(b+"attn_output.weight", []uint64{d, d}, zeroRow0(d, std))
-		add(b+"ffn_norm.weight", []uint64{d}, ones)
-		add(b+"ffn_gate.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_up.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_down.weight", []uint64{ff, d}, zeroRow0(ff, float32(1/math.Sqrt(float64(p.ffn)))))
-	}
-	add("output_norm.weight", []uint64{d}, ones)
+	w := &weights{seed: seed, prefix: "qwen2vl/"}
+	w.carrierEmbeddings(d, n)
+	w.blocks(p, true)
 	sym := byteSymbols()
 	printable := map[string]bool{}
 	for b := ' '; b <= '~'; b++ {
 		printable[sym[b]] = true
 	}
-	add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
-		normal(std)(r, w)
+	w.add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, v []float32) {
+		normal(std)(r, v)
 		for t := 0; t < n; t++ {
-			row := w[uint64(t)*d : uint64(t+1)*d]
+			row := v[uint64(t)*d : uint64(t+1)*d]
 			row[0] = 0
 			if special(t) || (t < 256 && !printable[tokens[t]]) {
 				clear(row)
@@ -245,15 +203,7 @@ func writeQwen2VL(tokPath, out string, p preset, seed uint64, ctxLen uint32) err
 		}
 	})
 
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := f.Close(); err != nil {
+	if err := w.write(out, kv); err != nil {
 		return err
 	}
 	return writeQwenTokenizer(filepath.Dir(out), tokens, merges)
@@ -323,14 +273,5 @@ func writeQwenTokenizer(dir string, tokens, merges []string) error {
 		"tokenizer_class":              "Qwen2Tokenizer",
 		"unk_token":                    nil,
 	}
-	for name, v := range map[string]any{"tokenizer.json": tj, "tokenizer_config.json": cfg} {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeJSONFiles(dir, map[string]any{"tokenizer.json": tj, "tokenizer_config.json": cfg})
 }
