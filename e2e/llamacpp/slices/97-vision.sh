@@ -111,7 +111,8 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
     got_imgs=($imgs)
     ours=0 wrap_total=0 srv_img=0 shown="" i=0
     for s in $sizes; do
-      read -r rule wrap < <("$vl" count "$folder" "$s")
+      read -r rule wrap < <("$vl" count "$folder" "$s") || true
+      [[ -n ${wrap:-} ]] || fail "$type: visionlog count $folder $s gave no count"
       got=${got_imgs[i]}
       i=$((i + 1))
       ((got == rule - wrap)) ||

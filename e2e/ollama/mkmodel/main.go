@@ -14,6 +14,12 @@
 // --chat-template writes tokenizer.chat_template, so a server that renders chat from the GGUF's
 // template (llama.cpp's llama-server, Jinja on by default) builds the prompt replay counts.
 //
+// --arch qwen2vl writes a Qwen2-VL text model instead, with a byte-level BPE vocabulary of its
+// own and its Hugging Face tokenizer folder beside --out (qwen.go); --mmproj TYPE writes a
+// vision projector for llama-server --mmproj (mlp: LLaVA-1.5's, qwen2vl_merger: Qwen2-VL's)
+// and that family's config.json and preprocessor_config.json beside it (mmproj.go).
+// e2e/llamacpp/setup.sh makes one folder of each for its vision slice.
+//
 // The file is written with Ollama's own GGUF writer (fs/ggml.WriteGGUF); matrices are F16 and
 // norms F32, and `ollama create --quantize q8_0` turns it into the ~60 MB Q8_0 model.
 package main
