@@ -26,7 +26,7 @@
 #     So replay's exactness against llama.cpp serving LLaVA is below 100% by design of the
 #     server, not an error of replay's rule; the slice checks the difference is text only and
 #     at least one token an image, and prints the exactness replay reported (0%: every request
-#     holds an image; 9-11 tokens over in all, per run, as replay's words differ).
+#     holds an image; 9 to 12 tokens over in all in five runs, as replay's words differ).
 #   qwen2vl_merger (Qwen2-VL, tokens by size): 100% exact, every request, image and text. The
 #     wrappers mtmd puts around the image are special tokens, and a byte-level BPE adds nothing
 #     at the start of a piece, so tokenizing the pieces apart changes no count here (it could
@@ -111,6 +111,7 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
     got_imgs=($imgs)
     ours=0 wrap_total=0 srv_img=0 shown="" i=0
     for s in $sizes; do
+      rule="" wrap=""
       read -r rule wrap < <("$vl" count "$folder" "$s") || true
       [[ -n ${wrap:-} ]] || fail "$type: visionlog count $folder $s gave no count"
       got=${got_imgs[i]}
