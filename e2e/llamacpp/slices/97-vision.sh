@@ -13,7 +13,9 @@
 #     folder's rule as replay run chooses it), less the text tokens the rule wraps it in
 #     (Qwen2-VL's <|vision_start|> and <|vision_end|>, which the server counts as text);
 #   - each request's prompt tokens at the server (usage) = its total in the server's log, and
-#     = replay's target + the difference in text tokens only.
+#     = replay's target + the difference in text tokens only;
+#   - replay's tokenize cross-check: the server's own count of each prompt's text (the chat
+#     template rendered, the images left out) equals replay's, every request.
 # What is true of the text, measured here (llama.cpp 0.7.0, b11669):
 #   mlp (LLaVA-1.5, 576 tokens an image, whatever its size, as Hugging Face counts): the
 #     server's count of each request is replay's + 1 to 3 tokens an image, all of them text.
@@ -134,6 +136,10 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
     delta_total=$((delta_total + delta))
     report+=("$((ts / 1000000000)):${shown# } usage $usage replay $target")
   done 4<"$d/log.jsonl.images" 5<"$v/rows.txt"
+  # replay's tokenize cross-check (the server's /apply-template and /tokenize of each prompt's
+  # text, images out): the text as replay counts it, every request.
+  [[ $(rf --argjson n "$nreq" '.run.tokenize_check.checked == $n and .run.tokenize_check.equal == $n') == true ]] ||
+    fail "$type: tokenize cross-check $(rf -c .run.tokenize_check) (want all $nreq equal)"
   distinct=$(tr ' ' '\n' <<<"$sizes_seen" | sed '/^$/d' | sort -u | tr '\n' ' ')
   exact=$(rf .fidelity.prompt_tokens_exact_pct)
   case $type in
@@ -144,7 +150,7 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
     (($(wc -w <<<"$distinct") >= 4)) || fail "$type: image token counts $distinct: the count should follow the size" ;;
   esac
   echo "vision $type: ${report[*]}" >&2
-  pass "$type: $nreq requests ok, $nimg images decoded by the server, each with replay's tokens for its size (distinct counts: ${distinct% }); prompt tokens $exact% exact by usage, the server's text $delta_total tokens over replay's in all"
+  pass "$type: $nreq requests ok, $nimg images decoded by the server, each with replay's tokens for its size (distinct counts: ${distinct% }); prompt tokens $exact% exact by usage, the server's text $delta_total tokens over replay's in all; tokenize cross-check $(rf .run.tokenize_check.equal) of $(rf .run.tokenize_check.checked) equal"
   types=$((types + 1))
 done
 ((types > 0)) || fail "no projector folders in $LLAMA_ROOT$VISION_MODELS"
