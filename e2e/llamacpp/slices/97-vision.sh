@@ -1,8 +1,8 @@
 # slice vision: replay's image counting against llama-server's own, one server per projector type
 # (setup.sh's VISION_MODELS: a folder per type, model.gguf + mmproj.gguf from mkmodel --mmproj,
 # the tokenizer folder with the config.json and preprocessor_config.json replay's image rule
-# reads). visionlog writes a request log of 8 chat requests holding 9 PNG images (data URLs,
-# 20×20 to 1400×1000 and 900×30; alone, before, after and between text parts; one image
+# reads). visionlog writes a request log of 9 chat requests holding 10 PNG images (data URLs,
+# 20×20 to 2000×2000 and 900×30; alone, before, after and between text parts; one image
 # repeated), replayed by `replay run --format openai-log --tokenizer FOLDER`. Each server runs
 # with -np 1 (one request at a time) and -lv 4, at which its log says, per image, "decoding
 # image batch K/N, n_tokens_batch = T" and "image decoded", and per request "tokens: text = X,
@@ -28,7 +28,7 @@
 #     So replay's exactness against llama.cpp serving LLaVA is below 100% by design of the
 #     server, not an error of replay's rule; the slice checks the difference is text only and
 #     at least one token an image, and prints the exactness replay reported (0%: every request
-#     holds an image; 9 to 12 tokens over in all in five runs, as replay's words differ).
+#     holds an image; 9 to 12 tokens over in all in six runs, as replay's words differ).
 #   qwen2vl_merger (Qwen2-VL, tokens by size): 100% exact, every request, image and text. The
 #     wrappers mtmd puts around the image are special tokens, and a byte-level BPE adds nothing
 #     at the start of a piece, so tokenizing the pieces apart changes no count here (it could
@@ -38,11 +38,10 @@
 #     set_limit_image_tokens(8, 4096)) whatever the checkpoint's preprocessor_config.json says
 #     (Qwen2-VL-2B/7B-Instruct: 3136..12845056; the processor's own default max 1003520), and
 #     the folder here states that range (mkmodel's QwenMinPixels/QwenMaxPixels), so replay's
-#     rule is the server's. Inside the range llama.cpp's resize is smart_resize to the token
-#     (all 9 images). Outside it, measured on this server: 20×20 is 9 pads (HF with the
-#     checkpoint's range: 4), 64×48 12 (HF 4); 2000×2000 (by hand, not in this log: 18 s on two
-#     threads) 4096 in two batches of 2048 (HF checkpoint 5041, HF default 1225); 1400×1000 1800
-#     (HF checkpoint 1800, HF default 1260). Against a real Qwen2-VL GGUF, a tokenizer folder
+#     rule is the server's: llama.cpp's resize is smart_resize with that range to the token
+#     (all 10 images). Where the ranges differ, measured on this server: 20×20 is 9 pads (HF with
+#     the checkpoint's range: 4), 64×48 12 (HF 4); 2000×2000 4096, in two batches of 2048 (HF
+#     checkpoint 5041, HF default 1225); 1400×1000 1800 (HF checkpoint 1800, HF default 1260). Against a real Qwen2-VL GGUF, a tokenizer folder
 #     with the checkpoint's own preprocessor_config.json counts such images as HF does, not as
 #     the server does (the probe of issue 46 measures the server's count).
 d=$work/vision

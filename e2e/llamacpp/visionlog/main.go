@@ -2,8 +2,8 @@
 // with images, and reads a run's rows back, so the slice can compare each request's prompt
 // tokens as the server counted them with replay's count.
 //
-//	visionlog log OUT.jsonl     the request log (openai-log): 8 chat requests holding 0-2
-//	                            PNG images as data URLs, of sizes from 20×20 to 1400×1000 and
+//	visionlog log OUT.jsonl     the request log (openai-log): 9 chat requests holding 1-2
+//	                            PNG images as data URLs, of sizes from 20×20 to 2000×2000 and
 //	                            900×30, among text parts in several layouts; one image repeated
 //	                            in two requests. Beside it OUT.jsonl.images: one line a request,
 //	                            "TIMESTAMP_NS N W×H ..." (its images in order).
@@ -57,7 +57,8 @@ var requests = []request{
 	{parts: []string{"text", "640x480", "text", "20x20"}},
 	{parts: []string{"1400x1000", "text"}},
 	{parts: []string{"text", "900x30"}},
-	{parts: []string{"text", "64x48"}}, // the first request's image again, same bytes
+	{parts: []string{"text", "64x48"}},     // the first request's image again, same bytes
+	{parts: []string{"text", "2000x2000"}}, // over llama.cpp's Qwen2-VL range: clamped, in 2 batches
 }
 
 // words are the logged text parts' words (replay sends its own words of the same count).
@@ -102,7 +103,7 @@ func writeLog(out string) error {
 				return fmt.Errorf("image size %q: %w", p, err)
 			}
 			seed := i
-			if i == len(requests)-1 {
+			if i == 7 {
 				seed = 0 // the repeat of request 0's image
 			}
 			url, err := dataURL(w, h, seed)
