@@ -62,7 +62,9 @@ func tokenizeCheck(cfg Config, p *plan, tg *target, notSent int, w io.Writer) *a
 			continue // an embeddings batch: several texts, which one /tokenize call does not count
 		}
 		chatAPI := trace.ChatFamily(string(r.API))
-		pr := tokcheck.Prompt{ID: requestID(r, false), Chat: chatAPI, Text: r.Prompt, Want: int64(r.TargetPromptTokens)}
+		// A prompt's images are not in the text the route tokenizes (their parts marshal as
+		// the text alone), so it is compared with the text's share.
+		pr := tokcheck.Prompt{ID: requestID(r, false), Chat: chatAPI, Text: r.Prompt, Want: int64(r.TargetPromptTokens - r.MediaTokens)}
 		if chatAPI {
 			m, err := json.Marshal(r.Messages)
 			if err != nil {

@@ -9,7 +9,8 @@
 #      --slot-save-path /slots --cache-ram 0` on a free port;
 #   3. the slices in slices/, in name order, each a file sourced here (under set -euo pipefail)
 #      with root, replay, work, LLAMA_URL, LLAMA_PID, LLAMA_LOG, MODEL, TOKENIZER and LLAMA_ROOT
-#      set (and FIXED_GGUF, setup.sh's model with </s> unreachable) and the functions
+#      set (and FIXED_GGUF, setup.sh's model with </s> unreachable, and VISION_MODELS, its
+#      folder of vision model folders) and the functions
 #      start_llama, pass and fail below (what each measures is in its
 #      header); REPLAY_E2E_SLICES="lengths paired" picks some (the name after the number).
 # Every process it starts is stopped by its PID on exit; on a failure the last lines of each
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 t0=$(date +%s)
 
-eval "$("$here/setup.sh" | tail -n 3)"
+eval "$("$here/setup.sh" | tail -n 4)"
 
 cd "$root"
 go build -o bin/replay ./cmd/replay

@@ -14,10 +14,17 @@
 #      with; the root's llama-quantize turns it into Q8_0. Beside it mkmodel's default model
 #      (its </s> unreachable, every answer runs to max_tokens; the weights e2e/ollama serves),
 #      for a schedule sent to Ollama too, which cannot force a length.
+#   4. the vision models, one folder per projector type under models/vision/ inside the root
+#      (mlp: LLaVA-1.5's, into the e2e model; qwen2vl_merger: Qwen2-VL's, into a qwen2vl text
+#      model with a small byte-level vocabulary of its own, mkmodel --arch qwen2vl):
+#      model.gguf (the text model, as wide as the projector's output), mmproj.gguf (mkmodel
+#      --mmproj: a tiny random-weight vision tower and projector, for llama-server --mmproj)
+#      and the tokenizer folder replay is given: tokenizer.json, tokenizer_config.json, and the config.json and
+#      preprocessor_config.json of that family, with the GGUF's values (replay's image rule).
 # Measured on 2 cores: cold 30 s (debootstrap 28 s, the model 1.4 s), warm 0.01 s (file tests).
-# It prints shell assignments on its last three lines: LLAMA_ROOT=... (the root), FIXED_GGUF=...
-# (the default model) and MODEL_GGUF=... (the e2e model), the models as paths inside the root,
-# as llama-server -m takes them.
+# It prints shell assignments on its last four lines: LLAMA_ROOT=... (the root), FIXED_GGUF=...
+# (the default model), MODEL_GGUF=... (the e2e model) and VISION_MODELS=... (the folder of the
+# vision models' folders), the models as paths inside the root, as llama-server -m takes them.
 # Usage: e2e/llamacpp/setup.sh [--preset small|large]
 set -euo pipefail
 
@@ -28,7 +35,7 @@ preset=small
 while (($#)); do
   case $1 in
   --preset) preset=$2; shift 2 ;;
-  -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
   *) echo "setup.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -103,6 +110,32 @@ model "replay-$preset-eos-chat" --eos reachable --chat-template @TEMPLATE@
 # slices that send one schedule to Ollama and llama-server: Ollama cannot force a length.
 model "replay-$preset"
 
+# 4. The vision models, one folder per projector type, made once: written in TYPE.tmp and moved
+# into place.
+vision() { # vision TYPE llama|qwen2vl: the folder models/vision/TYPE
+  local type=$1 text=$2 dir=$llroot/models/vision/$1 tmp
+  [[ -s $dir/mmproj.gguf && -s $dir/model.gguf && -s $dir/preprocessor_config.json ]] && return
+  tmp=$dir.tmp
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  log "writing $dir"
+  case $text in
+  llama) # the e2e model (Mistral's tokenizer, replay's chat template), hard-linked
+    ln "$llroot/models/replay-$preset-eos-chat-q8.gguf" "$tmp/model.gguf" 2>/dev/null ||
+      cp "$llroot/models/replay-$preset-eos-chat-q8.gguf" "$tmp/model.gguf"
+    cp "$root/samples/tokenizer/mistral/tokenizer.json" "$root/samples/tokenizer/mistral/tokenizer_config.json" "$tmp/" ;;
+  qwen2vl) # a Qwen2-VL text model with a byte-level vocabulary of its own, its tokenizer folder beside
+    (cd "$root/e2e/ollama" && go run ./mkmodel --arch qwen2vl --tokenizer "$root/samples/tokenizer/mistral/tokenizer.json" \
+      --preset "$preset" --out "$tmp/model.gguf") ;;
+  esac
+  (cd "$root/e2e/ollama" && go run ./mkmodel --mmproj "$type" --preset "$preset" --out "$tmp/mmproj.gguf")
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+}
+vision mlp llama            # LLaVA-1.5: 576 tokens an image
+vision qwen2vl_merger qwen2vl # Qwen2-VL: tokens by the image's size
+
 echo "LLAMA_ROOT=$llroot"
 echo "FIXED_GGUF=/models/replay-$preset-q8.gguf"
 echo "MODEL_GGUF=/models/replay-$preset-eos-chat-q8.gguf"
+echo "VISION_MODELS=/models/vision"

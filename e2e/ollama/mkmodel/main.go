@@ -14,6 +14,12 @@
 // --chat-template writes tokenizer.chat_template, so a server that renders chat from the GGUF's
 // template (llama.cpp's llama-server, Jinja on by default) builds the prompt replay counts.
 //
+// --arch qwen2vl writes a Qwen2-VL text model instead, with a byte-level BPE vocabulary of its
+// own and its Hugging Face tokenizer folder beside --out (qwen.go); --mmproj TYPE writes a
+// vision projector for llama-server --mmproj (mlp: LLaVA-1.5's, qwen2vl_merger: Qwen2-VL's)
+// and that family's config.json and preprocessor_config.json beside it (mmproj.go).
+// e2e/llamacpp/setup.sh makes one folder of each for its vision slice.
+//
 // The file is written with Ollama's own GGUF writer (fs/ggml.WriteGGUF); matrices are F16 and
 // norms F32, and `ollama create --quantize q8_0` turns it into the ~60 MB Q8_0 model.
 package main
@@ -78,13 +84,28 @@ func main() {
 	ctxLen := flag.Uint("context", 32768, "context length written into the model")
 	eos := flag.String("eos", "unreachable", "end-of-sequence token: unreachable (every answer runs to max_tokens) or reachable (answers end early unless forced)")
 	eosW := flag.Float64("eos-weight", 0, "with --eos reachable: the </s> output weight on the carrier dimension instead of the tuned one (for tuning)")
+	arch := flag.String("arch", "llama", "text model architecture: llama (with --tokenizer's vocabulary) or qwen2vl (a byte-level BPE vocabulary of its own, from --tokenizer's words, written as a tokenizer folder beside --out; see qwen.go)")
+	mmproj := flag.String("mmproj", "", "write a random-weight vision projector of this type (mlp or qwen2vl_merger) to --out instead of a text model, its embeddings the preset's width (see mmproj.go)")
 	tmpl := flag.String("chat-template", "", "write tokenizer.chat_template: \"tokenizer\" for the chat_template of the tokenizer_config.json beside --tokenizer, or a Jinja file")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n\n"+
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n"+
+			"       mkmodel --mmproj mlp|qwen2vl_merger --out mmproj.gguf [--preset small|large]\n\n"+
 			"Example:\n  go run ./mkmodel --tokenizer ../../samples/tokenizer/mistral/tokenizer.json --out /tmp/m.gguf\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *mmproj != "" && *out != "" {
+		p, ok := presets[*name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
+			os.Exit(2)
+		}
+		if err := writeMMProj(*out, *mmproj, p.dim, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *tokPath == "" || *out == "" {
 		flag.Usage()
 		os.Exit(2)
@@ -92,6 +113,16 @@ func main() {
 	p, ok := presets[*name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
+		os.Exit(2)
+	}
+	if *arch == "qwen2vl" {
+		if err := writeQwen2VL(*tokPath, *out, p, *seed, uint32(*ctxLen)); err != nil {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+			os.Exit(1)
+		}
+		return
+	} else if *arch != "llama" {
+		fmt.Fprintf(os.Stderr, "mkmodel: --arch %q: llama or qwen2vl\n", *arch)
 		os.Exit(2)
 	}
 	o := options{eosWeight: eosWeight}
@@ -173,74 +204,21 @@ func run(tokPath, out string, p preset, seed uint64, ctxLen uint32, o options) e
 
 	n := len(voc.tokens)
 	d := uint64(p.dim)
-	kvDim := uint64(headDim * p.kvHeads)
-	ff := uint64(p.ffn)
 	std := float32(1 / math.Sqrt(float64(p.dim)))
-	var ts []*ggml.Tensor
-	add := func(name string, shape []uint64, fill func(r *rand.Rand, w []float32)) {
-		// Each tensor gets its own stream so the file does not depend on write order.
-		s := seed ^ hash(name)
-		ts = append(ts, &ggml.Tensor{Name: name, Kind: kindOf(shape), Shape: shape, WriterTo: &lazy{shape: shape, seed: s, fill: fill}})
-	}
-	normal := func(scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			for i := range w {
-				w[i] = float32(r.NormFloat64()) * scale
-			}
-		}
-	}
-	ones := func(_ *rand.Rand, w []float32) {
-		for i := range w {
-			w[i] = 1
-		}
-	}
-	// zeroRow0 draws a matrix, then clears the row that writes residual dimension 0 (the first
-	// ne0 elements), so the carrier survives every layer unchanged.
-	zeroRow0 := func(ne0 uint64, scale float32) func(*rand.Rand, []float32) {
-		return func(r *rand.Rand, w []float32) {
-			normal(scale)(r, w)
-			clear(w[:ne0])
-		}
-	}
-
-	add("token_embd.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
-		normal(1)(r, w)
-		for t := 0; t < n; t++ {
-			w[uint64(t)*d] = carrier
-		}
-	})
-	for i := 0; i < p.layers; i++ {
-		b := fmt.Sprintf("blk.%d.", i)
-		add(b+"attn_norm.weight", []uint64{d}, ones)
-		add(b+"attn_q.weight", []uint64{d, d}, normal(std))
-		add(b+"attn_k.weight", []uint64{d, kvDim}, normal(std))
-		add(b+"attn_v.weight", []uint64{d, kvDim}, normal(std))
-		add(b+"attn_output.weight", []uint64{d, d}, zeroRow0(d, std))
-		add(b+"ffn_norm.weight", []uint64{d}, ones)
-		add(b+"ffn_gate.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_up.weight", []uint64{d, ff}, normal(std))
-		add(b+"ffn_down.weight", []uint64{ff, d}, zeroRow0(ff, float32(1/math.Sqrt(float64(p.ffn)))))
-	}
-	add("output_norm.weight", []uint64{d}, ones)
+	w := &weights{seed: seed}
+	w.carrierEmbeddings(d, n)
+	w.blocks(p, false)
 	eos := uint64(voc.eos)
-	add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, w []float32) {
-		normal(std)(r, w)
+	w.add("output.weight", []uint64{d, uint64(n)}, func(r *rand.Rand, v []float32) {
+		normal(std)(r, v)
 		for t := uint64(0); t < uint64(n); t++ {
-			w[t*d] = 0 // no token reads the carrier ...
+			v[t*d] = 0 // no token reads the carrier ...
 		}
-		clear(w[eos*d : (eos+1)*d])
-		w[eos*d] = o.eosWeight // ... except </s>, which reads only it (negatively unless --eos reachable).
+		clear(v[eos*d : (eos+1)*d])
+		v[eos*d] = o.eosWeight // ... except </s>, which reads only it (negatively unless --eos reachable).
 	})
 
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	return f.Close()
+	return w.write(out, kv)
 }
 
 // kindOf stores vectors (norms) as F32, matrices as F16.
