@@ -69,7 +69,7 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
   "$replay" run --endpoint "$VIS_URL/v1" --model "$vmodel" --api chat --tokenizer "$folder" \
     --trace "$d/log.jsonl" --format openai-log --speed 4 --max-lateness 0 --min-exact 0 \
     --extra-body '{"ignore_eos":true,"logit_bias":[[0,false],[1,false],[2,false]]}' \
-    --checks none --timeout 5m --out "$v/run" >"$v/run.log" 2>&1 ||
+    --checks none --probe none --timeout 5m --out "$v/run" >"$v/run.log" 2>&1 ||
     { rc=$?; cat "$v/run.log" >&2; fail "$type: replay run exited $rc"; }
   kill "$VIS_PID" 2>/dev/null || true
   wait "$VIS_PID" 2>/dev/null || true
@@ -148,6 +148,35 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
     [[ $exact == 100 ]] || fail "$type: prompt tokens $exact% exact by the server's usage (want 100)"
     (($(wc -w <<<"$distinct") >= 4)) || fail "$type: image token counts $distinct: the count should follow the size" ;;
   esac
+  # The same log with replay's probe (--probe auto, the default against an endpoint): before
+  # the prompts are built it asks the server, for each image size, a request with the image and
+  # its twin without, and builds with the difference where it is not the rule's. On a fresh
+  # server (the log above is the first run's alone). Qwen2-VL: the server counts as the rule, so
+  # the probe changes nothing and the run stays 100%. LLaVA: the difference is 577, the rule's
+  # 576 and the one "▁" the template's " [/INST]" gains as a piece after the image, so the
+  # probe's run is more exact than the rule's (the rest: words after an image that split too).
+  start_llama VIS -m "$VISION_MODELS/$type/model.gguf" --mmproj "$VISION_MODELS/$type/mmproj.gguf" \
+    -np 1 -c 16384 -t 1 --cache-ram 0
+  "$replay" run --endpoint "$VIS_URL/v1" --model "$vmodel" --api chat --tokenizer "$folder" \
+    --trace "$d/log.jsonl" --format openai-log --speed 4 --max-lateness 0 --min-exact 0 \
+    --extra-body '{"ignore_eos":true,"logit_bias":[[0,false],[1,false],[2,false]]}' \
+    --checks none --tokenize-check none --timeout 5m --out "$v/probed" >"$v/probed.log" 2>&1 ||
+    { rc=$?; cat "$v/probed.log" >&2; fail "$type: replay run --probe auto exited $rc"; }
+  kill "$VIS_PID" 2>/dev/null || true
+  wait "$VIS_PID" 2>/dev/null || true
+  said=$(grep 'replay: probe: ' "$v/probed.log" || true)
+  probed=$(jq -r .fidelity.prompt_tokens_exact_pct "$v/probed/summary.json")
+  case $type in
+  mlp)
+    [[ $said == *"otherwise than llava"*": 577, the rule 576"* ]] ||
+      fail "$type: the probe said: ${said:-nothing} (want each size 577 at the server, the rule 576)"
+    awk -v a="$probed" -v b="$exact" 'BEGIN { exit !(a > b) }' ||
+      fail "$type: prompt tokens $probed% exact with the probe, $exact% without (want more with it)" ;;
+  *)
+    [[ $said == *"image sizes as "*" does"* ]] || fail "$type: the probe said: ${said:-nothing} (want the server counting as the rule)"
+    [[ $probed == 100 ]] || fail "$type: prompt tokens $probed% exact with the probe (want 100)" ;;
+  esac
+  pass "$type: the probe: ${said#replay: probe: }; prompt tokens $probed% exact with it, $exact% by the rule alone"
   echo "vision $type: ${report[*]}" >&2
   pass "$type: $nreq requests ok, $nimg images decoded by the server, each with replay's tokens for its size (distinct counts: ${distinct% }); prompt tokens $exact% exact by usage, the server's text $delta_total tokens over replay's in all; tokenize cross-check $(rf .run.tokenize_check.equal) of $(rf .run.tokenize_check.checked) equal"
   types=$((types + 1))
