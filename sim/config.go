@@ -118,6 +118,11 @@ type Config struct {
 
 	// PrefillPerToken is the time per uncached prompt token prefilled in a step.
 	PrefillPerToken time.Duration
+	// EncodePerMediaToken is the vision or audio encoder's time per token of a request's
+	// images and clips, charged in the step that starts its prefill (an engine runs a
+	// request's encoder before its first prefill chunk), besides their prefill. The default is
+	// a cost model's guess of the order of a prefill token, no measurement of an engine.
+	EncodePerMediaToken time.Duration
 	// StepBase is the fixed time of every step (one forward pass).
 	StepBase time.Duration
 	// StepPerSeq is the added step time per decoding sequence.
@@ -167,21 +172,22 @@ type Config struct {
 // (47k prompt tokens/s at 1x) needs a faster --prefill-per-token to keep up at 2x.
 func DefaultConfig() Config {
 	return Config{
-		ModelName:        "replay-sim",
-		Seed:             1,
-		BlockSize:        16,
-		NumBlocks:        16384,
-		MaxBatch:         256,
-		TokenBudget:      8192,
-		MaxWaiting:       4096,
-		MaxModelLen:      262144,
-		DefaultMaxTokens: 256,
-		TokensPerChunk:   1,
-		PrefillPerToken:  20 * time.Microsecond,
-		StepBase:         15 * time.Millisecond,
-		StepPerSeq:       50 * time.Microsecond,
-		StepPerKVToken:   50 * time.Nanosecond,
-		Jitter:           0.02,
+		ModelName:           "replay-sim",
+		Seed:                1,
+		BlockSize:           16,
+		NumBlocks:           16384,
+		MaxBatch:            256,
+		TokenBudget:         8192,
+		MaxWaiting:          4096,
+		MaxModelLen:         262144,
+		DefaultMaxTokens:    256,
+		TokensPerChunk:      1,
+		PrefillPerToken:     20 * time.Microsecond,
+		EncodePerMediaToken: 10 * time.Microsecond,
+		StepBase:            15 * time.Millisecond,
+		StepPerSeq:          50 * time.Microsecond,
+		StepPerKVToken:      50 * time.Nanosecond,
+		Jitter:              0.02,
 
 		StructuredDecodeFactor: 1.5,
 	}
@@ -210,7 +216,7 @@ func (c Config) validate() error {
 		name string
 		v    time.Duration
 	}{
-		{"PrefillPerToken", c.PrefillPerToken}, {"StepBase", c.StepBase}, {"StepPerSeq", c.StepPerSeq},
+		{"PrefillPerToken", c.PrefillPerToken}, {"EncodePerMediaToken", c.EncodePerMediaToken}, {"StepBase", c.StepBase}, {"StepPerSeq", c.StepPerSeq},
 		{"StepPerKVToken", c.StepPerKVToken}, {"Faults.Stall", c.Faults.Stall},
 		{"Faults.RetryAfter", c.Faults.RetryAfter},
 	}

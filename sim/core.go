@@ -228,14 +228,18 @@ func (c *core) plan() stepPlan {
 	for _, s := range c.running {
 		kvTokens += s.kvTokens()
 	}
-	prefillTokens := 0
+	prefillTokens, encoded := 0, 0
 	for _, ch := range p.prefill {
 		prefillTokens += ch.n
+		if ch.s.prefilled == ch.s.cached { // its first chunk: the encoder runs on its media first
+			encoded += ch.s.prompt.media
+		}
 	}
 	d := c.cfg.StepBase +
 		time.Duration(decoding)*c.cfg.StepPerSeq +
 		time.Duration(kvTokens)*c.cfg.StepPerKVToken +
-		time.Duration(prefillTokens)*c.cfg.PrefillPerToken
+		time.Duration(prefillTokens)*c.cfg.PrefillPerToken +
+		time.Duration(encoded)*c.cfg.EncodePerMediaToken
 	if c.cfg.Jitter > 0 {
 		d = time.Duration(float64(d) * (1 + c.cfg.Jitter*(2*c.rng.Float64()-1)))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llm-replay/replay/media"
 )
@@ -75,5 +76,36 @@ func TestChatImages(t *testing.T) {
 		if res.status != 400 || !strings.Contains(string(res.body), c.want) || !strings.Contains(string(res.body), "messages[0]") {
 			t.Errorf("%s: %d %s; want 400 naming messages[0] and %q", name, res.status, res.body, c.want)
 		}
+	}
+}
+
+// TestEncoderCost: an image's encoder time is charged once, in the step that starts the
+// request's prefill: a request with 500 image tokens at 200 µs each answers 100 ms later than
+// with no encoder cost, and a text-only request pays nothing for it.
+func TestEncoderCost(t *testing.T) {
+	elapsed := func(perToken time.Duration, body map[string]any) time.Duration {
+		cfg := fastConfig()
+		cfg.Images = media.Fixed(500)
+		cfg.EncodePerMediaToken = perToken
+		_, url := startServer(t, cfg)
+		best := time.Hour
+		for range 3 { // the least of three: a loaded machine only adds
+			start := time.Now()
+			if res := post(t, url, "/v1/chat/completions", body); res.status != 200 {
+				t.Fatalf("%d %s", res.status, res.body)
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	img, _ := media.Build(3, 64, 64, media.PNG)
+	withImage := imageMessage(media.DataURL(img.MIME, img.Data))
+	text := imageMessage()
+	free, charged := elapsed(0, withImage), elapsed(200*time.Microsecond, withImage)
+	if d := charged - free; d < 90*time.Millisecond || d > 400*time.Millisecond {
+		t.Errorf("an image of 500 tokens at 200 µs a token: %v with the encoder, %v without (want about 100 ms more)", charged, free)
+	}
+	if d := elapsed(200*time.Microsecond, text) - elapsed(0, text); d > 50*time.Millisecond {
+		t.Errorf("a text-only request paid %v for the encoder", d)
 	}
 }

@@ -10,6 +10,8 @@ import (
 // of its full blocks.
 type prompt struct {
 	tokens int
+	// media are the tokens of its images and clips (part of tokens), which the encoder runs on.
+	media int
 	// hashes[i] identifies blocks 0..i: each hash covers the block's content and its whole
 	// prefix, so equal hashes mean equal prefixes.
 	hashes []uint64
@@ -65,6 +67,7 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 			return prompt{}, err
 		}
 		p.tokens += n
+		p.media = n
 	}
 	if p.tokens <= 0 {
 		return prompt{}, fmt.Errorf("request body: field \"prompt\": empty prompt (0 tokens)")
