@@ -34,3 +34,24 @@ func TestMediaGrid(t *testing.T) {
 		t.Error("a run without media has a media grid")
 	}
 }
+
+// TestGroupGrid: the paired page lays each endpoint's classes and models side by side, a dash
+// where an endpoint has none of a group.
+func TestGroupGrid(t *testing.T) {
+	a := &analysis.Summary{SLOClasses: map[string]analysis.Group{"chat": {Requests: 7, Goodput: &analysis.Goodput{AllPct: 99}}},
+		Models: map[string]analysis.Group{"big": {Requests: 7}}}
+	b := &analysis.Summary{SLOClasses: map[string]analysis.Group{"chat": {Requests: 7, Goodput: &analysis.Goodput{AllPct: 80}}}}
+	rows := groupGrid([]runner.EndpointResult{{Summary: a}, {Summary: b}})
+	if len(rows) != 2 || rows[0].Name != "class chat" || rows[1].Name != "model big" {
+		t.Fatalf("rows %+v", rows)
+	}
+	if c := rows[0].Cells; !strings.Contains(c[0], "goodput 99.0%") || !strings.Contains(c[1], "goodput 80.0%") {
+		t.Errorf("class chat: %q", c)
+	}
+	if c := rows[1].Cells; c[1] != "-" {
+		t.Errorf("model big at b: %q", c[1])
+	}
+	if groupGrid([]runner.EndpointResult{{Summary: &analysis.Summary{}}}) != nil {
+		t.Error("a run without classes has a group grid")
+	}
+}

@@ -171,7 +171,7 @@ func comparePaired(cfg runner.Config, eps []runner.EndpointResult, ers []endpoin
 	}
 	cols := checksColumns(eps)
 	labels := labelList(eps)
-	page := pairedPage{Pairs: pcs, Labels: labels, Limits: limitGrid(labels, ers), Checks: checksHTMLOf(cols), Media: mediaGrid(eps)}
+	page := pairedPage{Pairs: pcs, Labels: labels, Limits: limitGrid(labels, ers), Checks: checksHTMLOf(cols), Media: mediaGrid(eps), Groups: groupGrid(eps)}
 	if len(ers) == 0 {
 		page.SLO = sloGrid(eps)
 	}

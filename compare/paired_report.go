@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/llm-replay/replay/analysis"
 	"github.com/llm-replay/replay/checkresult"
@@ -28,6 +31,8 @@ type pairedPage struct {
 	Checks template.HTML
 	// Media is each media population's latency at every endpoint; nil for a run without media.
 	Media []mediaRow
+	// Groups is each SLO class's and served model's figures at every endpoint; nil without.
+	Groups []mediaRow
 	// FontCSS embeds the plots' font; NoFont (tests) leaves it out.
 	FontCSS   template.CSS
 	ChecksCSS template.CSS
@@ -145,6 +150,48 @@ func mediaGrid(eps []runner.EndpointResult) []mediaRow {
 	return rows
 }
 
+// groupGrid lays each endpoint's SLO classes and served models side by side: TTFT p95 and
+// goodput at the class's limits; nil when no endpoint's rows named a class or model.
+func groupGrid(eps []runner.EndpointResult) []mediaRow {
+	names := map[string]bool{}
+	for _, e := range eps {
+		if e.Summary == nil {
+			continue
+		}
+		for k := range e.Summary.SLOClasses {
+			names["class "+k] = true
+		}
+		for k := range e.Summary.Models {
+			names["model "+k] = true
+		}
+	}
+	var rows []mediaRow
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		r := mediaRow{Name: name}
+		for _, e := range eps {
+			cell := "-"
+			if e.Summary != nil {
+				gs := e.Summary.Models
+				key, isClass := strings.CutPrefix(name, "class ")
+				if isClass {
+					gs = e.Summary.SLOClasses
+				} else {
+					key = strings.TrimPrefix(name, "model ")
+				}
+				if g, ok := gs[key]; ok {
+					cell = fmt.Sprintf("%d req, ttft p95 %s ms", g.Requests, analysis.FormatMS(g.TTFT.P95))
+					if g.Goodput != nil {
+						cell += fmt.Sprintf(", goodput %.1f%%", g.Goodput.AllPct)
+					}
+				}
+			}
+			r.Cells = append(r.Cells, cell)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
 // metPct is the share of s's requests that met the SLO named ("" for all of them).
 func metPct(s *analysis.Summary, name string) string {
 	if s.Goodput == nil {
@@ -241,6 +288,13 @@ figcaption{color:#555;font-size:12px}
 <p class="note">No --require was given, so nothing passes or fails here: <code>--require 'goodput&gt;=95%,delta.ttft.p95&lt;=+10%'</code> gates the run (exit 4).</p>
 {{else}}<h2>Limits</h2><p class="note">No --slo or --require was given: <code>--require 'ttft.p95&lt;=500ms,delta.ttft.p95&lt;=+10%,checks'</code> judges every endpoint and each B against A (exit 4 when one fails).</p>
 {{end}}</div>
+{{if .Groups}}<div id="groups"><h2>SLO classes and served models</h2>
+<table>
+<tr><th>group</th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr>
+{{range .Groups}}<tr><td>{{.Name}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<p class="note">Each endpoint's SLO classes (--slo-class-by, each at its --slo-class limits) and served models (--model-map), from its summary.json.</p>
+</div>{{end}}
 {{if .Media}}<div id="media"><h2>Media: p50 / p95 by what the requests carried</h2>
 <table>
 <tr><th>carried</th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr>

@@ -69,6 +69,7 @@ var PageFuncs = template.FuncMap{
 	"money":    fmtMoney,
 	"f1":       func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"mib":      func(v int64) string { return fmt.Sprintf("%.1f", float64(v)/(1<<20)) },
+	"goodput":  goodputCell,
 	"f2":       func(v float64) string { return fmt.Sprintf("%.2f", v) },
 	"f3":       func(v float64) string { return fmt.Sprintf("%.3f", v) },
 	"onTimeMS": func() float64 { return analysis.OnTimeLatenessMS },

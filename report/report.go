@@ -25,6 +25,8 @@ type reportPage struct {
 	APIs        []populationRow
 	// MediaPops and MediaTokens are the media section's tables (summary.json's media).
 	MediaPops, MediaTokens []populationRow
+	// GroupTables are the SLO classes' and served models' tables (groups.go).
+	GroupTables []classTable
 	// Dists are the latency table's rows a user reads (TTFT, ITL, TPOT, e2e); MoreDists the
 	// rest, folded under it (from scheduled, lateness, queue wait).
 	Dists, MoreDists []analysis.DistRow
@@ -97,7 +99,7 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 		return err
 	}
 	page := reportPage{S: s, Headline: newHeadline(s), Fidelity: fidelityRows(s), Figures: figs,
-		Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s)}
+		Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s), GroupTables: classTables(s)}
 	if md := s.Media; md != nil {
 		page.MediaPops, page.MediaTokens = orderedRows(analysis.MediaPopulations, md.Populations), orderedRows(analysis.ImageTokenBuckets, md.ByImageTokens)
 	}
@@ -232,7 +234,7 @@ summary{cursor:pointer;color:#333;font-size:14px}
 {{range $.MediaTokens}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
 {{end}}</table>
 <p class="note">Requests by the media they carried (audio wins over images), then by the prompt tokens of their media as the rule the prompts were built with counts them. An image costs a vision-encoder pass and its tokens' prefill, so these populations' TTFTs differ by design. Media sent as URLs (--media-listen) are fetched by the engine and not counted as sent inline.</p>
-{{end}}{{with .S.Reasoning}}<h2 id="reasoning">Reasoning</h2>
+{{end}}` + groupsHTML + `{{with .S.Reasoning}}<h2 id="reasoning">Reasoning</h2>
 <table>
 <tr><th>requests that thought</th><th>never answered</th><th>thinking share of output</th><th>ttfat p50 / p95 (ms)</th><th>itl thinking p50 / p95 (ms)</th><th>itl answer p50 / p95 (ms)</th><th>thought as logged</th></tr>
 <tr><td>{{.Requests}}</td><td{{if .NeverAnswered}} class="bad"{{end}}>{{.NeverAnswered}}</td><td>{{pct .SharePct}} ({{.ReasoningTokens}} thinking, {{.AnswerTokens}} answer tokens)</td><td>{{ms $.S.TTFAT.P50}} / {{ms $.S.TTFAT.P95}}</td><td>{{ms .ITLThinking.P50}} / {{ms .ITLThinking.P95}}</td><td>{{ms .ITLAnswer.P50}} / {{ms .ITLAnswer.P95}}</td><td>{{if .Logged}}{{pct .SplitExactPct}} of {{.Logged}}{{else}}the log did not say{{end}}</td></tr>

@@ -68,6 +68,8 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	b.WriteString(populationTable(s.Populations))
 	b.WriteString(apiTable(s.APIs))
 	b.WriteString(mediaTable(s.Media))
+	b.WriteString(groupsTable("slo class", s.SLOClasses))
+	b.WriteString(groupsTable("served model", s.Models))
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
 		for _, k := range analysis.SLONames() {

@@ -130,6 +130,16 @@ func TestRoutedRun(t *testing.T) {
 	if !strings.Contains(stderr, "high.goodput") {
 		t.Errorf("the failed requirement is not reported:\n%s", stderr)
 	}
+	// The terminal table and report.html set the classes and models side by side.
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	for _, want := range []string{"slo class", "served model", "sql-lora"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the terminal table has no %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(string(page), `id="groups"`) || !strings.Contains(string(page), "<td>big-llama</td>") || !strings.Contains(string(page), "<td>high</td>") {
+		t.Errorf("report.html has no section of the classes and models")
+	}
 	// replay report rebuilds the sections from the rows, each class judged by the run's limits.
 	if code, _, stderr := runCLI(t, "report", out, "--quiet", "--require", "low.goodput>=99%,sql-lora.ttft.p99<=10s"); code != 0 {
 		t.Errorf("report: exit %d\n%s", code, stderr)
