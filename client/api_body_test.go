@@ -326,3 +326,33 @@ func TestEncodedRemembersAPI(t *testing.T) {
 		t.Fatalf("an encoded body sent as another API: %s %s", r.ErrorClass, r.ErrorMessage)
 	}
 }
+
+// TestPriorityField: a request's priority is sent as Config.PriorityField, never twice: a
+// logged body holding the field keeps its own, and a client without the field sends none.
+func TestPriorityField(t *testing.T) {
+	rc := &apiRecorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	c := newClient(t, srv.URL, APIChat, func(c *Config) { c.PriorityField = "priority" })
+	plain := newClient(t, srv.URL, APIChat, nil)
+	p := 7
+	msgs := []chat.Message{{Role: "user", Content: "hi"}}
+	for _, tc := range []struct {
+		c    *Client
+		req  Request
+		want string // "" for no priority member
+	}{
+		{c, Request{Messages: msgs, MaxTokens: 2, Priority: &p}, "7"},
+		{c, Request{Messages: msgs, MaxTokens: 2, Priority: &p, Options: &Options{Fields: json.RawMessage(`{"priority":-1}`)}}, "-1"},
+		{c, Request{Messages: msgs, MaxTokens: 2}, ""},
+		{plain, Request{Messages: msgs, MaxTokens: 2, Priority: &p}, ""},
+	} {
+		if r := tc.c.Do(context.Background(), tc.req, newClock()); !r.OK() {
+			t.Fatalf("%s: %s", r.ErrorClass, r.ErrorMessage)
+		}
+		got := rc.last(t)
+		if v, ok := got.body["priority"]; string(v) != tc.want || ok != (tc.want != "") || bytes.Count(got.raw, []byte(`"priority"`)) > 1 {
+			t.Errorf("body %s: priority %q, want %q once", got.raw, v, tc.want)
+		}
+	}
+}

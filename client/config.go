@@ -48,6 +48,9 @@ type Config struct {
 	// carries it, so the logged split of thinking and answer is asked for too. Unforced
 	// requests, and a body whose logged fields already hold it, go without.
 	ThinkingBudgetField string
+	// PriorityField, when set, is the request field the engine schedules by (vLLM's
+	// priority): a request with a Priority gets it, unless its logged body holds the field.
+	PriorityField string
 	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
 	// (the default) unless the server rejects the option: usage is how served token counts
 	// are checked.
@@ -81,6 +84,8 @@ type Client struct {
 	// extra is ExtraBody as sent; unforced the same without its ForcingKeys, for requests
 	// marked Unforced.
 	extra, unforced extraBody
+	// priorityField is Config.PriorityField.
+	priorityField string
 	// thinkingField is Config.ThinkingBudgetField.
 	thinkingField string
 	// urls are the endpoint's API paths, by kind.
@@ -137,6 +142,7 @@ func New(cfg Config) (*Client, error) {
 		c.usage = &openai.StreamOptions{IncludeUsage: true}
 	}
 	c.thinkingField = cfg.ThinkingBudgetField
+	c.priorityField = cfg.PriorityField
 	if err := c.setExtra(cfg.ExtraBody); err != nil {
 		return nil, err
 	}

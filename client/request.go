@@ -45,6 +45,9 @@ type Request struct {
 	// ThinkingBudget is the logged thinking part of the output (0: none logged), sent as
 	// Config.ThinkingBudgetField on a forced chat, Responses or Messages request.
 	ThinkingBudget int
+	// Priority is the request's scheduling priority (--priority-map), sent as
+	// Config.PriorityField; nil sends none.
+	Priority *int
 	// Body, when set, is sent as it is but for its "model", replaced by Config.Model
 	// (--body verbatim); the other fields above but ID are then unused, and whether the
 	// answer streams and carries usage is the body's own say.
@@ -145,7 +148,25 @@ func (c *Client) body(r Request, api apiKind) ([]byte, error) {
 	if b, err = c.addExtra(b, r.Unforced || api == kindEmbeddings, keys); err != nil {
 		return nil, err
 	}
-	return c.addThinkingBudget(b, r, api, keys), nil
+	b = c.addThinkingBudget(b, r, api, keys)
+	return c.addPriority(b, r, api, keys), nil
+}
+
+// addPriority splices the request's priority into its body as Config.PriorityField, unless
+// the logged body holds that field (the log's own priority wins) or ExtraBody sets it.
+func (c *Client) addPriority(b []byte, r Request, api apiKind, fieldKeys []string) []byte {
+	f := c.priorityField
+	if f == "" || r.Priority == nil || api == kindEmbeddings || slices.Contains(fieldKeys, f) || len(b) < 2 || b[len(b)-1] != '}' {
+		return b
+	}
+	if _, set := c.extra.raw[f]; set {
+		return b
+	}
+	b = append(b[:len(b)-1], ',', '"')
+	b = append(b, f...)
+	b = append(b, '"', ':')
+	b = strconv.AppendInt(b, int64(*r.Priority), 10)
+	return append(b, '}')
 }
 
 // addThinkingBudget splices the request's thinking budget into a forced body (see

@@ -56,6 +56,16 @@ func (e Engine) ThinkingBudgetField() string {
 	return ""
 }
 
+// PriorityField is the request field e schedules by priority with ("" when it has none known
+// here): vLLM's priority, lower served first, under its --scheduling-policy priority (the
+// simulator, which speaks vLLM's API, honours it too).
+func (e Engine) PriorityField() string {
+	if e == VLLM {
+		return "priority"
+	}
+	return ""
+}
+
 // Forceable reports whether e has a request field that forces the output length.
 func (e Engine) Forceable() bool { return e.ForceFields(0) != nil }
 

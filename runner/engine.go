@@ -163,6 +163,23 @@ func (s *engineState) thinkingField() string {
 	return s.choice.Engine.ThinkingBudgetField()
 }
 
+// priorityField is the field --priority-map's priorities are sent as: the engine's (vLLM's
+// priority; the simulator's, which speaks vLLM's API), "" without a map. A map against an
+// engine with no priority field known here sends nothing, and the run says so.
+func (s *engineState) priorityField(cfg Config) string {
+	if cfg.Routing.PriorityMap == nil {
+		return ""
+	}
+	f := s.choice.Engine.PriorityField()
+	if f == "" && s.choice.Simulator != "" {
+		f = engine.VLLM.PriorityField()
+	}
+	if f == "" {
+		fmt.Fprintf(cfg.Stderr, "replay: --priority-map: the engine (%s) takes no priority field replay knows (vLLM's priority): no priority is sent\n", s.choice.Engine)
+	}
+	return f
+}
+
 // resetCache empties the engine's prefix cache before the measured run under --reset-cache
 // (after the warmup, before the server's counters are first read), so it starts cold; each
 // sweep step is a run of its own and resets again. The summary records what happened.

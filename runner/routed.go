@@ -29,6 +29,9 @@ type Routing struct {
 	// limits for its value (--slo-class), else by the run's SLO.
 	ClassBy   routing.ClassBy
 	ClassSLOs map[string]analysis.SLO
+	// PriorityMap (--priority-map) gives each request whose log holds no priority one, by its
+	// model, API or a header, sent as the engine's priority field (vLLM's priority).
+	PriorityMap *routing.PriorityMap
 }
 
 // routes applies a run's Routing to each request as it is sent and to its row.
@@ -37,14 +40,15 @@ type routes struct {
 	allow    *routing.Allowlist
 	affinity string
 	classBy  routing.ClassBy
+	priority *routing.PriorityMap
 }
 
 // newRoutes is r's routes; nil when r routes nothing, so a plain run pays nothing.
 func newRoutes(r Routing) *routes {
-	if r.ModelMap == nil && !r.HeadersLogged && r.AffinityHeader == "" && !r.ClassBy.Set() {
+	if r.ModelMap == nil && !r.HeadersLogged && r.AffinityHeader == "" && !r.ClassBy.Set() && r.PriorityMap == nil {
 		return nil
 	}
-	rt := &routes{m: r.ModelMap, affinity: r.AffinityHeader, classBy: r.ClassBy}
+	rt := &routes{m: r.ModelMap, affinity: r.AffinityHeader, classBy: r.ClassBy, priority: r.PriorityMap}
 	if r.HeadersLogged {
 		a := routing.NewAllowlist(r.HeaderAllow)
 		rt.allow = &a
@@ -61,10 +65,13 @@ func (rt *routes) served(rec *trace.Record) string {
 	return t.Served()
 }
 
-// apply sets creq's model and headers for rec. A logged header is checked again here, so
-// no credential is sent whatever a reader kept.
-func (rt *routes) apply(creq *client.Request, rec *trace.Record) {
+// apply sets creq's model, headers and priority for rec (api: the API it goes to). A logged
+// header is checked again here, so no credential is sent whatever a reader kept.
+func (rt *routes) apply(creq *client.Request, rec *trace.Record, api string) {
 	creq.Model = rt.served(rec)
+	if p, ok := rt.priority.Priority(rec, api); ok {
+		creq.Priority = &p
+	}
 	if rt.allow != nil {
 		for _, h := range rt.allow.Logged(rec) {
 			if !trace.SecretHeader(h.Name) {

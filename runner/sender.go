@@ -137,7 +137,7 @@ func (s *sender) do(ctx context.Context, req client.Request, r *synth.Request, c
 func (s *sender) request(r *synth.Request) client.Request {
 	creq := s.content(r)
 	if s.route != nil {
-		s.route.apply(&creq, &r.Record)
+		s.route.apply(&creq, &r.Record, creq.API)
 	}
 	return creq
 }

@@ -110,14 +110,14 @@ func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error
 		return err
 	}
 	extra, err := t.eng.force(ctx, cfg, t.model)
-	field := t.eng.thinkingField()
-	if err != nil || (extra == nil && field == "") {
+	field, priority := t.eng.thinkingField(), t.eng.priorityField(cfg)
+	if err != nil || (extra == nil && field == "" && priority == "") {
 		return err
 	}
 	if extra != nil {
 		ccfg.ExtraBody = extra
 	}
-	ccfg.ThinkingBudgetField = field
+	ccfg.ThinkingBudgetField, ccfg.PriorityField = field, priority
 	t.client, err = client.New(ccfg)
 	return err
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -28,6 +29,9 @@ type seq struct {
 	arrival   time.Duration
 	// n is the number of choices; 0 means 1, so that a bare seq is a plain request.
 	n int
+	// priority orders the waiting queue: lower first, arrival order among equals (vLLM's
+	// priority scheduling).
+	priority int
 	// tokenCost is the decode work of one token in decodeUnits: a constrained (structured)
 	// sequence's is Config.StructuredDecodeFactor units; 0 means one.
 	tokenCost int
@@ -136,7 +140,11 @@ func (c *core) add(s *seq) bool {
 	}
 	s.arrival = c.now
 	s.state = seqWaiting
-	c.waiting = append(c.waiting, s)
+	i := len(c.waiting) // behind every request of its priority or a lower value
+	for i > 0 && c.waiting[i-1].priority > s.priority {
+		i--
+	}
+	c.waiting = slices.Insert(c.waiting, i, s)
 	return true
 }
 

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"cmp"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -194,5 +196,45 @@ func TestKVCacheLRU(t *testing.T) {
 	kv.register(d, 1)
 	if d.hashed {
 		t.Error("duplicate prefix registered twice")
+	}
+}
+
+// TestPriorityQueue: waiting requests are admitted lowest priority value first, arrival order
+// among equals (vLLM's priority scheduling), so under a full batch a priority-0 request that
+// arrived last starts first.
+func TestPriorityQueue(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxBatch = 1
+	cfg.Counter = ApproxCounter{}
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	first := map[uint64]time.Duration{}
+	c := newCore(&cfg, func(s *seq, _ int, at time.Duration) {
+		if _, ok := first[s.id]; !ok {
+			first[s.id] = at
+		}
+	})
+	add := func(id uint64, priority int) {
+		req := Request{HasIDs: true, PromptIDs: []int{int(id) + 1, 2, 3, 4}, MaxTokens: 4}
+		p, err := buildPrompt(&cfg, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.add(&seq{id: id, prompt: p, maxTokens: 4, priority: priority}) {
+			t.Fatal("refused")
+		}
+	}
+	add(0, 5) // runs at once: the batch holds one
+	c.apply(c.plan())
+	for id, pr := range []int{5, 9, 0, 5, 0} { // ids 1..5 wait
+		add(uint64(id+1), pr)
+	}
+	for !c.idle() {
+		c.apply(c.plan())
+	}
+	order := slices.SortedFunc(maps.Keys(first), func(a, b uint64) int { return cmp.Compare(first[a], first[b]) })
+	if want := []uint64{0, 3, 5, 1, 4, 2}; !slices.Equal(order, want) {
+		t.Errorf("first tokens in order %v, want %v (priority 0s first, then 5s, then 9; arrival order within)", order, want)
 	}
 }

@@ -117,6 +117,8 @@ func (f *topFields) member(c *jsoncur.Cursor, chat bool, r *Request) bool {
 		f.minTokens, ok = intOpt(c)
 	case "thinking_token_budget":
 		f.thinking, ok = intOpt(c)
+	case "priority":
+		f.priority, ok = intOpt(c)
 	case "n":
 		f.n, ok = intOpt(c)
 	case "ignore_eos":
@@ -179,6 +181,7 @@ var topKeys = map[string]uint32{
 	"stop": 1 << 17, "tools": 1 << 18, "tool_choice": 1 << 19, "response_format": 1 << 20,
 	"guided_json": 1 << 21, "guided_regex": 1 << 22, "guided_choice": 1 << 23,
 	"guided_grammar": 1 << 24, "structured_outputs": 1 << 25, "thinking_token_budget": 1 << 26,
+	"priority": 1 << 27,
 }
 
 var messageKeys = map[string]uint32{"role": 1, "name": 2, "content": 4}

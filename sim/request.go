@@ -32,7 +32,10 @@ type Request struct {
 	// reasoning dialect before the answer: vLLM's thinking_token_budget, which the simulator
 	// spends whole (as it runs the answer to its cap under ignore_eos), at most MaxTokens. A
 	// completions request and one answered with JSON (Content) do not think.
-	Thinking     int
+	Thinking int
+	// Priority is vLLM's priority field: among waiting requests, a lower value is admitted
+	// first (vLLM's priority scheduling policy); 0 when absent.
+	Priority     int
 	Stream       bool
 	IncludeUsage bool
 	// N is the number of choices (n, 1 when absent), each MaxTokens long; usage counts them all.
@@ -72,6 +75,7 @@ type wireRequest struct {
 	MinTokens           *int            `json:"min_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
 	ThinkingTokenBudget *int            `json:"thinking_token_budget"`
+	Priority            *int            `json:"priority"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -179,6 +183,8 @@ type scalars struct {
 	n, maxTokens, maxCompletionTokens, minTokens opt[int]
 	// thinking is vLLM's thinking_token_budget (engine/force.go says what it bounds there).
 	thinking opt[int]
+	// priority is vLLM's priority (lower is served first; 0 when absent).
+	priority opt[int]
 	// capName names maxTokens in errors: "" is max_tokens, the Responses API's is
 	// max_output_tokens.
 	capName string
@@ -249,6 +255,9 @@ func (f *scalars) applyLimits(defaultMaxTokens int, r *Request) error {
 			return fmt.Errorf("request body: field \"thinking_token_budget\": must be -1 (no budget) or >= 0, got %d", f.thinking.v)
 		}
 		r.Thinking = min(max(f.thinking.v, 0), r.MaxTokens)
+	}
+	if f.priority.set {
+		r.Priority = f.priority.v
 	}
 	return nil
 }
@@ -329,7 +338,7 @@ func slowParse(body []byte, chat bool, defaultMaxTokens int) (Request, error) {
 func (w *wireRequest) scalars() (scalars, error) {
 	f := scalars{
 		n: optOf(w.N), maxTokens: optOf(w.MaxTokens), maxCompletionTokens: optOf(w.MaxCompletionTokens),
-		minTokens: optOf(w.MinTokens), thinking: optOf(w.ThinkingTokenBudget), temperature: optOf(w.Temperature), topP: optOf(w.TopP),
+		minTokens: optOf(w.MinTokens), thinking: optOf(w.ThinkingTokenBudget), priority: optOf(w.Priority), temperature: optOf(w.Temperature), topP: optOf(w.TopP),
 		presencePenalty: optOf(w.PresencePenalty), frequencyPenalty: optOf(w.FrequencyPenalty),
 		topLogprobs: optOf(w.TopLogprobs),
 	}

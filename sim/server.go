@@ -190,7 +190,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 
 // generate submits a request to the engine and relays its answer.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, req *Request, p prompt, a *answer, f Fault) {
-	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), out: newStream()}
+	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), priority: req.Priority, out: newStream()}
 	arrived := s.eng.sinceStart()
 	if !s.submitted(w, a.errs, s.eng.submit(sq), req.N) {
 		return

@@ -25,7 +25,7 @@ var runFlagGroups = []flagGroup{
 	{"trace", []string{"trace", "format", "map", "on-error", "time-unit", "block-size", "hash-check", "log-year", "image-size", "image-tokens", "logged-model", "audio-tokens-per-second"}},
 	{"endpoint", []string{"endpoint", "model", "tokenizer", "api", "api-override", "api-key-env", "api-key-file",
 		"engine", "ca-file", "insecure", "timeout", "stall-timeout", "retries", "probe", "media-listen"}},
-	{"routing", []string{"model-map", "headers", "header-allow", "affinity-header", "slo-class-by", "slo-class"}},
+	{"routing", []string{"model-map", "headers", "header-allow", "affinity-header", "priority-map", "slo-class-by", "slo-class"}},
 	{"schedule", []string{"speed", "from", "to", "limit", "duration", "max-concurrency", "warmup", "reset-cache"}},
 	{"prompts", []string{"seed", "prefix-mode", "max-prompt-tokens", "options", "extra-body", "body", "send-ids"}},
 	{"checks", []string{"slo", "require", "checks", "max-error-rate", "max-lateness", "min-exact", "max-skip",

@@ -20,6 +20,7 @@ type routeFlags struct {
 	affinity    string
 	classBy     string
 	classes     []string
+	priorities  string
 }
 
 // add defines the routing flags.
@@ -29,6 +30,7 @@ func (r *routeFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&r.headerAllow, "header-allow", nil, "with --headers logged: also send the logged header NAME (repeatable; credentials never)")
 	fs.StringVar(&r.affinity, "affinity-header", "", "send header NAME with a value per session (a digest of its id), so a router hashing on it keeps a session's turns on one backend")
 	fs.StringVar(&r.classBy, "slo-class-by", "", "put each request in an SLO class by its logged model (before --model-map), its API, or a logged header (header:NAME); summary.json gets slo_classes and models sections")
+	fs.StringVar(&r.priorities, "priority-map", "", "a scheduling priority for each request whose log holds none, sent as the engine's priority field (vLLM's priority, lower served first; the simulator honours it): BY=VALUE:PRIORITY entries, BY model, api or header:NAME, VALUE * for any, the first match wins (e.g. 'model=gpt-4o:0,header:x-tier=batch:20,model=*:5')")
 	fs.StringArrayVar(&r.classes, "slo-class", nil, "VALUE:LIMITS, the SLO of one class, LIMITS as --slo (e.g. gpt-4o:ttft=300ms,itl=50ms; repeatable); a class without one is judged by --slo")
 }
 
@@ -59,6 +61,9 @@ func (r *routeFlags) apply(cfg *runner.Config) error {
 	rt.HeaderAllow, rt.AffinityHeader = r.headerAllow, r.affinity
 	var err error
 	if rt.ClassBy, err = routing.ParseClassBy(r.classBy); err != nil {
+		return err
+	}
+	if rt.PriorityMap, err = routing.ParsePriorityMap(r.priorities); err != nil {
 		return err
 	}
 	return r.applyClasses(rt)
