@@ -3,8 +3,9 @@
 # Two `replay sim` backends on 127.0.0.1, each with --arrival-log, behind Debian's nginx (its
 # own config, logs and pid under a temporary folder; one worker) with
 #   upstream { hash $http_x_session_affinity consistent; server A; server B; }
-# A request log (openai-log) of 13 sessions x 3 turns (a logged session_id; turns interleaved
-# across sessions) whose every line carries sentinel credentials in its `headers` object
+# A request log (openai-log, the plain gateway shape: no session field, so replay recovers the
+# sessions from the conversations, each turn extending the last with its logged answer) of 13
+# sessions x 3 turns, turns interleaved across sessions, whose every line carries sentinel credentials in its `headers` object
 # (authorization, x-api-key, cookie) besides an allowlisted x-priority, is replayed twice
 # through nginx with --headers logged:
 #   1. with --affinity-header x-session-affinity: every turn of every session reached one
@@ -95,14 +96,17 @@ mkdir -p "$work/input"
   for ((t = 0; t < T; t++)); do
     for ((s = 0; s < S; s++)); do
       i=$((t * S + s))
-      msgs='{"role":"system","content":"You are a helpful assistant for session '$s'."}'
+      # No system message: the sample tokenizer's (Mistral's) chat template refuses one.
+      msgs=''
       for ((k = 0; k <= t; k++)); do
-        msgs+=',{"role":"user","content":"Session '$s', question '$k': tell me about topic number '$((s * 7 + k))' in two sentences."}'
+        ((k > 0)) && msgs+=','
+        msgs+='{"role":"user","content":"Session '$s', question '$k': tell me about topic number '$((s * 7 + k))' in two sentences."}'
         ((k < t)) && msgs+=',{"role":"assistant","content":"Here is an answer about topic '$((s * 7 + k))' for session '$s'. It has two sentences."}'
       done
       ts=$(printf '2026-03-02T09:00:%02d.%03dZ' $((i / 10)) $(((i % 10) * 100)))
-      printf '{"timestamp":"%s","session_id":"conv-%02d","request":{"model":"gpt-4o-mini","messages":[%s],"max_tokens":16,"stream":true},' "$ts" "$s" "$msgs"
-      printf '"response":{"usage":{"prompt_tokens":%d,"completion_tokens":16}},' $((40 + 30 * t))
+      printf '{"timestamp":"%s","request":{"model":"gpt-4o-mini","messages":[%s],"max_tokens":16,"stream":true},' "$ts" "$msgs"
+      printf '"response":{"choices":[{"index":0,"message":{"role":"assistant","content":"Here is an answer about topic %d for session %d. It has two sentences."},"finish_reason":"stop"}],"usage":{"prompt_tokens":%d,"completion_tokens":16}},' \
+        $((s * 7 + t)) "$s" $((40 + 30 * t))
       printf '"headers":{"Authorization":"Bearer %s","x-api-key":"%s","Cookie":"session=%s","x-priority":"%d","content-type":"application/json"}}\n' \
         "$sentinel" "$sentinel" "$sentinel" $((s % 3))
     done
@@ -243,7 +247,7 @@ cat "$work/access-affinity.tsv" "$work/access-spread.tsv" | awk -F'\t' -v S=$S '
     if ($7 != ($1 % S) % 3) { print "request " $1 ": x-priority " $7 ", want the logged " ($1 % S) % 3 > "/dev/stderr"; bad = 1 }
     n++ }
   END { exit bad }' || fail "nginx's access log: credentials arrived, or the logged x-priority did not"
-leaks=$(grep -rlaF -- "$sentinel" "$work" --exclude-dir=input || true)
+leaks=$(grep -rlaF --exclude-dir=input -- "$sentinel" "$work" || true)
 [[ -z $leaks ]] || fail "the sentinel appears in: $leaks"
 [[ $(grep -cF -- "$sentinel" "$log") == "$N" ]] || fail "the sentinel is missing from the input log (the search would prove nothing)"
 files=$(find "$work" -path "$work/input" -prune -o -type f -print | wc -l)
