@@ -5,21 +5,28 @@
 #   upstream { hash $http_x_session_affinity consistent; server A; server B; }
 # A request log (openai-log, the plain gateway shape: no session field, so replay recovers the
 # sessions from the conversations, each turn extending the last with its logged answer) of 13
-# sessions x 3 turns, turns interleaved across sessions, whose every line carries sentinel credentials in its `headers` object
-# (authorization, x-api-key, cookie) besides an allowlisted x-priority, is replayed twice
-# through nginx with --headers logged:
+# sessions x 3 turns, turns interleaved across sessions, whose every line carries sentinel
+# credentials in its `headers` object (authorization, x-api-key, cookie) besides an
+# allowlisted x-priority, is replayed twice through nginx with --headers logged:
 #   1. with --affinity-header x-session-affinity: every turn of every session reached one
 #      backend (read off the backends' arrival logs, by X-Request-Id), both backends got
 #      sessions, and nginx saw one affinity value per session, distinct across sessions;
 #   2. without it: the same nginx location; nginx's hash with an empty key (the header absent)
-#      falls back to round robin, so the requests spread over both backends and sessions split
-#      across them (what is checked: both backends got requests and at least one session was
-#      split; nginx saw no affinity header).
+#      falls back to round robin (measured with one worker: the requests alternate, so with 13
+#      sessions, an odd number, every session splits), so the requests spread over both backends
+#      and sessions split across them (what is checked: both backends got requests, at least one
+#      session was split, and nginx saw no affinity header).
 # Then the sentinel must appear in no file the runs wrote (out folders, arrival logs, nginx's
 # access and error logs, every process's stdout and stderr) and nginx's access log, which logs
 # $http_authorization $http_x_api_key $http_cookie, must show them absent ("-") on every
-# request, while the allowlisted x-priority arrived. About 10 s warm; installs Debian's
-# nginx-light when nginx is missing (about 10 s more). REPLAY_NGINX_KEEP=1 keeps the folder.
+# request, while the allowlisted x-priority arrived. The search reads bytes as written:
+# requests.parquet is written uncompressed (results/rowfile) and report.html holds no
+# compressed data, so a leaked string would be found as it is.
+# Which backend a session lands on follows from nginx's ketama points of the two (random)
+# ports and replay's affinity digest of the recovered session ("s1".."s13"); all 13 on one
+# backend (the run then fails: the check needs both) has a chance near 2^-12.
+# About 20 s warm (two 4 s replays at 1x, the build of replay); installs Debian's nginx-light
+# when nginx is missing (about 10 s more). REPLAY_NGINX_KEEP=1 keeps the folder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -204,7 +211,6 @@ per_session() {
 }
 
 # 1. With --affinity-header.
-access_before=0
 run affinity --affinity-header x-session-affinity
 aff=$(per_session affinity) || fail "run with --affinity-header: the backends did not receive each request exactly once"
 split=$(awk '$2 > 0 && $3 > 0' <<<"$aff" | wc -l)
