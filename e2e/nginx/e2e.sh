@@ -4,7 +4,7 @@
 # own config, logs and pid under a temporary folder; one worker) with
 #   upstream { hash $http_x_session_affinity consistent; server A; server B; }
 # A request log (openai-log, the plain gateway shape: no session field, so replay recovers the
-# sessions from the conversations, each turn extending the last with its logged answer) of 13
+# sessions from the conversations, each turn extending the last with its logged answer) of 25
 # sessions x 3 turns, turns interleaved across sessions, whose every line carries sentinel
 # credentials in its `headers` object (authorization, x-api-key, cookie) besides an
 # allowlisted x-priority, is replayed twice through nginx with --headers logged:
@@ -12,7 +12,7 @@
 #      backend (read off the backends' arrival logs, by X-Request-Id), both backends got
 #      sessions, and nginx saw one affinity value per session, distinct across sessions;
 #   2. without it: the same nginx location; nginx's hash with an empty key (the header absent)
-#      falls back to round robin (measured with one worker: the requests alternate, so with 13
+#      falls back to round robin (measured with one worker: the requests alternate, so with 25
 #      sessions, an odd number, every session splits), so the requests spread over both backends
 #      and sessions split across them (what is checked: both backends got requests, at least one
 #      session was split, and nginx saw no affinity header).
@@ -23,8 +23,9 @@
 # requests.parquet is written uncompressed (results/rowfile) and report.html holds no
 # compressed data, so a leaked string would be found as it is.
 # Which backend a session lands on follows from nginx's ketama points of the two (random)
-# ports and replay's affinity digest of the recovered session ("s1".."s13"); all 13 on one
-# backend (the run then fails: the check needs both) has a chance near 2^-12.
+# ports and replay's affinity digest of the recovered session ("s1".."s25"); all 25 on one
+# backend (the run then fails: the check needs both) has a chance near 2^-24 (an even split of the
+# hash ring; near 1e-4 were it as uneven as 30/70).
 # About 20 s warm (two 4 s replays at 1x, the build of replay); installs Debian's nginx-light
 # when nginx is missing (about 10 s more). REPLAY_NGINX_KEEP=1 keeps the folder.
 set -euo pipefail
@@ -92,9 +93,9 @@ wait_http() { # wait_http URL PID NAME
 go build -o "$work/replay" ./cmd/replay
 
 # The request log: S sessions x T turns, turn-major (turn 0 of every session, then turn 1...),
-# 100 ms apart, so request index i (replay's X-Request-Id: its place in time order) is session
+# 50 ms apart, so request index i (replay's X-Request-Id: its place in time order) is session
 # i % S, turn i / S. S is odd: round robin over two backends then splits sessions.
-S=13
+S=25
 T=3
 sentinel="SENTINEL-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 log=$work/input/requests.jsonl
@@ -110,7 +111,7 @@ mkdir -p "$work/input"
         msgs+='{"role":"user","content":"Session '$s', question '$k': tell me about topic number '$((s * 7 + k))' in two sentences."}'
         ((k < t)) && msgs+=',{"role":"assistant","content":"Here is an answer about topic '$((s * 7 + k))' for session '$s'. It has two sentences."}'
       done
-      ts=$(printf '2026-03-02T09:00:%02d.%03dZ' $((i / 10)) $(((i % 10) * 100)))
+      ts=$(printf '2026-03-02T09:00:%02d.%03dZ' $((i / 20)) $(((i % 20) * 50)))
       printf '{"timestamp":"%s","request":{"model":"gpt-4o-mini","messages":[%s],"max_tokens":16,"stream":true},' "$ts" "$msgs"
       printf '"response":{"choices":[{"index":0,"message":{"role":"assistant","content":"Here is an answer about topic %d for session %d. It has two sentences."},"finish_reason":"stop"}],"usage":{"prompt_tokens":%d,"completion_tokens":16}},' \
         $((s * 7 + t)) "$s" $((40 + 30 * t))
@@ -244,6 +245,16 @@ tail -n +$((access_before + 1)) "$work/nginx-access.log" | awk -F'\t' -v re="$ap
 awk -F'\t' '$3 != "-" { print "request " $1 " carried an affinity header: " $3 > "/dev/stderr"; bad = 1 } END { exit bad }' \
   "$work/access-spread.tsv" || fail "without --affinity-header a request still carried x-session-affinity"
 say "without --affinity-header (nginx's hash on an empty key falls back to round robin): A $ra requests, B $rb; $split2 of $S sessions split across both"
+
+# nginx's own record agrees with the backends': the backend it logged for each request
+# ($upstream_addr) is the one whose arrival log holds that request id.
+for name in affinity spread; do
+  backend_of "$name" | awk -v a="127.0.0.1:$pa" -v b="127.0.0.1:$pb" -v run="$name" '
+    NR == FNR { want[$1] = ($2 == "A" ? a : b); next }
+    { n++; if (want[$1] != $2) { print run ": nginx sent request " $1 " to " $2 ", the arrival logs say " want[$1] > "/dev/stderr"; bad = 1 } }
+    END { if (n != length(want)) { print run ": nginx logged " n " API requests, the backends received " length(want) > "/dev/stderr"; bad = 1 }
+      exit bad }' - FS='\t' "$work/access-$name.tsv" || fail "nginx's access log and the arrival logs disagree"
+done
 
 # 3. Secrets: nginx saw every request without credentials but with the logged x-priority, and
 # no file any process wrote holds the sentinel (the input log aside).
