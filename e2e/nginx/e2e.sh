@@ -107,9 +107,11 @@ mkdir -p "$work/input"
       # No system message: the sample tokenizer's (Mistral's) chat template refuses one.
       msgs=''
       for ((k = 0; k <= t; k++)); do
-        ((k > 0)) && msgs+=','
+        if ((k > 0)); then msgs+=','; fi
         msgs+='{"role":"user","content":"Session '$s', question '$k': tell me about topic number '$((s * 7 + k))' in two sentences."}'
-        ((k < t)) && msgs+=',{"role":"assistant","content":"Here is an answer about topic '$((s * 7 + k))' for session '$s'. It has two sentences."}'
+        if ((k < t)); then
+          msgs+=',{"role":"assistant","content":"Here is an answer about topic '$((s * 7 + k))' for session '$s'. It has two sentences."}'
+        fi
       done
       ts=$(printf '2026-03-02T09:00:%02d.%03dZ' $((i / 20)) $(((i % 20) * 50)))
       printf '{"timestamp":"%s","request":{"model":"gpt-4o-mini","messages":[%s],"max_tokens":16,"stream":true},' "$ts" "$msgs"
