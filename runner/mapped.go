@@ -26,6 +26,8 @@ import (
 type modelTok struct {
 	path string
 	tok  tokenizer.Tokenizer
+	// adapter: the served name is a LoRA adapter's (the simulator serves it as one).
+	adapter bool
 }
 
 // mapModels resolves each target's tokenizer (its own, else the run's: p.tokPath) into
@@ -53,7 +55,7 @@ func (p *plan) mapModels(ctx context.Context, cfg Config) error {
 		if prev, dup := p.models[t.Served()]; dup && prev.path != path {
 			return fmt.Errorf("--model-map: %s is served with two tokenizers, %s and %s", t.Served(), prev.path, path)
 		}
-		p.models[t.Served()] = modelTok{path, tok}
+		p.models[t.Served()] = modelTok{path, tok, t.Adapter != ""}
 	}
 	return nil
 }
@@ -154,6 +156,7 @@ func simModels(sc *sim.Config, p *plan, imageTokens int, audioRate float64) erro
 		if err != nil {
 			return err
 		}
+		m.Adapter = p.models[n].adapter
 		if imageTokens > 0 {
 			m.Images = media.Fixed(imageTokens)
 		}

@@ -79,6 +79,14 @@ type Config struct {
 	// TokenizerSHA256 its content's digest, listed beside it. Empty: the model's name, none.
 	Tokenizer       string
 	TokenizerSHA256 string
+	// MaxLoras is how many LoRA adapters (Models with Adapter set) can be in the running batch
+	// at once (vLLM's --max-loras); a request whose adapter finds no slot waits while others
+	// run. AdapterLoad is the time to load an adapter into a slot, charged in the step that
+	// admits its first request after it was not loaded (adapters.go).
+	MaxLoras    int
+	AdapterLoad time.Duration
+	// adapter: this configuration is a Model's that is an adapter (servedModels).
+	adapter bool
 	// Models are the other models served beside ModelName, each counted by its own
 	// tokenizer (models.go); with any, a request naming a model served by neither is
 	// answered 404 as vLLM answers it.
@@ -184,6 +192,8 @@ func DefaultConfig() Config {
 		TokensPerChunk:      1,
 		PrefillPerToken:     20 * time.Microsecond,
 		EncodePerMediaToken: 10 * time.Microsecond,
+		MaxLoras:            4,
+		AdapterLoad:         20 * time.Millisecond,
 		StepBase:            15 * time.Millisecond,
 		StepPerSeq:          50 * time.Microsecond,
 		StepPerKVToken:      50 * time.Nanosecond,
@@ -203,6 +213,7 @@ func (c Config) validate() error {
 		{"TokenBudget", c.TokenBudget}, {"MaxModelLen", c.MaxModelLen},
 		{"DefaultMaxTokens", c.DefaultMaxTokens}, {"TokensPerChunk", c.TokensPerChunk},
 		{"MaxWaiting", c.MaxWaiting}, // every request waits at least until the next step
+		{"MaxLoras", c.MaxLoras},
 	}
 	for _, p := range pos {
 		if p.v <= 0 {
@@ -216,7 +227,7 @@ func (c Config) validate() error {
 		name string
 		v    time.Duration
 	}{
-		{"PrefillPerToken", c.PrefillPerToken}, {"EncodePerMediaToken", c.EncodePerMediaToken}, {"StepBase", c.StepBase}, {"StepPerSeq", c.StepPerSeq},
+		{"PrefillPerToken", c.PrefillPerToken}, {"EncodePerMediaToken", c.EncodePerMediaToken}, {"AdapterLoad", c.AdapterLoad}, {"StepBase", c.StepBase}, {"StepPerSeq", c.StepPerSeq},
 		{"StepPerKVToken", c.StepPerKVToken}, {"Faults.Stall", c.Faults.Stall},
 		{"Faults.RetryAfter", c.Faults.RetryAfter},
 	}

@@ -29,6 +29,8 @@ type seq struct {
 	arrival   time.Duration
 	// n is the number of choices; 0 means 1, so that a bare seq is a plain request.
 	n int
+	// adapter is the LoRA adapter it runs with ("" for the base model): adapters.go.
+	adapter string
 	// priority orders the waiting queue: lower first, arrival order among equals (vLLM's
 	// priority scheduling).
 	priority int
@@ -73,6 +75,8 @@ type stepPlan struct {
 	dur     time.Duration
 	prefill []prefillChunk
 	decode  []*seq
+	// adapterLoads are the LoRA adapters loaded into slots for this step's admissions.
+	adapterLoads int
 }
 
 type prefillChunk struct {
@@ -92,6 +96,7 @@ type core struct {
 	running []*seq
 	slots   int // decode slots held by running sequences: the sum of their widths
 	kv      *kvCache
+	loras   loraSlots
 	rng     *rand.Rand
 	onToken tokenEvent
 
@@ -203,14 +208,26 @@ func (c *core) plan() stepPlan {
 		budget -= s.width()
 		decoding += s.width()
 	}
-	for len(c.waiting) > 0 && budget > 0 && c.slots+c.waiting[0].width() <= c.cfg.MaxBatch {
-		s := c.waiting[0]
+	adapters := runningAdapters(c.running)
+	for i := 0; i < len(c.waiting) && budget > 0 && c.slots+c.waiting[i].width() <= c.cfg.MaxBatch; {
+		s := c.waiting[i]
 		hit, inLRU := c.kv.lookup(s.prompt.hashes)
 		fresh := c.blocksFor(s) - hit
 		if !c.kv.canAllocate(inLRU, fresh) {
 			break // first come first served: the head waits for blocks
 		}
-		c.waiting = c.waiting[1:]
+		ok, loaded := c.loras.admit(s.adapter, adapters, c.cfg.MaxLoras, c.steps)
+		if !ok {
+			i++ // its adapter has no slot: passed over while the requests behind it go on
+			continue
+		}
+		if loaded {
+			p.adapterLoads++
+		}
+		if s.adapter != "" {
+			adapters[s.adapter]++
+		}
+		c.waiting = slices.Delete(c.waiting, i, i+1)
 		s.blocks = c.kv.pin(s.prompt.hashes[:hit])
 		s.registered = hit
 		for range fresh {
@@ -247,7 +264,8 @@ func (c *core) plan() stepPlan {
 		time.Duration(decoding)*c.cfg.StepPerSeq +
 		time.Duration(kvTokens)*c.cfg.StepPerKVToken +
 		time.Duration(prefillTokens)*c.cfg.PrefillPerToken +
-		time.Duration(encoded)*c.cfg.EncodePerMediaToken
+		time.Duration(encoded)*c.cfg.EncodePerMediaToken +
+		time.Duration(p.adapterLoads)*c.cfg.AdapterLoad
 	if c.cfg.Jitter > 0 {
 		d = time.Duration(float64(d) * (1 + c.cfg.Jitter*(2*c.rng.Float64()-1)))
 	}

@@ -26,6 +26,10 @@ type Model struct {
 	Tokenize        func(text string) []int
 	Images          media.Rule
 	Audio           media.AudioRule
+	// Adapter: the name is a LoRA adapter's on the base model (vLLM's --lora-modules), which
+	// holds one of Config.MaxLoras slots while its requests run and costs Config.AdapterLoad
+	// to load into one (adapters.go).
+	Adapter bool
 }
 
 // counting is the configuration a request naming model is counted with: the server's own
@@ -50,6 +54,7 @@ func servedModels(cfg Config) map[string]*Config {
 		c.ModelName, c.Tokenizer, c.TokenizerSHA256 = m.Name, m.Tokenizer, m.TokenizerSHA256
 		c.Counter, c.Tokenize, c.Images, c.Audio = m.Counter, m.Tokenize, m.Images, m.Audio
 		c.ChatCounter = m.ChatCounter
+		c.adapter = m.Adapter
 		if c.Counter == nil {
 			c.Counter = ApproxCounter{}
 		}

@@ -12,6 +12,8 @@ type prompt struct {
 	tokens int
 	// media are the tokens of its images and clips (part of tokens), which the encoder runs on.
 	media int
+	// adapter is the LoRA adapter the request names ("" for a base model): adapters.go.
+	adapter string
 	// hashes[i] identifies blocks 0..i: each hash covers the block's content and its whole
 	// prefix, so equal hashes mean equal prefixes.
 	hashes []uint64

@@ -170,6 +170,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
+	if cfg.adapter {
+		p.adapter = req.Model
+	}
 	if p.tokens+req.MaxTokens > s.cfg.MaxModelLen {
 		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
 			"prompt (%d tokens) plus %s (%d) exceeds the maximum context length %d", p.tokens, d.capField, req.MaxTokens, s.cfg.MaxModelLen))
@@ -190,7 +193,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 
 // generate submits a request to the engine and relays its answer.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, req *Request, p prompt, a *answer, f Fault) {
-	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), priority: req.Priority, out: newStream()}
+	sq := &seq{prompt: p, maxTokens: a.out.tokens, n: req.N, tokenCost: s.cfg.tokenCost(req.Structured), priority: req.Priority, adapter: p.adapter, out: newStream()}
 	arrived := s.eng.sinceStart()
 	if !s.submitted(w, a.errs, s.eng.submit(sq), req.N) {
 		return

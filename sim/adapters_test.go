@@ -1,0 +1,65 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+// TestAdapterSlots: with one adapter slot, a request of a second adapter is passed over
+// while the first adapter's requests (queued before and after it) run, and admitted when its
+// slot frees; each load costs AdapterLoad once, a loaded adapter's next request nothing, and
+// the base model takes no slot.
+func TestAdapterSlots(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxLoras, cfg.AdapterLoad = 1, 50*time.Millisecond
+	cfg.Counter = ApproxCounter{}
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	first := map[uint64]time.Duration{}
+	c := newCore(&cfg, func(s *seq, _ int, at time.Duration) {
+		if _, ok := first[s.id]; !ok {
+			first[s.id] = at
+		}
+	})
+	add := func(id uint64, adapter string) {
+		req := Request{HasIDs: true, PromptIDs: []int{int(id) + 1, 2, 3, 4}, MaxTokens: 4}
+		p, err := buildPrompt(&cfg, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.add(&seq{id: id, prompt: p, maxTokens: 4, adapter: adapter}) {
+			t.Fatal("refused")
+		}
+	}
+	add(0, "a")
+	add(1, "b")
+	add(2, "a")
+	add(3, "")
+	p := c.plan()
+	admitted := map[uint64]bool{}
+	for _, ch := range p.prefill {
+		admitted[ch.s.id] = true
+	}
+	if !admitted[0] || admitted[1] || !admitted[2] || !admitted[3] || p.adapterLoads != 1 {
+		t.Fatalf("first step admitted %v with %d loads: want 0, 2 (adapter a, loaded once) and 3 (the base), 1 (b) passed over", admitted, p.adapterLoads)
+	}
+	if p.dur < cfg.AdapterLoad {
+		t.Errorf("the step that loads a took %v, want at least AdapterLoad %v", p.dur, cfg.AdapterLoad)
+	}
+	c.apply(p)
+	for !c.idle() {
+		c.apply(c.plan())
+	}
+	if !(first[1] > first[0] && first[1] > first[2]) || c.loras.loads != 2 {
+		t.Errorf("first tokens %v, loads %d: want b after both of a's, 2 loads (a, then b evicting it)", first, c.loras.loads)
+	}
+	// A request of the adapter still loaded (b) costs no load.
+	add(4, "b")
+	for !c.idle() {
+		c.apply(c.plan())
+	}
+	if c.loras.loads != 2 {
+		t.Errorf("a request of the loaded adapter b loaded again: %d loads", c.loras.loads)
+	}
+}
