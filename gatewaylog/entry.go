@@ -44,6 +44,8 @@ type Entry struct {
 	// Media are the images of the logged request body, where the source logs the body
 	// (images.go), each counted in PromptTokens by the logged model's rule.
 	Media []trace.MediaPart
+	// Headers are the request headers the record holds (headers.go), credentials dropped.
+	Headers []trace.Header
 	// OutputUnknown says the log holds no output count for the request (vLLM's log without
 	// --enable-log-outputs): OutputTokens is 0 for want of one, not a logged 0.
 	OutputUnknown bool

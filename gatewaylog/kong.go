@@ -80,5 +80,6 @@ func readKong(rec Record) (Entry, error) {
 		e.Status = code
 	}
 	e.Key = firstString(rec.Get("consumer", "username"), rec.Get("consumer", "id"))
+	e.Headers = headersOf(rec.Get("request", "headers"))
 	return e, nil
 }

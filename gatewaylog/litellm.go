@@ -108,6 +108,7 @@ func readLiteLLM(rec Record) (Entry, error) {
 	// status (success or failure) is no HTTP status, so it is not claimed as one: a failed
 	// call is replayed from its counts like the others.
 	e.Key = firstString(rec.Get("metadata", "user_api_key_user_id"), rec.Get("end_user"), rec.Get("metadata", "user_api_key_hash"))
+	e.Headers = headersOf(rec.Get("metadata", "requester_custom_headers"))
 	return e, nil
 }
 
@@ -168,5 +169,6 @@ func readSpendLog(rec Record) (Entry, error) {
 		return e, err
 	}
 	e.Key = firstString(rec.Get("user"), meta.Get("user_api_key_user_id"), rec.Get("end_user"), rec.Get("api_key"))
+	e.Headers = headersOf(meta.Get("requester_custom_headers"))
 	return e, nil
 }

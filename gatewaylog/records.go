@@ -21,6 +21,7 @@ func records(path string, entries []entryAt, hashes bool) ([]trace.Record, int64
 		rec := trace.Record{
 			Timestamp: e.at.Sub(origin), PromptTokens: e.PromptTokens, OutputTokens: e.OutputTokens,
 			Model: e.Model, SessionID: pseudonym(e.Key), Source: path, Line: e.line, Media: e.Media,
+			Headers: e.Headers,
 		}
 		o := &trace.Options{API: e.API, Stream: e.Stream, Temperature: e.Temperature, TopP: e.TopP, Status: e.Status,
 			N: e.N, Seed: e.Seed, Stop: e.Stop, FinishReason: e.FinishReason}
