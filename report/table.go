@@ -65,11 +65,7 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 			analysis.FormatMS(d.P50), analysis.FormatMS(d.P90), analysis.FormatMS(d.P95), analysis.FormatMS(d.P99), analysis.FormatMS(d.P999), analysis.FormatMS(d.Max), analysis.FormatMS(d.Mean))
 	}
 	b.WriteString("\n")
-	b.WriteString(populationTable(s.Populations))
-	b.WriteString(apiTable(s.APIs))
-	b.WriteString(mediaTable(s.Media))
-	b.WriteString(groupsTable("slo class", s.SLOClasses))
-	b.WriteString(groupsTable("served model", s.Models))
+	b.WriteString(sideBySide(s))
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(&b, "goodput     %s:", g.SLO)
 		for _, k := range analysis.SLONames() {
@@ -116,6 +112,13 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// sideBySide is the run's groups, each table only where the run has several: populations,
+// APIs, media, SLO classes and served models.
+func sideBySide(s *analysis.Summary) string {
+	return populationTable(s.Populations) + apiTable(s.APIs) + mediaTable(s.Media) +
+		groupsTable("slo class", s.SLOClasses) + groupsTable("served model", s.Models)
 }
 
 // errorsLine counts the failed requests by class, or says there were none.

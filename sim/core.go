@@ -208,44 +208,7 @@ func (c *core) plan() stepPlan {
 		budget -= s.width()
 		decoding += s.width()
 	}
-	adapters := runningAdapters(c.running)
-	for i := 0; i < len(c.waiting) && budget > 0 && c.slots+c.waiting[i].width() <= c.cfg.MaxBatch; {
-		s := c.waiting[i]
-		hit, inLRU := c.kv.lookup(s.prompt.hashes)
-		fresh := c.blocksFor(s) - hit
-		if !c.kv.canAllocate(inLRU, fresh) {
-			break // first come first served: the head waits for blocks
-		}
-		ok, loaded := c.loras.admit(s.adapter, adapters, c.cfg.MaxLoras, c.steps)
-		if !ok {
-			i++ // its adapter has no slot: passed over while the requests behind it go on
-			continue
-		}
-		if loaded {
-			p.adapterLoads++
-		}
-		if s.adapter != "" {
-			adapters[s.adapter]++
-		}
-		c.waiting = slices.Delete(c.waiting, i, i+1)
-		s.blocks = c.kv.pin(s.prompt.hashes[:hit])
-		s.registered = hit
-		for range fresh {
-			s.blocks = append(s.blocks, c.kv.alloc())
-		}
-		s.cached = hit * c.cfg.BlockSize
-		s.prefilled = s.cached
-		s.state = seqRunning
-		s.admitted = c.now
-		c.running = append(c.running, s)
-		c.slots += s.width()
-		c.cacheQueries += uint64(s.prompt.tokens)
-		c.cacheHits += uint64(s.cached)
-		c.promptTokens += uint64(s.prompt.tokens)
-		n := min(s.prompt.tokens-s.prefilled, budget)
-		p.prefill = append(p.prefill, prefillChunk{s, n})
-		budget -= n
-	}
+	budget = c.admit(&p, budget)
 	if len(p.prefill) == 0 && len(p.decode) == 0 {
 		return p
 	}
@@ -271,6 +234,58 @@ func (c *core) plan() stepPlan {
 	}
 	p.dur = max(d, 1)
 	return p
+}
+
+// admit moves waiting sequences into the running batch, first come first served (by
+// priority) while batch slots, the token budget and KV blocks allow, passing over one whose
+// LoRA adapter finds no slot (adapters.go); each starts its prefill in p. It returns the
+// budget left.
+func (c *core) admit(p *stepPlan, budget int) int {
+	adapters := runningAdapters(c.running)
+	for i := 0; i < len(c.waiting) && budget > 0 && c.slots+c.waiting[i].width() <= c.cfg.MaxBatch; {
+		s := c.waiting[i]
+		hit, inLRU := c.kv.lookup(s.prompt.hashes)
+		fresh := c.blocksFor(s) - hit
+		if !c.kv.canAllocate(inLRU, fresh) {
+			break // first come first served: the head waits for blocks
+		}
+		ok, loaded := c.loras.admit(s.adapter, adapters, c.cfg.MaxLoras, c.steps)
+		if !ok {
+			i++ // its adapter has no slot: passed over while the requests behind it go on
+			continue
+		}
+		if loaded {
+			p.adapterLoads++
+		}
+		if s.adapter != "" {
+			adapters[s.adapter]++
+		}
+		c.waiting = slices.Delete(c.waiting, i, i+1)
+		c.start(s, hit, fresh)
+		n := min(s.prompt.tokens-s.prefilled, budget)
+		p.prefill = append(p.prefill, prefillChunk{s, n})
+		budget -= n
+	}
+	return budget
+}
+
+// start puts s in the running batch: its cached prefix's hit blocks pinned and fresh ones
+// allocated, its cache figures counted.
+func (c *core) start(s *seq, hit, fresh int) {
+	s.blocks = c.kv.pin(s.prompt.hashes[:hit])
+	s.registered = hit
+	for range fresh {
+		s.blocks = append(s.blocks, c.kv.alloc())
+	}
+	s.cached = hit * c.cfg.BlockSize
+	s.prefilled = s.cached
+	s.state = seqRunning
+	s.admitted = c.now
+	c.running = append(c.running, s)
+	c.slots += s.width()
+	c.cacheQueries += uint64(s.prompt.tokens)
+	c.cacheHits += uint64(s.cached)
+	c.promptTokens += uint64(s.prompt.tokens)
 }
 
 // apply advances the clock by the step and delivers its tokens: a sequence whose prefill
