@@ -110,14 +110,19 @@ func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error
 		return err
 	}
 	extra, err := t.eng.force(ctx, cfg, t.model)
+	if err != nil {
+		return err
+	}
 	field, priority := t.eng.thinkingField(), t.eng.priorityField(cfg)
-	if err != nil || (extra == nil && field == "" && priority == "") {
+	adapter, ids, err := t.eng.adapters(ctx, cfg)
+	if err != nil || (extra == nil && field == "" && priority == "" && adapter == "") {
 		return err
 	}
 	if extra != nil {
 		ccfg.ExtraBody = extra
 	}
 	ccfg.ThinkingBudgetField, ccfg.PriorityField = field, priority
+	ccfg.AdapterField, ccfg.AdapterIDs = adapter, ids
 	t.client, err = client.New(ccfg)
 	return err
 }

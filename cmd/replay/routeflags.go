@@ -35,7 +35,8 @@ func (r *routeFlags) add(fs *pflag.FlagSet) {
 }
 
 // apply turns the parsed flags into cfg.Routing; a given --model maps the rest of a model map,
-// and without one the map's first target is the run's model (what the checks and probes use).
+// and without one the model of the map's first target (the base, for an adapter) is the run's
+// model (what the checks and probes use).
 func (r *routeFlags) apply(cfg *runner.Config) error {
 	rt := &cfg.Routing
 	if r.modelMap != "" {
@@ -45,7 +46,7 @@ func (r *routeFlags) apply(cfg *runner.Config) error {
 		}
 		rt.ModelMap = m
 		if ts := m.Targets(); cfg.Client.Model == "" && len(ts) > 0 {
-			cfg.Client.Model = ts[0].Served()
+			cfg.Client.Model = ts[0].Model // a base every engine serves by name (SGLang and llama.cpp list no adapter as a model)
 		}
 	}
 	switch r.headers {
