@@ -368,7 +368,7 @@ func TestAdapterField(t *testing.T) {
 	vllm := newClient(t, srv.URL, APIChat, nil)
 	sgl := newClient(t, srv.URL, APIChat, func(c *Config) { c.AdapterField = "lora_path" })
 	llama := newClient(t, srv.URL, APIChat, func(c *Config) {
-		c.AdapterField, c.AdapterIDs = "lora", map[string]int{"a": 0, "b": 1}
+		c.AdapterField, c.AdapterIDs, c.AdapterListed = "lora", map[string]int{"a": 0, "b": 1}, []int{0, 1, 2}
 	})
 	msgs := []chat.Message{{Role: "user", Content: "hi"}}
 	req := func(adapter string) Request {
@@ -387,9 +387,10 @@ func TestAdapterField(t *testing.T) {
 		{"vllm base", vllm, req(""), `"base"`, "", ""},
 		{"sglang", sgl, req("a"), `"base"`, "lora_path", `"a"`},
 		{"sglang base", sgl, req(""), `"base"`, "", ""},
-		{"llama.cpp", llama, req("b"), `"base"`, "lora", `[{"id":1,"scale":1.0}]`},
+		{"llama.cpp", llama, req("b"), `"base"`, "lora", `[{"id":1,"scale":1.0},{"id":0,"scale":0.0},{"id":2,"scale":0.0}]`},
+		{"llama.cpp base", llama, req(""), `"base"`, "lora", `[{"id":0,"scale":0.0},{"id":1,"scale":0.0},{"id":2,"scale":0.0}]`},
 		{"llama.cpp logged", llama, logged, `"base"`, "lora", `[{"id":1,"scale":0.5}]`},
-		{"llama.cpp verbatim", llama, verbatim, `"base"`, "lora", `[{"id":1,"scale":1.0}]`},
+		{"llama.cpp verbatim", llama, verbatim, `"base"`, "lora", `[{"id":1,"scale":1.0},{"id":0,"scale":0.0},{"id":2,"scale":0.0}]`},
 		{"sglang verbatim", sgl, verbatim, `"base"`, "lora_path", `"b"`},
 		{"vllm verbatim", vllm, verbatim, `"b"`, "", ""},
 	} {
@@ -413,5 +414,8 @@ func TestAdapterField(t *testing.T) {
 	}
 	if _, err := New(Config{BaseURL: srv.URL, Model: "m", AdapterField: "adapter"}); err == nil {
 		t.Error("an unknown adapter field was taken")
+	}
+	if _, err := New(Config{BaseURL: srv.URL, Model: "m", AdapterField: "lora", AdapterIDs: map[string]int{"a": 3}, AdapterListed: []int{0}}); err == nil {
+		t.Error("an adapter id the server did not list was taken")
 	}
 }

@@ -57,8 +57,13 @@ type Config struct {
 	// adapter in that field, lora as [{"id": AdapterIDs[name], "scale": 1.0}].
 	AdapterField string
 	// AdapterIDs are llama-server's adapter ids by the names requests give (AdapterField
-	// "lora"); a request whose adapter has none fails before it is sent.
-	AdapterIDs map[string]int
+	// "lora"); a request whose adapter has none fails before it is sent. AdapterListed are
+	// all the ids it lists: each request's lora names every one, at scale 0 but its own
+	// adapter's (1.0), so a request without an adapter runs on the base alone whatever the
+	// server's global scales (llama-server applies those to a request whose lora is absent or
+	// empty: measured on build b11669, e2e/llamacpp/slices/96-lora.sh).
+	AdapterIDs    map[string]int
+	AdapterListed []int
 	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
 	// (the default) unless the server rejects the option: usage is how served token counts
 	// are checked.
@@ -95,8 +100,9 @@ type Client struct {
 	// priorityField is Config.PriorityField.
 	priorityField string
 	// adapterField and adapterIDs are Config.AdapterField and Config.AdapterIDs.
-	adapterField string
-	adapterIDs   map[string]int
+	adapterField  string
+	adapterIDs    map[string]int
+	adapterListed []int
 	// thinkingField is Config.ThinkingBudgetField.
 	thinkingField string
 	// urls are the endpoint's API paths, by kind.
@@ -154,7 +160,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.thinkingField = cfg.ThinkingBudgetField
 	c.priorityField = cfg.PriorityField
-	if err := c.setAdapters(cfg.AdapterField, cfg.AdapterIDs); err != nil {
+	if err := c.setAdapters(cfg.AdapterField, cfg.AdapterIDs, cfg.AdapterListed); err != nil {
 		return nil, err
 	}
 	if err := c.setExtra(cfg.ExtraBody); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,22 +42,22 @@ func TestEngineAdapters(t *testing.T) {
 	state := func(e engine.Engine, sim string) *engineState {
 		return &engineState{choice: engine.Choice{Engine: e, Simulator: sim}, http: srv.Client(), base: srv.URL + "/v1"}
 	}
-	f, ids, err := state(engine.LlamaCpp, "").adapters(t.Context(), two)
-	if err != nil || f != "lora" || len(ids) != 2 || ids["chat"] != 1 || ids["0"] != 0 {
-		t.Errorf("llama.cpp: %q %v %v", f, ids, err)
+	c, err := state(engine.LlamaCpp, "").adapters(t.Context(), two)
+	if err != nil || c.AdapterField != "lora" || len(c.AdapterIDs) != 2 || c.AdapterIDs["chat"] != 1 || c.AdapterIDs["0"] != 0 || !slices.Equal(c.AdapterListed, []int{0, 1}) {
+		t.Errorf("llama.cpp: %q %v %v %v", c.AdapterField, c.AdapterIDs, c.AdapterListed, err)
 	}
-	if f, ids, err := state(engine.SGLang, "").adapters(t.Context(), two); err != nil || f != "lora_path" || ids != nil {
-		t.Errorf("SGLang: %q %v %v", f, ids, err)
+	if c, err := state(engine.SGLang, "").adapters(t.Context(), two); err != nil || c.AdapterField != "lora_path" || c.AdapterIDs != nil {
+		t.Errorf("SGLang: %q %v %v", c.AdapterField, c.AdapterIDs, err)
 	}
 	for _, st := range []*engineState{state(engine.VLLM, ""), state(engine.Generic, ""), state(engine.VLLM, "the built-in simulator")} {
-		if f, _, err := st.adapters(t.Context(), two); err != nil || f != "" {
-			t.Errorf("%s: %q %v, want the adapter as the model", st.choice.Engine, f, err)
+		if c, err := st.adapters(t.Context(), two); err != nil || c.AdapterField != "" {
+			t.Errorf("%s: %q %v, want the adapter as the model", st.choice.Engine, c.AdapterField, err)
 		}
 	}
-	if f, _, err := state(engine.LlamaCpp, "").adapters(t.Context(), mapOf("c: base\n")); err != nil || f != "" {
-		t.Errorf("no adapter: %q %v", f, err)
+	if c, err := state(engine.LlamaCpp, "").adapters(t.Context(), mapOf("c: base\n")); err != nil || c.AdapterField != "" {
+		t.Errorf("no adapter: %q %v", c.AdapterField, err)
 	}
-	_, _, err = state(engine.LlamaCpp, "").adapters(t.Context(), mapOf("a: {model: base, adapter: sql-v2}\n"))
+	_, err = state(engine.LlamaCpp, "").adapters(t.Context(), mapOf("a: {model: base, adapter: sql-v2}\n"))
 	var se setupError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), `"sql-v2"`) || !strings.Contains(err.Error(), "0 (/models/lora/sql.gguf), 1 (/models/lora/chat.gguf)") {
 		t.Errorf("an adapter llama-server did not load: %v, want a setup error naming it and the listed ones", err)

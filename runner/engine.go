@@ -183,10 +183,11 @@ func (s *engineState) priorityField(cfg Config) string {
 
 // adapters is how --model-map's adapters are sent (client.Config.AdapterField): "" (the
 // adapter's name as the model, vLLM's way; the simulator's too) without a map that names
-// one, else the engine's field, with llama-server's ids by adapter name read from its
-// GET /lora-adapters. An adapter it does not list is a setup error before the first send,
-// naming the ones it lists.
-func (s *engineState) adapters(ctx context.Context, cfg Config) (string, map[string]int, error) {
+// one, else the engine's field, with llama-server's ids by adapter name and every id it lists
+// (AdapterIDs, AdapterListed) read from its GET /lora-adapters. An adapter it does not list
+// is a setup error before the first send, naming the ones it lists.
+func (s *engineState) adapters(ctx context.Context, cfg Config) (client.Config, error) {
+	var out client.Config
 	var names []string
 	if m := cfg.Routing.ModelMap; m != nil {
 		for _, t := range m.Targets() {
@@ -196,27 +197,30 @@ func (s *engineState) adapters(ctx context.Context, cfg Config) (string, map[str
 		}
 	}
 	if len(names) == 0 || s.choice.Simulator != "" {
-		return "", nil, nil
+		return out, nil
 	}
-	f := s.choice.Engine.AdapterField()
-	if f != engine.AdapterLoraIDs {
-		return f, nil, nil
+	out.AdapterField = s.choice.Engine.AdapterField()
+	if out.AdapterField != engine.AdapterLoraIDs {
+		return out, nil
 	}
 	list, err := engine.LoraAdapters(ctx, s.http, s.base)
 	if err != nil {
-		return "", nil, setupf("--model-map names LoRA adapters (%s), which llama-server takes by the ids it lists, but listing them failed: %v (is it llama-server, started with --lora FILE for each?)",
+		return out, setupf("--model-map names LoRA adapters (%s), which llama-server takes by the ids it lists, but listing them failed: %v (is it llama-server, started with --lora FILE for each?)",
 			strings.Join(names, ", "), err)
 	}
-	ids := map[string]int{}
+	out.AdapterIDs = map[string]int{}
+	for _, a := range list {
+		out.AdapterListed = append(out.AdapterListed, a.ID)
+	}
 	for _, n := range names {
 		id, ok := engine.LoraID(list, n)
 		if !ok {
-			return "", nil, setupf("--model-map: adapter %q is not one llama-server at %s loaded: its /lora-adapters lists %s; name an adapter by its file name without the extension or by its id, or start llama-server with --lora FILE for it",
+			return out, setupf("--model-map: adapter %q is not one llama-server at %s loaded: its /lora-adapters lists %s; name an adapter by its file name without the extension or by its id, or start llama-server with --lora FILE for it",
 				n, s.base, engine.LoraList(list))
 		}
-		ids[n] = id
+		out.AdapterIDs[n] = id
 	}
-	return f, ids, nil
+	return out, nil
 }
 
 // resetCache empties the engine's prefix cache before the measured run under --reset-cache

@@ -114,15 +114,15 @@ func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error
 		return err
 	}
 	field, priority := t.eng.thinkingField(), t.eng.priorityField(cfg)
-	adapter, ids, err := t.eng.adapters(ctx, cfg)
-	if err != nil || (extra == nil && field == "" && priority == "" && adapter == "") {
+	adapters, err := t.eng.adapters(ctx, cfg)
+	if err != nil || (extra == nil && field == "" && priority == "" && adapters.AdapterField == "") {
 		return err
 	}
 	if extra != nil {
 		ccfg.ExtraBody = extra
 	}
 	ccfg.ThinkingBudgetField, ccfg.PriorityField = field, priority
-	ccfg.AdapterField, ccfg.AdapterIDs = adapter, ids
+	ccfg.AdapterField, ccfg.AdapterIDs, ccfg.AdapterListed = adapters.AdapterField, adapters.AdapterIDs, adapters.AdapterListed
 	t.client, err = client.New(ccfg)
 	return err
 }
