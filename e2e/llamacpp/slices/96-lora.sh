@@ -21,8 +21,11 @@
 # without ids; not /metrics: no per-adapter series. Beside it, the measurable output difference
 # under greedy decoding: one fixed prompt at temperature 0 answered with support, sql and
 # neither (explicit 0.0 scales) differs in each pair, so the adapters do change the model.
-# Checked: every request ok; every logged line seen at /slots with exactly its mapped adapter at
-# scale > 0 (the base's with none); prompt tokens 100% exact by the server's usage; summary.json's
+# The check tells dialects apart: replay run with --engine generic against this server (the
+# adapter's name sent as the model, no lora field) left every task's params.lora [] at /slots
+# (measured once by hand, 9 requests), which fails it.
+# Checked: every request ok; every logged line seen at /slots with its mapped adapter at scale 1
+# and the other at 0 (the base's with both at 0); prompt tokens 100% exact by the server's usage; summary.json's
 # models section has the two adapters and the base with their counts; a map naming an adapter
 # the server did not load stops the run before the first send, naming the adapters it lists.
 # Sourced by e2e.sh.
@@ -93,13 +96,21 @@ rf() { jq -r "$@" "$d/run/summary.json"; }
   fail "summary.json models: $(rf -c '.models | map_values(.requests)')"
 
 # Each log line's task at /slots: its length names the line, its lora the adapter it ran with.
-want() { case $(($1 % 3)) in 0) echo "[$support_id]" ;; 1) echo "[$sql_id]" ;; 2) echo "[]" ;; esac; }
+# /slots shows a request's own lora list (a request without one shows [], though the server's
+# global scales served it: the greedy answer without a lora field is neither the base's nor an
+# adapter's), so the whole list is checked: every listed id, the line's adapter's at 1 and the
+# others at 0 (the base's all at 0).
+want() { # want LINE: the lora list line LINE must have run with, sorted by id
+  local on=-1
+  case $(($1 % 3)) in 0) on=$support_id ;; 1) on=$sql_id ;; esac
+  jq -c --argjson on "$on" '[.[] | {id, scale: (if .id == $on then 1 else 0 end)}] | sort_by(.id)' <<<"$listed"
+}
 seen=0
 for ((i = 0; i < n; i++)); do
-  got=$(jq -sc --argjson max "$((33 + i))" '[.[] | select(.max == $max) | {task, on: ([.lora[]? | select(.scale > 0) | .id] | sort)}] | unique' "$d/slots.jsonl")
+  got=$(jq -sc --argjson max "$((33 + i))" '[.[] | select(.max == $max) | {task, lora: ([.lora[]? | {id, scale}] | sort_by(.id))}] | unique' "$d/slots.jsonl")
   [[ $(jq 'length' <<<"$got") -ge 1 ]] || fail "log line $i (max_tokens $((33 + i))) was never seen at /slots: $(wc -l <"$d/slots.jsonl") polls"
-  [[ $(jq -c '[.[].on] | unique' <<<"$got") == "[$(want "$i")]" ]] ||
-    fail "log line $i ($(jq -r .request.model <<<"$(sed -n "$((i + 1))p" "$d/log.jsonl")")): /slots shows adapters $got, want $(want "$i") at scale > 0"
+  [[ $(jq -c '[.[].lora] | unique' <<<"$got") == "[$(want "$i")]" ]] ||
+    fail "log line $i ($(jq -r .request.model <<<"$(sed -n "$((i + 1))p" "$d/log.jsonl")")): /slots shows $got, want lora $(want "$i")"
   seen=$((seen + 1))
 done
 
@@ -112,4 +123,4 @@ fi
 grep -q 'adapter "legal"' "$d/bad.log" && grep -q 'support.gguf' "$d/bad.log" ||
   fail "the unloaded adapter's error does not name it and the listed adapters: $(tail -n 3 "$d/bad.log")"
 
-pass "llama-server with adapters support (id $support_id) and sql (id $sql_id): greedy answers to one prompt differ (base '${g_base:0:24}', support '${g_support:0:24}', sql '${g_sql:0:24}'; no lora field: '${g_absent:0:24}'); replay of $n logged requests of 3 models: all ok, each of the $seen seen at /slots with its mapped adapter alone (base: none), prompt tokens $(rf .fidelity.prompt_tokens_exact_pct)% exact (output $(rf .fidelity.output_tokens_exact_pct)%), models $(rf -c '.models | map_values(.requests)'); an unloaded adapter stopped the run: $(grep -m1 -o 'adapter "legal".*' "$d/bad.log" | cut -c1-160)"
+pass "llama-server with adapters support (id $support_id) and sql (id $sql_id): greedy answers to one prompt differ (base '${g_base:0:24}', support '${g_support:0:24}', sql '${g_sql:0:24}'; no lora field: '${g_absent:0:24}'); replay of $n logged requests of 3 models: all ok, each of the $seen seen at /slots with its mapped adapter alone at scale 1 (the base's: every adapter at 0), prompt tokens $(rf .fidelity.prompt_tokens_exact_pct)% exact (output $(rf .fidelity.output_tokens_exact_pct)%), models $(rf -c '.models | map_values(.requests)'); an unloaded adapter stopped the run: $(grep -m1 -o 'adapter "legal".*' "$d/bad.log" | cut -c1-160)"
