@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,7 +37,7 @@ func TestEngineAdapters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Config{Routing: Routing{ModelMap: m}}
+		return Config{Routing: Routing{ModelMap: m}, Stderr: io.Discard}
 	}
 	two := mapOf("a: {model: base, adapter: chat}\nb: {model: base, adapter: \"0\"}\nc: base\n")
 	state := func(e engine.Engine, sim string) *engineState {

@@ -200,6 +200,9 @@ func (s *engineState) adapters(ctx context.Context, cfg Config) (client.Config, 
 		return out, nil
 	}
 	out.AdapterField = s.choice.Engine.AdapterField()
+	if out.AdapterField == engine.AdapterLoraPath {
+		fmt.Fprintf(cfg.Stderr, "replay: --model-map: adapters sent as %s takes them: the base as the model, the adapter in lora_path\n", s.choice.Engine)
+	}
 	if out.AdapterField != engine.AdapterLoraIDs {
 		return out, nil
 	}
@@ -220,7 +223,17 @@ func (s *engineState) adapters(ctx context.Context, cfg Config) (client.Config, 
 		}
 		out.AdapterIDs[n] = id
 	}
+	fmt.Fprintf(cfg.Stderr, "replay: --model-map: adapters sent as llama-server takes them: the base as the model, lora ids of its /lora-adapters (%s), every other at scale 0\n", adapterIDs(out.AdapterIDs, names))
 	return out, nil
+}
+
+// adapterIDs is "support=0, sql=1", in names' order.
+func adapterIDs(ids map[string]int, names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s=%d", n, ids[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // resetCache empties the engine's prefix cache before the measured run under --reset-cache
