@@ -356,3 +356,66 @@ func TestPriorityField(t *testing.T) {
 		}
 	}
 }
+
+// TestAdapterField: a request's adapter goes as each engine takes it: the adapter's name as
+// "model" by default (vLLM), the base as "model" and lora_path (SGLang) or lora ids
+// (llama.cpp) otherwise; a logged body's own field wins, verbatim bodies get it too, and a
+// llama.cpp adapter the server did not list fails before the send.
+func TestAdapterField(t *testing.T) {
+	rc := &apiRecorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	vllm := newClient(t, srv.URL, APIChat, nil)
+	sgl := newClient(t, srv.URL, APIChat, func(c *Config) { c.AdapterField = "lora_path" })
+	llama := newClient(t, srv.URL, APIChat, func(c *Config) {
+		c.AdapterField, c.AdapterIDs, c.AdapterListed = "lora", map[string]int{"a": 0, "b": 1}, []int{0, 1, 2}
+	})
+	msgs := []chat.Message{{Role: "user", Content: "hi"}}
+	req := func(adapter string) Request {
+		return Request{Messages: msgs, MaxTokens: 2, Model: "base", Adapter: adapter}
+	}
+	verbatim := Request{Body: []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"max_tokens":2}` + "\n"), Model: "base", Adapter: "b"}
+	logged := req("b")
+	logged.Options = &Options{Fields: json.RawMessage(`{"lora":[{"id":1,"scale":0.5}]}`)}
+	for _, tc := range []struct {
+		name              string
+		c                 *Client
+		req               Request
+		model, field, val string // field "" for none
+	}{
+		{"vllm", vllm, req("a"), `"a"`, "", ""},
+		{"vllm base", vllm, req(""), `"base"`, "", ""},
+		{"sglang", sgl, req("a"), `"base"`, "lora_path", `"a"`},
+		{"sglang base", sgl, req(""), `"base"`, "", ""},
+		{"llama.cpp", llama, req("b"), `"base"`, "lora", `[{"id":1,"scale":1.0},{"id":0,"scale":0.0},{"id":2,"scale":0.0}]`},
+		{"llama.cpp base", llama, req(""), `"base"`, "lora", `[{"id":0,"scale":0.0},{"id":1,"scale":0.0},{"id":2,"scale":0.0}]`},
+		{"llama.cpp logged", llama, logged, `"base"`, "lora", `[{"id":1,"scale":0.5}]`},
+		{"llama.cpp verbatim", llama, verbatim, `"base"`, "lora", `[{"id":1,"scale":1.0},{"id":0,"scale":0.0},{"id":2,"scale":0.0}]`},
+		{"sglang verbatim", sgl, verbatim, `"base"`, "lora_path", `"b"`},
+		{"vllm verbatim", vllm, verbatim, `"b"`, "", ""},
+	} {
+		if r := tc.c.Do(context.Background(), tc.req, newClock()); !r.OK() {
+			t.Fatalf("%s: %s: %s", tc.name, r.ErrorClass, r.ErrorMessage)
+		}
+		got := rc.last(t)
+		if m := string(got.body["model"]); m != tc.model {
+			t.Errorf("%s: body %s: model %s, want %s", tc.name, got.raw, m, tc.model)
+		}
+		for _, f := range []string{"lora", "lora_path"} {
+			v, ok := got.body[f]
+			want := f == tc.field
+			if ok != want || (want && (string(v) != tc.val || bytes.Count(got.raw, []byte(`"`+f+`"`)) != 1)) {
+				t.Errorf("%s: body %s: %s %q, want %q once", tc.name, got.raw, f, v, tc.val)
+			}
+		}
+	}
+	if r := llama.Do(context.Background(), req("c"), newClock()); r.OK() || !strings.Contains(r.ErrorMessage, `adapter "c"`) {
+		t.Errorf("an adapter the server did not list: %s %s, want an error naming it", r.ErrorClass, r.ErrorMessage)
+	}
+	if _, err := New(Config{BaseURL: srv.URL, Model: "m", AdapterField: "adapter"}); err == nil {
+		t.Error("an unknown adapter field was taken")
+	}
+	if _, err := New(Config{BaseURL: srv.URL, Model: "m", AdapterField: "lora", AdapterIDs: map[string]int{"a": 3}, AdapterListed: []int{0}}); err == nil {
+		t.Error("an adapter id the server did not list was taken")
+	}
+}

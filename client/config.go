@@ -51,6 +51,19 @@ type Config struct {
 	// PriorityField, when set, is the request field the engine schedules by (vLLM's
 	// priority): a request with a Priority gets it, unless its logged body holds the field.
 	PriorityField string
+	// AdapterField is how a request's LoRA adapter (Request.Adapter) is sent: "" as the
+	// adapter's name in "model" (vLLM's way, and every engine's not named here); "lora_path"
+	// (SGLang) or "lora" (llama.cpp) with the base model (Request.Model) as "model" and the
+	// adapter in that field, lora as [{"id": AdapterIDs[name], "scale": 1.0}].
+	AdapterField string
+	// AdapterIDs are llama-server's adapter ids by the names requests give (AdapterField
+	// "lora"); a request whose adapter has none fails before it is sent. AdapterListed are
+	// all the ids it lists: each request's lora names every one, at scale 0 but its own
+	// adapter's (1.0), so a request without an adapter runs on the base alone whatever the
+	// server's global scales (llama-server applies those to a request whose lora is absent or
+	// empty: measured on build b11669, e2e/llamacpp/slices/96-lora.sh).
+	AdapterIDs    map[string]int
+	AdapterListed []int
 	// OmitUsage stops the client asking for stream_options.include_usage. Leave it false
 	// (the default) unless the server rejects the option: usage is how served token counts
 	// are checked.
@@ -86,6 +99,10 @@ type Client struct {
 	extra, unforced extraBody
 	// priorityField is Config.PriorityField.
 	priorityField string
+	// adapterField and adapterIDs are Config.AdapterField and Config.AdapterIDs.
+	adapterField  string
+	adapterIDs    map[string]int
+	adapterListed []int
 	// thinkingField is Config.ThinkingBudgetField.
 	thinkingField string
 	// urls are the endpoint's API paths, by kind.
@@ -143,6 +160,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.thinkingField = cfg.ThinkingBudgetField
 	c.priorityField = cfg.PriorityField
+	if err := c.setAdapters(cfg.AdapterField, cfg.AdapterIDs, cfg.AdapterListed); err != nil {
+		return nil, err
+	}
 	if err := c.setExtra(cfg.ExtraBody); err != nil {
 		return nil, err
 	}

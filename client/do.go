@@ -265,7 +265,7 @@ func (c *Client) prepare(k *call, req Request) ([]byte, error) {
 		}
 		k.maxTokens, k.streamed, k.inputs = -1, v.streamed, v.inputs
 		k.wantUsage = v.includeUsage || ((!v.streamed || k.api.typed()) && c.usage != nil)
-		return v.body, nil
+		return c.addAdapter(v.body, req, v.keys)
 	}
 	k.maxTokens = c.sentMaxTokens(k.api, req.MaxTokens)
 	k.streamed = req.Options.streamed() && k.api != kindEmbeddings

@@ -59,9 +59,12 @@ type Request struct {
 	// Encoded, when set, is this request's body as Encode built it ahead of the send; the
 	// body fields above are then not encoded again (ID, API and Headers still apply).
 	Encoded *Encoded
-	// Model, when set, is sent as "model" instead of Config.Model: the served name a
-	// --model-map gives the request's logged model (an adapter's name, vLLM's way).
+	// Model, when set, is sent as "model" instead of Config.Model: the served model a
+	// --model-map gives the request's logged model.
 	Model string
+	// Adapter, when set, is the LoRA adapter on Model that serves the request, sent as
+	// Config.AdapterField says: by default as "model" in Model's place (vLLM's way).
+	Adapter string
 	// Headers are sent as they are, after the client's own: the logged routing headers and
 	// the session's affinity header. The caller keeps credentials out of them.
 	Headers []Header
@@ -72,6 +75,9 @@ type Header struct{ Name, Value string }
 
 // modelOf is the model name r is sent with.
 func (c *Client) modelOf(r Request) string {
+	if r.Adapter != "" && c.adapterField == "" {
+		return r.Adapter
+	}
 	if r.Model != "" {
 		return r.Model
 	}
@@ -149,7 +155,7 @@ func (c *Client) body(r Request, api apiKind) ([]byte, error) {
 		return nil, err
 	}
 	b = c.addThinkingBudget(b, r, api, keys)
-	return c.addPriority(b, r, api, keys), nil
+	return c.addAdapter(c.addPriority(b, r, api, keys), r, keys)
 }
 
 // addPriority splices the request's priority into its body as Config.PriorityField, unless

@@ -16,6 +16,8 @@ type verbatim struct {
 	// inputs is how many inputs its "input" holds, as an embeddings request reads it (-1
 	// when there is none, or it is not a string or an array).
 	inputs int
+	// keys are the body's adapter fields (lora_path, lora), which the replay does not add again.
+	keys []string
 }
 
 // verbatimBody is logged with its top-level "model" value replaced by model (inserted first
@@ -34,7 +36,7 @@ func verbatimBody(logged []byte, model string) (verbatim, error) {
 	}
 	start, end := -1, -1
 	for more := c.Object(); more; more = c.NextMember() {
-		switch string(key(&c)) {
+		switch k := string(key(&c)); k {
 		case "model":
 			c.Peek() // to the value
 			start = c.Offset()
@@ -46,6 +48,9 @@ func verbatimBody(logged []byte, model string) (verbatim, error) {
 			v.includeUsage = includeUsage(&c)
 		case "input":
 			v.inputs = inputCount(&c)
+		case adapterLoraPath, adapterLoraIDs:
+			v.keys = append(v.keys, k) // the logged body's own adapter wins
+			c.Skip()
 		default:
 			c.Skip()
 		}

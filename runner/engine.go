@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/llm-replay/replay/analysis"
@@ -178,6 +179,61 @@ func (s *engineState) priorityField(cfg Config) string {
 		fmt.Fprintf(cfg.Stderr, "replay: --priority-map: the engine (%s) takes no priority field replay knows (vLLM's priority): no priority is sent\n", s.choice.Engine)
 	}
 	return f
+}
+
+// adapters is how --model-map's adapters are sent (client.Config.AdapterField): "" (the
+// adapter's name as the model, vLLM's way; the simulator's too) without a map that names
+// one, else the engine's field, with llama-server's ids by adapter name and every id it lists
+// (AdapterIDs, AdapterListed) read from its GET /lora-adapters. An adapter it does not list
+// is a setup error before the first send, naming the ones it lists.
+func (s *engineState) adapters(ctx context.Context, cfg Config) (client.Config, error) {
+	var out client.Config
+	var names []string
+	if m := cfg.Routing.ModelMap; m != nil {
+		for _, t := range m.Targets() {
+			if t.Adapter != "" && !slices.Contains(names, t.Adapter) {
+				names = append(names, t.Adapter)
+			}
+		}
+	}
+	if len(names) == 0 || s.choice.Simulator != "" {
+		return out, nil
+	}
+	out.AdapterField = s.choice.Engine.AdapterField()
+	if out.AdapterField == engine.AdapterLoraPath {
+		fmt.Fprintf(cfg.Stderr, "replay: --model-map: adapters sent as %s takes them: the base as the model, the adapter in lora_path\n", s.choice.Engine)
+	}
+	if out.AdapterField != engine.AdapterLoraIDs {
+		return out, nil
+	}
+	list, err := engine.LoraAdapters(ctx, s.http, s.base)
+	if err != nil {
+		return out, setupf("--model-map names LoRA adapters (%s), which llama-server takes by the ids it lists, but listing them failed: %v (is it llama-server, started with --lora FILE for each?)",
+			strings.Join(names, ", "), err)
+	}
+	out.AdapterIDs = map[string]int{}
+	for _, a := range list {
+		out.AdapterListed = append(out.AdapterListed, a.ID)
+	}
+	for _, n := range names {
+		id, ok := engine.LoraID(list, n)
+		if !ok {
+			return out, setupf("--model-map: adapter %q is not one llama-server at %s loaded: its /lora-adapters lists %s; name an adapter by its file name without the extension or by its id, or start llama-server with --lora FILE for it",
+				n, s.base, engine.LoraList(list))
+		}
+		out.AdapterIDs[n] = id
+	}
+	fmt.Fprintf(cfg.Stderr, "replay: --model-map: adapters sent as llama-server takes them: the base as the model, lora ids of its /lora-adapters (%s), every other at scale 0\n", adapterIDs(out.AdapterIDs, names))
+	return out, nil
+}
+
+// adapterIDs is "support=0, sql=1", in names' order.
+func adapterIDs(ids map[string]int, names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s=%d", n, ids[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // resetCache empties the engine's prefix cache before the measured run under --reset-cache

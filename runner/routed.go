@@ -65,10 +65,14 @@ func (rt *routes) served(rec *trace.Record) string {
 	return t.Served()
 }
 
-// apply sets creq's model, headers and priority for rec (api: the API it goes to). A logged
-// header is checked again here, so no credential is sent whatever a reader kept.
+// apply sets creq's model and adapter, headers and priority for rec (api: the API it goes
+// to); the client sends the adapter in the engine's dialect (client.Config.AdapterField). A
+// logged header is checked again here, so no credential is sent whatever a reader kept.
 func (rt *routes) apply(creq *client.Request, rec *trace.Record, api string) {
-	creq.Model = rt.served(rec)
+	if rt.m != nil {
+		t, _ := rt.m.Target(rec.Model) // every logged model is mapped: prepare checked
+		creq.Model, creq.Adapter = t.Model, t.Adapter
+	}
 	if p, ok := rt.priority.Priority(rec, api); ok {
 		creq.Priority = &p
 	}

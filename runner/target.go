@@ -110,14 +110,19 @@ func (t *target) connect(ctx context.Context, cfg Config, endpoint string) error
 		return err
 	}
 	extra, err := t.eng.force(ctx, cfg, t.model)
+	if err != nil {
+		return err
+	}
 	field, priority := t.eng.thinkingField(), t.eng.priorityField(cfg)
-	if err != nil || (extra == nil && field == "" && priority == "") {
+	adapters, err := t.eng.adapters(ctx, cfg)
+	if err != nil || (extra == nil && field == "" && priority == "" && adapters.AdapterField == "") {
 		return err
 	}
 	if extra != nil {
 		ccfg.ExtraBody = extra
 	}
 	ccfg.ThinkingBudgetField, ccfg.PriorityField = field, priority
+	ccfg.AdapterField, ccfg.AdapterIDs, ccfg.AdapterListed = adapters.AdapterField, adapters.AdapterIDs, adapters.AdapterListed
 	t.client, err = client.New(ccfg)
 	return err
 }

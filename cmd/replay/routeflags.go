@@ -25,7 +25,7 @@ type routeFlags struct {
 
 // add defines the routing flags.
 func (r *routeFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&r.modelMap, "model-map", "", `logged model name to served one: inline "gpt-4o=Qwen/Qwen2.5-72B-Instruct,gpt-4o-mini=small" or a YAML file of LOGGED: {model, adapter, tokenizer} ("*" for the rest; an adapter is sent as the model name, vLLM's way); each request is built and counted by its target's tokenizer (default: --tokenizer's); a given --model maps the rest; every unmapped logged model is an error before the first send`)
+	fs.StringVar(&r.modelMap, "model-map", "", `logged model name to served one: inline "gpt-4o=Qwen/Qwen2.5-72B-Instruct,gpt-4o-mini=small" or a YAML file of LOGGED: {model, adapter, tokenizer} ("*" for the rest; an adapter is sent as the model name, vLLM's way, to every engine but SGLang, sent the base with lora_path, and llama-server, the base with the lora id its /lora-adapters lists); each request is built and counted by its target's tokenizer (default: --tokenizer's); a given --model maps the rest; every unmapped logged model is an error before the first send`)
 	fs.StringVar(&r.headers, "headers", "none", "logged: send each request's logged headers that route it (session and affinity ids, priority, the Gateway API Inference Extension's and llm-d's headers; never Authorization, cookies or keys); none: send none")
 	fs.StringArrayVar(&r.headerAllow, "header-allow", nil, "with --headers logged: also send the logged header NAME (repeatable; credentials never)")
 	fs.StringVar(&r.affinity, "affinity-header", "", "send header NAME with a value per session (a digest of its id), so a router hashing on it keeps a session's turns on one backend")
@@ -35,7 +35,8 @@ func (r *routeFlags) add(fs *pflag.FlagSet) {
 }
 
 // apply turns the parsed flags into cfg.Routing; a given --model maps the rest of a model map,
-// and without one the map's first target is the run's model (what the checks and probes use).
+// and without one the model of the map's first target (the base, for an adapter) is the run's
+// model (what the checks and probes use).
 func (r *routeFlags) apply(cfg *runner.Config) error {
 	rt := &cfg.Routing
 	if r.modelMap != "" {
@@ -45,7 +46,7 @@ func (r *routeFlags) apply(cfg *runner.Config) error {
 		}
 		rt.ModelMap = m
 		if ts := m.Targets(); cfg.Client.Model == "" && len(ts) > 0 {
-			cfg.Client.Model = ts[0].Served()
+			cfg.Client.Model = ts[0].Model // a base every engine serves by name (SGLang and llama.cpp list no adapter as a model)
 		}
 	}
 	switch r.headers {

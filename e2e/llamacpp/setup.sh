@@ -21,6 +21,10 @@
 #      --mmproj: a tiny random-weight vision tower and projector, for llama-server --mmproj)
 #      and the tokenizer folder replay is given: tokenizer.json, tokenizer_config.json, and the config.json and
 #      preprocessor_config.json of that family, with the GGUF's values (replay's image rule).
+#   5. two LoRA adapters for the e2e model, models/lora/<preset>/support.gguf and sql.gguf inside
+#      the root (mkmodel --lora, seeds 1 and 2: random A and B on every layer's attn_q and
+#      attn_v, rank 8), for llama-server --lora (slice lora); an adapter's name is its file
+#      name without .gguf, as replay matches a --model-map adapter to /lora-adapters.
 # Measured on 2 cores: cold 30 s (debootstrap 28 s, the model 1.4 s), warm 0.01 s (file tests).
 # It prints shell assignments on its last four lines: LLAMA_ROOT=... (the root), FIXED_GGUF=...
 # (the default model), MODEL_GGUF=... (the e2e model) and VISION_MODELS=... (the folder of the
@@ -35,7 +39,7 @@ preset=small
 while (($#)); do
   case $1 in
   --preset) preset=$2; shift 2 ;;
-  -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,32p' "$0"; exit 0 ;;
   *) echo "setup.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -134,6 +138,21 @@ vision() { # vision TYPE llama|qwen2vl: the folder models/vision/TYPE
 }
 vision mlp llama            # LLaVA-1.5: 576 tokens an image
 vision qwen2vl_merger qwen2vl # Qwen2-VL: tokens by the image's size
+
+# 5. The LoRA adapters, made once per preset: written in lora/PRESET.tmp and moved into place.
+adapters() {
+  local dir=$llroot/models/lora/$preset tmp
+  [[ -s $dir/support.gguf && -s $dir/sql.gguf ]] && return
+  tmp=$dir.tmp
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  log "writing $dir"
+  (cd "$root/e2e/ollama" && go run ./mkmodel --lora --preset "$preset" --seed 1 --out "$tmp/support.gguf" &&
+    go run ./mkmodel --lora --preset "$preset" --seed 2 --out "$tmp/sql.gguf")
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+}
+adapters
 
 echo "LLAMA_ROOT=$llroot"
 echo "FIXED_GGUF=/models/replay-$preset-q8.gguf"

@@ -18,7 +18,9 @@
 // own and its Hugging Face tokenizer folder beside --out (qwen.go); --mmproj TYPE writes a
 // vision projector for llama-server --mmproj (mlp: LLaVA-1.5's, qwen2vl_merger: Qwen2-VL's)
 // and that family's config.json and preprocessor_config.json beside it (mmproj.go).
-// e2e/llamacpp/setup.sh makes one folder of each for its vision slice.
+// e2e/llamacpp/setup.sh makes one folder of each for its vision slice. --lora writes a
+// random-weight LoRA adapter for the llama model of a preset instead (lora.go), for
+// llama-server --lora.
 //
 // The file is written with Ollama's own GGUF writer (fs/ggml.WriteGGUF); matrices are F16 and
 // norms F32, and `ollama create --quantize q8_0` turns it into the ~60 MB Q8_0 model.
@@ -86,14 +88,28 @@ func main() {
 	eosW := flag.Float64("eos-weight", 0, "with --eos reachable: the </s> output weight on the carrier dimension instead of the tuned one (for tuning)")
 	arch := flag.String("arch", "llama", "text model architecture: llama (with --tokenizer's vocabulary) or qwen2vl (a byte-level BPE vocabulary of its own, from --tokenizer's words, written as a tokenizer folder beside --out; see qwen.go)")
 	mmproj := flag.String("mmproj", "", "write a random-weight vision projector of this type (mlp or qwen2vl_merger) to --out instead of a text model, its embeddings the preset's width (see mmproj.go)")
+	lora := flag.Bool("lora", false, "write a random-weight LoRA adapter GGUF for the preset's llama model to --out instead of a model (--seed picks its weights; see lora.go)")
 	tmpl := flag.String("chat-template", "", "write tokenizer.chat_template: \"tokenizer\" for the chat_template of the tokenizer_config.json beside --tokenizer, or a Jinja file")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: mkmodel --tokenizer tokenizer.json --out model.gguf [--preset small|large]\n"+
-			"       mkmodel --mmproj mlp|qwen2vl_merger --out mmproj.gguf [--preset small|large]\n\n"+
+			"       mkmodel --mmproj mlp|qwen2vl_merger --out mmproj.gguf [--preset small|large]\n"+
+			"       mkmodel --lora --seed N --out adapter.gguf [--preset small|large]\n\n"+
 			"Example:\n  go run ./mkmodel --tokenizer ../../samples/tokenizer/mistral/tokenizer.json --out /tmp/m.gguf\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *lora && *out != "" {
+		p, ok := presets[*name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "mkmodel: unknown preset %q (small or large)\n", *name)
+			os.Exit(2)
+		}
+		if err := writeLoRA(*out, p, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *mmproj != "" && *out != "" {
 		p, ok := presets[*name]
 		if !ok {
