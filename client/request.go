@@ -161,35 +161,34 @@ func (c *Client) body(r Request, api apiKind) ([]byte, error) {
 // addPriority splices the request's priority into its body as Config.PriorityField, unless
 // the logged body holds that field (the log's own priority wins) or ExtraBody sets it.
 func (c *Client) addPriority(b []byte, r Request, api apiKind, fieldKeys []string) []byte {
-	f := c.priorityField
-	if f == "" || r.Priority == nil || api == kindEmbeddings || slices.Contains(fieldKeys, f) || len(b) < 2 || b[len(b)-1] != '}' {
+	if r.Priority == nil || api == kindEmbeddings {
 		return b
 	}
-	if _, set := c.extra.raw[f]; set {
-		return b
-	}
-	b = append(b[:len(b)-1], ',', '"')
-	b = append(b, f...)
-	b = append(b, '"', ':')
-	b = strconv.AppendInt(b, int64(*r.Priority), 10)
-	return append(b, '}')
+	return c.spliceInt(b, c.priorityField, int64(*r.Priority), fieldKeys)
 }
 
 // addThinkingBudget splices the request's thinking budget into a forced body (see
 // Config.ThinkingBudgetField); a completions or embeddings body has no thinking to bound.
 func (c *Client) addThinkingBudget(b []byte, r Request, api apiKind, fieldKeys []string) []byte {
-	f := c.thinkingField
-	if f == "" || r.ThinkingBudget <= 0 || r.Unforced || api == kindCompletions || api == kindEmbeddings ||
-		slices.Contains(fieldKeys, f) || len(b) < 2 || b[len(b)-1] != '}' {
+	if r.ThinkingBudget <= 0 || r.Unforced || api == kindCompletions || api == kindEmbeddings {
 		return b
 	}
-	if _, set := c.extra.raw[f]; set {
+	return c.spliceInt(b, c.thinkingField, int64(r.ThinkingBudget), fieldKeys)
+}
+
+// spliceInt appends "field": v to a JSON object body, unless field is "" or the body already
+// holds it: among the logged body's members (fieldKeys) or ExtraBody's.
+func (c *Client) spliceInt(b []byte, field string, v int64, fieldKeys []string) []byte {
+	if field == "" || slices.Contains(fieldKeys, field) || len(b) < 2 || b[len(b)-1] != '}' {
+		return b
+	}
+	if _, set := c.extra.raw[field]; set {
 		return b
 	}
 	b = append(b[:len(b)-1], ',', '"')
-	b = append(b, f...)
+	b = append(b, field...)
 	b = append(b, '"', ':')
-	b = strconv.AppendInt(b, int64(r.ThinkingBudget), 10)
+	b = strconv.AppendInt(b, v, 10)
 	return append(b, '}')
 }
 
