@@ -208,7 +208,7 @@ func (c *core) plan() stepPlan {
 		budget -= s.width()
 		decoding += s.width()
 	}
-	budget = c.admit(&p, budget)
+	c.admit(&p, budget)
 	if len(p.prefill) == 0 && len(p.decode) == 0 {
 		return p
 	}
@@ -238,9 +238,8 @@ func (c *core) plan() stepPlan {
 
 // admit moves waiting sequences into the running batch, first come first served (by
 // priority) while batch slots, the token budget and KV blocks allow, passing over one whose
-// LoRA adapter finds no slot (adapters.go); each starts its prefill in p. It returns the
-// budget left.
-func (c *core) admit(p *stepPlan, budget int) int {
+// LoRA adapter finds no slot (adapters.go); each starts its prefill in p, within budget.
+func (c *core) admit(p *stepPlan, budget int) {
 	adapters := runningAdapters(c.running)
 	for i := 0; i < len(c.waiting) && budget > 0 && c.slots+c.waiting[i].width() <= c.cfg.MaxBatch; {
 		s := c.waiting[i]
@@ -266,7 +265,6 @@ func (c *core) admit(p *stepPlan, budget int) int {
 		p.prefill = append(p.prefill, prefillChunk{s, n})
 		budget -= n
 	}
-	return budget
 }
 
 // start puts s in the running batch: its cached prefix's hit blocks pinned and fresh ones
