@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 )
 
 // AudioRule is how a model's processor counts an audio clip: the prompt tokens one clip adds,
@@ -29,17 +27,9 @@ var ErrNoAudioRule = errors.New("no audio token rule for this model (give --audi
 // the processor's wrapper text. A folder without config.json, or of a family without an audio
 // rule (a text or vision model), is an error wrapping ErrNoAudioRule.
 func LoadAudio(path string, count Counter) (AudioRule, error) {
-	dir := path
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		dir = filepath.Dir(path)
-	}
-	var cfg modelConfig
-	found, err := readJSON(dir, "config.json", &cfg)
+	dir, cfg, err := readModelConfig(path, ErrNoAudioRule)
 	if err != nil {
 		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("%s has no config.json, so its model family is unknown: %w", dir, ErrNoAudioRule)
 	}
 	switch cfg.ModelType {
 	case "qwen2_audio", "qwen2_5_omni":

@@ -37,17 +37,9 @@ type Counter func(text string) int
 // counts the processor's wrapper text. A folder without config.json, or of a family without a
 // rule, is an error wrapping ErrNoRule.
 func Load(path string, count Counter) (Rule, error) {
-	dir := path
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		dir = filepath.Dir(path)
-	}
-	var cfg modelConfig
-	found, err := readJSON(dir, "config.json", &cfg)
+	dir, cfg, err := readModelConfig(path, ErrNoRule)
 	if err != nil {
 		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("%s has no config.json, so its model family is unknown: %w", dir, ErrNoRule)
 	}
 	switch cfg.ModelType {
 	case "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe": // Qwen3-VL: the same processor, patch 16 in its preprocessor_config.json
@@ -67,6 +59,21 @@ func Load(path string, count Counter) (Rule, error) {
 		return nil, fmt.Errorf("%s: config.json has no model_type: %w", dir, ErrNoRule)
 	}
 	return nil, fmt.Errorf("%s: model_type %q: %w", dir, cfg.ModelType, ErrNoRule)
+}
+
+// readModelConfig reads config.json of the model folder holding path (a tokenizer.json or
+// its folder); a folder without one is an error wrapping none (ErrNoRule, ErrNoAudioRule).
+func readModelConfig(path string, none error) (string, modelConfig, error) {
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	var cfg modelConfig
+	found, err := readJSON(dir, "config.json", &cfg)
+	if err == nil && !found {
+		err = fmt.Errorf("%s has no config.json, so its model family is unknown: %w", dir, none)
+	}
+	return dir, cfg, err
 }
 
 // modelConfig is what the rules read of config.json.
