@@ -290,10 +290,10 @@ func reasoningRow(row *results.Row, resp *client.Response, logged int) {
 		reasoning, answer = resp.ReasoningTokens, max(completion-resp.ReasoningTokens, 0)
 	case resp.ReasoningTokens >= 0:
 		reasoning = resp.ReasoningTokens
+	case completion >= 0 && reasoning == 0: // no thinking seen (a non-streamed answer too): all answer
+		answer = completion
 	case completion >= 0 && answer == 0: // all thinking: the usage counts it
 		reasoning = completion
-	case completion >= 0 && reasoning == 0:
-		answer = completion
 	case completion >= 0: // both kinds, no breakdown: the thinking chunks counted
 		answer = max(completion-reasoning, 0)
 	}

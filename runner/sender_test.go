@@ -118,3 +118,17 @@ func TestOverrideAPI(t *testing.T) {
 		t.Errorf("said %q, want %q", msg.String(), want)
 	}
 }
+
+// TestReasoningRowUnstreamed: a non-streamed answer (no chunks of either kind) whose usage
+// breaks out no thinking is all answer, not all thinking.
+func TestReasoningRowUnstreamed(t *testing.T) {
+	var row results.Row
+	reasoningRow(&row, &client.Response{CompletionTokens: 30, ReasoningTokens: -1}, -1)
+	if row.ReasoningTokens != 0 || row.AnswerTokens != 30 {
+		t.Errorf("reasoning %d, answer %d: want 0 and 30", row.ReasoningTokens, row.AnswerTokens)
+	}
+	reasoningRow(&row, &client.Response{CompletionTokens: 30, ReasoningTokens: -1, ReasoningChunks: 30}, -1)
+	if row.ReasoningTokens != 30 || row.AnswerTokens != 0 {
+		t.Errorf("a stream of thinking alone: reasoning %d, answer %d: want 30 and 0", row.ReasoningTokens, row.AnswerTokens)
+	}
+}
