@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/llm-replay/replay/media"
@@ -104,8 +105,8 @@ func AudioRule(tokPath string, tok tokenizer.Tokenizer, rate float64) (media.Aud
 // read from the folder of the tokenizer at tokPath). A folder without a rule is not an error
 // here (AudioErr keeps why): only a line with a clip needs one.
 func (o *Options) SetAudio(tokPath string, rate float64) error {
-	if rate < 0 || rate != rate {
-		return fmt.Errorf("--audio-tokens-per-second %g: must be a positive number", rate)
+	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return fmt.Errorf("--audio-tokens-per-second %g: must be a finite number, positive (0: the model's own rule)", rate)
 	}
 	rule, err := AudioRule(tokPath, o.Tokenizer, rate)
 	switch {

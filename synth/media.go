@@ -37,6 +37,9 @@ func (b *Builder) planMedia(j *job, rec trace.Record, at string) (int, error) {
 	if !chatFamily(j.req.API) {
 		return 0, fmt.Errorf("%s: images and audio are replayed on the chat, Responses and Messages APIs, not %s", at, j.req.API)
 	}
+	if j.req.API != APIChat && rec.MediaClips() > 0 { // the client writes clips in chat's shape only
+		return 0, fmt.Errorf("%s: audio clips are replayed on the chat API only, not %s", at, j.req.API)
+	}
 	text -= rec.MediaTokens()
 	if text < 1 {
 		return 0, fmt.Errorf("%s: prompt_tokens %d is no more than its media's %d tokens", at, j.req.TargetPromptTokens, rec.MediaTokens())

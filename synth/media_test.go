@@ -156,3 +156,25 @@ func TestAudioParts(t *testing.T) {
 		t.Errorf("no rule: %v", err)
 	}
 }
+
+// TestAudioOnChatOnly: a record with a clip logged against the Responses or Messages API is
+// refused, naming the API, rather than sent with the clip dropped (the client writes clips in
+// chat's shape only).
+func TestAudioOnChatOnly(t *testing.T) {
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(tok, Config{API: APIChat, Audio: media.TokensPerSecond(25)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip := trace.MediaPart{Kind: "audio", MIME: "audio/wav", SampleRate: 16000, Channels: 1, Bits: 16, Samples: 16000, Hash: 1, Part: 0, Parts: 2, Tokens: 25}
+	for _, api := range []string{trace.APIResponses, trace.APIMessages} {
+		rec := imageRecord(300, clip)
+		rec.Options.API = api
+		if _, err := b.Build(rec); err == nil || !strings.Contains(err.Error(), "chat API only") {
+			t.Errorf("%s: %v, want a refusal naming the chat API", api, err)
+		}
+	}
+}

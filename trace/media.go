@@ -60,6 +60,17 @@ func (r *Record) MediaTokens() int {
 	return n
 }
 
+// MediaClips is how many of rec's media parts are audio clips.
+func (r *Record) MediaClips() int {
+	n := 0
+	for _, m := range r.Media {
+		if m.Kind == MediaKindAudio {
+			n++
+		}
+	}
+	return n
+}
+
 // EncodeMedia is parts as the media column's JSON text (a list of MediaPart), nil for none.
 func EncodeMedia(parts []MediaPart) ([]byte, error) {
 	if parts == nil {
