@@ -15,24 +15,33 @@ type loraSlots struct {
 	loads  uint64            // adapters loaded so far (for /metrics and tests)
 }
 
-// admit reports whether a request of adapter a can join the batch whose running requests use
-// the adapters in running, loading a when it must (and whether it did).
-func (l *loraSlots) admit(a string, running map[string]int, max int, step uint64) (ok, loaded bool) {
+// fits reports whether a request of adapter a can join the batch whose running requests use
+// the adapters in running: the base model always; an adapter loaded and running, or with a slot
+// free for it, or one to take from a loaded adapter no running request holds.
+func (l *loraSlots) fits(a string, running map[string]int, max int) bool {
 	if a == "" {
-		return true, false
+		return true
 	}
+	if _, busy := running[a]; busy {
+		return true
+	}
+	return len(running) < max
+}
+
+// take puts adapter a in a slot for a request joining the batch (fits said it can), loading
+// it, the least recently used adapter no running request holds evicted when the slots are
+// full; it reports whether a was loaded.
+func (l *loraSlots) take(a string, running map[string]int, max int, step uint64) bool {
+	if a == "" {
+		return false
+	}
+	running[a]++
 	if l.loaded == nil {
 		l.loaded = map[string]uint64{}
 	}
 	if _, in := l.loaded[a]; in {
-		if _, busy := running[a]; busy || len(running) < max {
-			l.loaded[a] = step
-			return true, false
-		}
-		return false, false
-	}
-	if len(running) >= max {
-		return false, false
+		l.loaded[a] = step
+		return false
 	}
 	if len(l.loaded) >= max { // evict the least recently used adapter no running request holds
 		victim, oldest := "", ^uint64(0)
@@ -41,14 +50,13 @@ func (l *loraSlots) admit(a string, running map[string]int, max int, step uint64
 				victim, oldest = name, at
 			}
 		}
-		if victim == "" {
-			return false, false
+		if victim != "" {
+			delete(l.loaded, victim)
 		}
-		delete(l.loaded, victim)
 	}
 	l.loaded[a] = step
 	l.loads++
-	return true, true
+	return true
 }
 
 // runningAdapters counts the running sequences of each adapter.

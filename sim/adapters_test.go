@@ -13,6 +13,7 @@ func TestAdapterSlots(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MaxLoras, cfg.AdapterLoad = 1, 50*time.Millisecond
 	cfg.Counter = ApproxCounter{}
+	cfg.servesAdapters = true
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,5 +62,32 @@ func TestAdapterSlots(t *testing.T) {
 	}
 	if c.loras.loads != 2 {
 		t.Errorf("a request of the loaded adapter b loaded again: %d loads", c.loras.loads)
+	}
+}
+
+// TestAdapterOwnsItsCache: the same prompt under an adapter and under the base model (or
+// another adapter) shares no cache block, as vLLM keys blocks by the LoRA; under one adapter
+// it shares them all.
+func TestAdapterOwnsItsCache(t *testing.T) {
+	base := DefaultConfig()
+	base.Counter = ApproxCounter{}
+	ids := make([]int, 200)
+	for i := range ids {
+		ids[i] = i + 1
+	}
+	hashes := func(adapter string) []uint64 {
+		cfg := base
+		cfg.adapter, cfg.ModelName = adapter != "", adapter
+		p, err := buildPrompt(&cfg, &Request{HasIDs: true, PromptIDs: ids, MaxTokens: 1})
+		if err != nil || len(p.hashes) == 0 {
+			t.Fatalf("%v, %d blocks", err, len(p.hashes))
+		}
+		return p.hashes
+	}
+	b, sql, sql2, code := hashes(""), hashes("sql-lora"), hashes("sql-lora"), hashes("code-lora")
+	for i := range b {
+		if b[i] == sql[i] || sql[i] == code[i] || sql[i] != sql2[i] {
+			t.Fatalf("block %d: base %x, sql %x/%x, code %x", i, b[i], sql[i], sql2[i], code[i])
+		}
 	}
 }

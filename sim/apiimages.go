@@ -11,9 +11,9 @@ import (
 // apiimages.go reads the image forms of the Responses and Messages APIs as the engines read
 // them, as chat's image_url parts of the same message (vLLM and llama.cpp convert both APIs
 // to chat): a message holding images is its text parts one after the other and its images,
-// each read from its header and counted by Config.Images as chat's are (images.go). Only
-// inline data is accepted: a file id or a URL would need a fetch, and the simulator fetches
-// nothing.
+// each read from its header and counted by Config.Images as chat's are (images.go). Inline
+// data is accepted, and an image_url on a loopback host is fetched as chat's is (replay's
+// --media-listen); an uploaded file's id is refused: the simulator holds no files.
 //   - Responses (https://platform.openai.com/docs/api-reference/responses/create):
 //     {"type":"input_image","image_url":"data:...","detail":...}, and an input_file whose
 //     file_data is a data URL of an image.
@@ -52,15 +52,18 @@ func inputContent(raw json.RawMessage) (string, []Image, error) {
 		case p.Type == "input_image" && p.ImageURL != "":
 			u = p.ImageURL
 		case p.Type == "input_image":
-			return "", nil, fmt.Errorf("part %d: input_image: only a data URL in image_url is accepted (the simulator fetches nothing)", i)
+			return "", nil, fmt.Errorf("part %d: input_image: image_url is required (a file_id names a file the simulator does not hold)", i)
 		case p.Type == "input_file" && p.FileData != "":
+			if !strings.HasPrefix(strings.ToLower(p.FileData), "data:") {
+				return "", nil, fmt.Errorf("part %d: input_file: file_data must be a data URL", i)
+			}
 			u = p.FileData
 		case p.Type == "input_file":
-			return "", nil, fmt.Errorf("part %d: input_file: only an image in file_data is accepted (the simulator fetches nothing)", i)
+			return "", nil, fmt.Errorf("part %d: input_file: only an image in file_data is accepted (a file_id names a file the simulator does not hold)", i)
 		default:
 			continue
 		}
-		img, err := dataURLImage(u)
+		img, err := imageOf(u)
 		if err != nil {
 			return "", nil, fmt.Errorf("part %d: %s: %w", i, p.Type, err)
 		}
@@ -83,12 +86,12 @@ func blockImage(raw json.RawMessage) (Image, error) {
 		return Image{}, fmt.Errorf("source: %w", err)
 	}
 	if s.Type != "base64" {
-		return Image{}, fmt.Errorf("source: type %q: only base64 data is accepted (the simulator fetches nothing)", s.Type)
+		return Image{}, fmt.Errorf("source: type %q: only base64 data is accepted (for a Messages image the simulator fetches nothing and holds no files)", s.Type)
 	}
 	if s.MediaType == "" || s.Data == "" {
 		return Image{}, errors.New("source: media_type and data are required")
 	}
-	img, err := dataURLImage("data:" + s.MediaType + ";base64," + s.Data)
+	img, err := imageOf("data:" + s.MediaType + ";base64," + s.Data)
 	if err != nil {
 		return Image{}, fmt.Errorf("source: %w", err)
 	}

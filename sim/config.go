@@ -85,8 +85,9 @@ type Config struct {
 	// admits its first request after it was not loaded (adapters.go).
 	MaxLoras    int
 	AdapterLoad time.Duration
-	// adapter: this configuration is a Model's that is an adapter (servedModels).
-	adapter bool
+	// adapter: this configuration is a Model's that is an adapter (servedModels);
+	// servesAdapters: some Model is one, so the batch's adapters are counted (adapters.go).
+	adapter, servesAdapters bool
 	// Models are the other models served beside ModelName, each counted by its own
 	// tokenizer (models.go); with any, a request naming a model served by neither is
 	// answered 404 as vLLM answers it.

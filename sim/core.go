@@ -219,8 +219,8 @@ func (c *core) plan() stepPlan {
 	prefillTokens, encoded := 0, 0
 	for _, ch := range p.prefill {
 		prefillTokens += ch.n
-		if ch.s.prefilled == ch.s.cached { // its first chunk: the encoder runs on its media first
-			encoded += ch.s.prompt.media
+		if ch.s.prefilled == ch.s.cached { // its first computed chunk: the encoder runs on the media
+			encoded += min(ch.s.prompt.media, ch.s.prompt.tokens-ch.s.cached) // a cached prefix's images are not encoded again
 		}
 	}
 	d := c.cfg.StepBase +
@@ -240,24 +240,23 @@ func (c *core) plan() stepPlan {
 // priority) while batch slots, the token budget and KV blocks allow, passing over one whose
 // LoRA adapter finds no slot (adapters.go); each starts its prefill in p, within budget.
 func (c *core) admit(p *stepPlan, budget int) {
-	adapters := runningAdapters(c.running)
+	var adapters map[string]int // the running batch's adapters, counted when one is served
+	if c.cfg.servesAdapters {
+		adapters = runningAdapters(c.running)
+	}
 	for i := 0; i < len(c.waiting) && budget > 0 && c.slots+c.waiting[i].width() <= c.cfg.MaxBatch; {
 		s := c.waiting[i]
+		if !c.loras.fits(s.adapter, adapters, c.cfg.MaxLoras) {
+			i++ // its adapter has no slot: passed over while the requests behind it go on
+			continue
+		}
 		hit, inLRU := c.kv.lookup(s.prompt.hashes)
 		fresh := c.blocksFor(s) - hit
 		if !c.kv.canAllocate(inLRU, fresh) {
 			break // first come first served: the head waits for blocks
 		}
-		ok, loaded := c.loras.admit(s.adapter, adapters, c.cfg.MaxLoras, c.steps)
-		if !ok {
-			i++ // its adapter has no slot: passed over while the requests behind it go on
-			continue
-		}
-		if loaded {
+		if c.loras.take(s.adapter, adapters, c.cfg.MaxLoras, c.steps) {
 			p.adapterLoads++
-		}
-		if s.adapter != "" {
-			adapters[s.adapter]++
 		}
 		c.waiting = slices.Delete(c.waiting, i, i+1)
 		c.start(s, hit, fresh)

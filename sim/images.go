@@ -89,7 +89,7 @@ func readImage(raw json.RawMessage) (Image, error) {
 	if err := json.Unmarshal(raw, &u); err != nil || u.URL == "" {
 		return Image{}, errors.New("image_url: want {\"url\": \"data:...\"}")
 	}
-	img, err := dataURLImage(u.URL)
+	img, err := imageOf(u.URL)
 	if err != nil {
 		return Image{}, fmt.Errorf("image_url: %w", err)
 	}
@@ -97,7 +97,7 @@ func readImage(raw json.RawMessage) (Image, error) {
 }
 
 // dataURLImage is the image a data URL holds: its size from its header and a hash of its bytes.
-func dataURLImage(u string) (Image, error) {
+func imageOf(u string) (Image, error) {
 	var mime string
 	var data []byte
 	var err error
@@ -137,7 +137,22 @@ func imageTokens(cfg *Config, msgs []Message) (int, error) {
 }
 
 // fetchClient fetches images by URL; its timeout bounds a fetch as an engine's does.
-var fetchClient = &http.Client{Timeout: 30 * time.Second}
+// A redirect is followed only to a loopback host, as the first URL must be.
+var fetchClient = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(r *http.Request, via []*http.Request) error {
+	if !loopback(r.URL) {
+		return fmt.Errorf("redirected to %s: the simulator fetches images from this machine only", r.URL.Redacted())
+	}
+	if len(via) >= 5 {
+		return errors.New("more than 5 redirects")
+	}
+	return nil
+}}
+
+// loopback reports whether u's host is this machine's loopback.
+func loopback(u *url.URL) bool {
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
+}
 
 // maxFetchBytes bounds a fetched image.
 const maxFetchBytes = 64 << 20
@@ -148,7 +163,7 @@ func fetchImage(raw string) (string, []byte, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", nil, fmt.Errorf("%q: neither a data URL nor an http(s) URL", raw)
 	}
-	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopback(u) {
 		return "", nil, fmt.Errorf("%s: the simulator fetches images from this machine only (a loopback host, as replay --media-listen 127.0.0.1:PORT serves them)", u.Redacted())
 	}
 	resp, err := fetchClient.Get(raw)

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"strings"
 )
 
@@ -89,6 +90,14 @@ func buildPrompt(cfg *Config, r *Request) (prompt, error) {
 		p.hashes = hashIDBlocks(ids, cfg.BlockSize, maxBlocks)
 	} else {
 		p.hashes = hashByteBlocks(text, cfg.BlockSize*approxBytesPerToken, maxBlocks)
+	}
+	if cfg.adapter { // an adapter's KV is its own: vLLM keys each block by the LoRA too
+		p.adapter = cfg.ModelName
+		salt := fnv.New64a()
+		salt.Write([]byte(cfg.ModelName))
+		for i := range p.hashes {
+			p.hashes[i] ^= salt.Sum64()
+		}
 	}
 	return p, nil
 }

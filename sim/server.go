@@ -49,6 +49,9 @@ func New(cfg Config) *Server {
 	if cfg.EmbeddingDimensions == 0 {
 		cfg.EmbeddingDimensions = defaultEmbeddingDimensions
 	}
+	for _, m := range cfg.Models {
+		cfg.servesAdapters = cfg.servesAdapters || m.Adapter
+	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), byModel: servedModels(cfg)}
 	for path, d := range map[string]*dialect{
 		"/v1/chat/completions": &chatDialect, "/v1/completions": &completionsDialect,
@@ -169,9 +172,6 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, d *dialect) {
 	if err != nil {
 		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
-	}
-	if cfg.adapter {
-		p.adapter = req.Model
 	}
 	if p.tokens+req.MaxTokens > s.cfg.MaxModelLen {
 		d.errs.write(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
