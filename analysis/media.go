@@ -10,10 +10,10 @@ import (
 // the engine hundreds to thousands of prompt tokens and a vision-encoder pass, so a run mixing
 // text and images has populations whose TTFTs differ by design, one hiding the other in the
 // run's percentiles. Side by side: requests by what they carried (none, one image, two or
-// more, audio), TTFT by the image tokens a request carried, and the media bytes the run sent.
+// more, audio), TTFT by the media tokens (images and clips) a request carried, and the media bytes the run sent.
 
 // Media is summary.json's "media": nil when no request carried any. Populations are keyed
-// by MediaPopulation's names, ByImageTokens by ImageTokenBucket's; BytesSent are the media
+// by MediaPopulation's names, ByMediaTokens by MediaTokenBucket's; BytesSent are the media
 // files' bytes inlined in the bodies (media sent as URLs are fetched, not carried).
 type Media struct {
 	Requests      int64                 `json:"requests"`
@@ -23,7 +23,7 @@ type Media struct {
 	BytesSent     int64                 `json:"bytes_sent"`
 	BytesPerS     float64               `json:"bytes_per_s"`
 	Populations   map[string]Population `json:"populations"`
-	ByImageTokens map[string]Population `json:"by_image_tokens"`
+	ByMediaTokens map[string]Population `json:"by_media_tokens"`
 }
 
 // The media populations.
@@ -50,14 +50,14 @@ func MediaPopulation(r *results.Row) string {
 	return MediaNone
 }
 
-// imageTokenEdges are where ImageTokenBucket's buckets start: none, a small image, a screen,
+// mediaTokenEdges are where MediaTokenBucket's buckets start: none, a small image, a screen,
 // a page scan, more.
-var imageTokenEdges = []int32{0, 1, 256, 1024, 4096}
+var mediaTokenEdges = []int32{0, 1, 256, 1024, 4096}
 
-// ImageTokenBuckets are the bucket names in order.
-var ImageTokenBuckets = func() []string {
-	out := make([]string, len(imageTokenEdges))
-	for i := range imageTokenEdges {
+// MediaTokenBuckets are the bucket names in order.
+var MediaTokenBuckets = func() []string {
+	out := make([]string, len(mediaTokenEdges))
+	for i := range mediaTokenEdges {
 		out[i] = bucketName(i)
 	}
 	return out
@@ -67,16 +67,16 @@ func bucketName(i int) string {
 	switch {
 	case i == 0:
 		return "0"
-	case i == len(imageTokenEdges)-1:
-		return fmt.Sprintf("%d+", imageTokenEdges[i])
+	case i == len(mediaTokenEdges)-1:
+		return fmt.Sprintf("%d+", mediaTokenEdges[i])
 	}
-	return fmt.Sprintf("%d-%d", imageTokenEdges[i], imageTokenEdges[i+1]-1)
+	return fmt.Sprintf("%d-%d", mediaTokenEdges[i], mediaTokenEdges[i+1]-1)
 }
 
-// ImageTokenBucket is the bucket of the media tokens a request carried.
-func ImageTokenBucket(r *results.Row) string {
+// MediaTokenBucket is the bucket of the media tokens a request carried.
+func MediaTokenBucket(r *results.Row) string {
 	i := 0
-	for i+1 < len(imageTokenEdges) && r.MediaTokens >= imageTokenEdges[i+1] {
+	for i+1 < len(mediaTokenEdges) && r.MediaTokens >= mediaTokenEdges[i+1] {
 		i++
 	}
 	return bucketName(i)
@@ -116,5 +116,5 @@ func (a *mediaAgg) summary(durS float64) *Media {
 	return &Media{Requests: a.requests, Images: a.images, AudioClips: a.audio, MediaTokens: a.tokens,
 		BytesSent: a.bytes, BytesPerS: rate(float64(a.bytes), durS),
 		Populations:   figures(a.pops, durS, streamed(a.pops)),
-		ByImageTokens: figures(a.buckets, durS, streamed(a.buckets))}
+		ByMediaTokens: figures(a.buckets, durS, streamed(a.buckets))}
 }

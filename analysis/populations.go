@@ -42,13 +42,18 @@ type popMetrics struct {
 }
 
 // groups are the aggregations r counts in: its population's and its API's, each left out
-// for a row without one (an older file's).
+// for a row without one (an older file's), and its media population and bucket (not in a
+// class's or model's Metrics, whose Group has no media figures).
 func (m *Metrics) groups(r *results.Row) []*popMetrics {
 	var out []*popMetrics
+	mediaPop, bucket := "", ""
+	if !m.inGroup {
+		mediaPop, bucket = MediaPopulation(r), MediaTokenBucket(r)
+	}
 	for _, g := range [...]struct {
 		of   map[string]*popMetrics
 		name string
-	}{{m.pops, r.Population}, {m.apis, r.API}, {m.media.pops, MediaPopulation(r)}, {m.media.buckets, ImageTokenBucket(r)}} {
+	}{{m.pops, r.Population}, {m.apis, r.API}, {m.media.pops, mediaPop}, {m.media.buckets, bucket}} {
 		if g.name == "" {
 			continue
 		}

@@ -249,7 +249,7 @@ type Summary struct {
 	// responses, messages, embeddings), side by side; omitted for older runs' rows.
 	APIs map[string]Population `json:"apis,omitempty"`
 	// Media are the figures of a run whose requests carried images or audio (media.go):
-	// requests by what they carried, TTFT by image tokens, the bytes sent; nil otherwise.
+	// requests by what they carried, TTFT by media tokens (images and clips), the bytes sent; nil otherwise.
 	Media *Media `json:"media,omitempty"`
 	// SLOClasses are the figures of each SLO class (--slo-class-by), keyed by class value,
 	// and Models those of each served model (--model-map), keyed by the name sent

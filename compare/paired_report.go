@@ -119,9 +119,6 @@ type mediaRow struct {
 // population streamed, else e2e, with its request count; nil when no endpoint's requests
 // carried media.
 func mediaGrid(eps []runner.EndpointResult) []mediaRow {
-	if eps[0].Summary == nil || eps[0].Summary.Media == nil {
-		return nil
-	}
 	var rows []mediaRow
 	for _, name := range analysis.MediaPopulations {
 		r := mediaRow{Name: name}

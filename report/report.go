@@ -55,10 +55,8 @@ func populationRows(pops map[string]analysis.Population) []populationRow {
 // orderedRows are a group table's lines, in the order of names, those pops holds.
 func orderedRows(names []string, pops map[string]analysis.Population) []populationRow {
 	var rows []populationRow
-	for _, n := range names {
-		if p, ok := pops[n]; ok {
-			rows = append(rows, populationRow{n, p})
-		}
+	for _, n := range present(names, pops) {
+		rows = append(rows, populationRow{n, pops[n]})
 	}
 	return rows
 }
@@ -101,7 +99,7 @@ func WriteHTML(w io.Writer, m *analysis.Metrics, s *analysis.Summary, o Options)
 	page := reportPage{S: s, Headline: newHeadline(s), Fidelity: fidelityRows(s), Figures: figs,
 		Populations: populationRows(s.Populations), APIs: apiRows(s.APIs), Checks: checksHTML(s), GroupTables: classTables(s)}
 	if md := s.Media; md != nil {
-		page.MediaPops, page.MediaTokens = orderedRows(analysis.MediaPopulations, md.Populations), orderedRows(analysis.ImageTokenBuckets, md.ByImageTokens)
+		page.MediaPops, page.MediaTokens = orderedRows(analysis.MediaPopulations, md.Populations), orderedRows(analysis.MediaTokenBuckets, md.ByMediaTokens)
 	}
 	page.Dists, page.MoreDists = splitDists(s.DistRows())
 	if page.FontCSS, err = PageFont(o.NoEmbedFont); err != nil {
@@ -230,7 +228,7 @@ summary{cursor:pointer;color:#333;font-size:14px}
 {{range $.MediaPops}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
 {{end}}</table>
 <table>
-<tr><th>image tokens</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>prompt tokens</th><th>output tokens/s</th></tr>
+<tr><th>media tokens</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled as logged</th><th>ttft p50</th><th>ttft p95</th><th>e2e p50</th><th>e2e p95</th><th>prompt tokens</th><th>output tokens/s</th></tr>
 {{range $.MediaTokens}}<tr><td>{{.Name}}</td><td>{{.P.Requests}}</td><td>{{.P.OK}}</td><td{{if .P.Failed}} class="bad"{{end}}>{{.P.Failed}}</td><td>{{.P.CancelledAsLogged}}</td>{{with .P.TTFT}}<td>{{ms .P50}}</td><td>{{ms .P95}}</td>{{else}}<td>-</td><td>-</td>{{end}}<td>{{ms .P.E2E.P50}}</td><td>{{ms .P.E2E.P95}}</td><td>{{.P.PromptTokens}}</td><td>{{f1 .P.OutputTokS}}</td></tr>
 {{end}}</table>
 <p class="note">Requests by the media they carried (audio wins over images), then by the prompt tokens of their media as the rule the prompts were built with counts them. An image costs a vision-encoder pass and its tokens' prefill, so these populations' TTFTs differ by design. Media sent as URLs (--media-listen) are fetched by the engine and not counted as sent inline.</p>

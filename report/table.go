@@ -114,8 +114,8 @@ func WriteTable(w io.Writer, s *analysis.Summary) error {
 	return err
 }
 
-// sideBySide is the run's groups, each table only where the run has several: populations,
-// APIs, media, SLO classes and served models.
+// sideBySide is the run's groups side by side: populations, APIs (where there are several),
+// media, SLO classes and served models (where the run has them).
 func sideBySide(s *analysis.Summary) string {
 	return populationTable(s.Populations) + apiTable(s.APIs) + mediaTable(s.Media) +
 		groupsTable("slo class", s.SLOClasses) + groupsTable("served model", s.Models)
@@ -217,7 +217,7 @@ func mediaTable(m *analysis.Media) string {
 	fmt.Fprintf(&b, "media       %d requests carried %d images and %d audio clips (%d tokens); %.1f MiB sent inline (%.2f MiB/s)\n",
 		m.Requests, m.Images, m.AudioClips, m.MediaTokens, float64(m.BytesSent)/(1<<20), m.BytesPerS/(1<<20))
 	b.WriteString(groupTable("media", present(analysis.MediaPopulations, m.Populations), m.Populations))
-	b.WriteString(groupTable("image tokens", present(analysis.ImageTokenBuckets, m.ByImageTokens), m.ByImageTokens))
+	b.WriteString(groupTable("media tokens", present(analysis.MediaTokenBuckets, m.ByMediaTokens), m.ByMediaTokens))
 	return b.String()
 }
 

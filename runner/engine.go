@@ -166,17 +166,18 @@ func (s *engineState) thinkingField() string {
 
 // priorityField is the field --priority-map's priorities are sent as: the engine's (vLLM's
 // priority; the simulator's, which speaks vLLM's API), "" without a map. A map against an
-// engine with no priority field known here sends nothing, and the run says so.
+// engine with no priority field known here sends nothing, and the run says so; against vLLM it
+// says the field needs its priority scheduling policy.
 func (s *engineState) priorityField(cfg Config) string {
 	if cfg.Routing.PriorityMap == nil {
 		return ""
 	}
-	f := s.choice.Engine.PriorityField()
-	if f == "" && s.choice.Simulator != "" {
-		f = engine.VLLM.PriorityField()
-	}
-	if f == "" {
+	f := s.choice.Engine.PriorityField() // the simulator is chosen as vLLM
+	switch {
+	case f == "":
 		fmt.Fprintf(cfg.Stderr, "replay: --priority-map: the engine (%s) takes no priority field replay knows (vLLM's priority): no priority is sent\n", s.choice.Engine)
+	case s.choice.Simulator == "":
+		fmt.Fprintf(cfg.Stderr, "replay: --priority-map: sending vLLM's %s field; vLLM refuses a priority other than 0 (HTTP 400) unless it was started with --scheduling-policy priority\n", f)
 	}
 	return f
 }

@@ -106,7 +106,7 @@ func (p *plan) serveMedia(cfg Config, recs []trace.Record) error {
 		fmt.Fprintf(cfg.Stderr, "replay: --media-listen: no image of the window was logged as a URL; every image is sent inline\n")
 		return nil
 	}
-	s, err := startMediaServer(cfg.MediaListen, cfg.Stderr)
+	s, err := startMediaServer(cfg.MediaListen, cfg.Client.BaseURL == "", cfg.Stderr)
 	if err != nil {
 		return err
 	}

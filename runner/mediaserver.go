@@ -36,15 +36,16 @@ type mediaServer struct {
 const mediaServerCache = 64 << 20
 
 // startMediaServer listens on addr (HOST:PORT; an empty or unspecified host listens on every
-// interface and is fetched at this machine's name).
-func startMediaServer(addr string, stderr io.Writer) (*mediaServer, error) {
+// interface and is fetched at this machine's name, or at 127.0.0.1 by the built-in simulator,
+// local, which fetches from loopback only).
+func startMediaServer(addr string, local bool, stderr io.Writer) (*mediaServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--media-listen %s: %w", addr, err)
 	}
 	host, _, _ := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		if host, err = os.Hostname(); err != nil {
+		if host, err = os.Hostname(); err != nil || local {
 			host = "127.0.0.1"
 		}
 	}
@@ -94,11 +95,13 @@ func (s *mediaServer) build(path string) (media.StandIn, error) {
 		return media.StandIn{}, err
 	}
 	s.mu.Lock()
-	if s.bytes+len(img.Data) > mediaServerCache {
-		clear(s.recent)
-		s.bytes = 0
+	if _, in := s.recent[path]; !in { // two fetches of one path may build it at once
+		if s.bytes+len(img.Data) > mediaServerCache {
+			clear(s.recent)
+			s.bytes = 0
+		}
+		s.recent[path], s.bytes = img, s.bytes+len(img.Data)
 	}
-	s.recent[path], s.bytes = img, s.bytes+len(img.Data)
 	s.mu.Unlock()
 	return img, nil
 }
