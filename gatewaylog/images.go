@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"strings"
 	"sync"
@@ -55,16 +54,9 @@ func inlineImage(v Value, mime string, msg, part, parts int) (trace.MediaPart, e
 	if !ok || s == "" {
 		return trace.MediaPart{}, v.Err("missing or not a string: the log holds no image bytes")
 	}
-	if base64.StdEncoding.DecodedLen(len(s)) > media.MaxBytes {
-		return trace.MediaPart{}, v.Err("more than %d MB of image data", media.MaxBytes>>20)
-	}
-	enc := base64.StdEncoding
-	if !strings.HasSuffix(s, "=") && len(s)%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	data, err := enc.DecodeString(strings.TrimSpace(s))
+	data, err := media.DecodeBase64(s, media.MaxBytes)
 	if err != nil {
-		return trace.MediaPart{}, v.Err("the image's base64 is bad: %w", err)
+		return trace.MediaPart{}, v.Err("the image's data: %w", err)
 	}
 	hd, err := media.ReadHeader(data, mime)
 	if err != nil {

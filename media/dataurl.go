@@ -36,22 +36,32 @@ func ParseDataURL(u string) (mime string, data []byte, err error) {
 	if !b64 {
 		return "", nil, errors.New("data URL is not base64 (\";base64,\" missing)")
 	}
-	payload = strings.TrimSpace(payload)
-	if base64.StdEncoding.DecodedLen(len(payload)) > MaxBytes {
-		return "", nil, fmt.Errorf("data URL holds more than %d MB", MaxBytes>>20)
-	}
-	enc := base64.StdEncoding
-	if !strings.HasSuffix(payload, "=") && len(payload)%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	data, err = enc.DecodeString(payload)
+	data, err = DecodeBase64(payload, MaxBytes)
 	if err != nil {
-		return "", nil, fmt.Errorf("data URL's base64 is bad: %w", err)
-	}
-	if len(data) == 0 {
-		return "", nil, errors.New("data URL holds no data")
+		return "", nil, fmt.Errorf("data URL: %w", err)
 	}
 	return mime, data, nil
+}
+
+// DecodeBase64 decodes base64 text as clients write media inline: surrounding space trimmed,
+// padding optional; more than max decoded bytes, bad base64 and no data at all are errors.
+func DecodeBase64(s string, max int) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if base64.StdEncoding.DecodedLen(len(s)) > max {
+		return nil, fmt.Errorf("more than %d MB of data", max>>20)
+	}
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(s, "=") && len(s)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	data, err := enc.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("bad base64: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, errors.New("no data")
+	}
+	return data, nil
 }
 
 // DataURL is data as a base64 data URL of the given media type.

@@ -1,7 +1,6 @@
 package requestlog
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -75,18 +74,7 @@ func decodeAudioData(s string) ([]byte, error) {
 	if strings.HasPrefix(strings.ToLower(s), "data:") {
 		return nil, errors.New("a data URL where input_audio takes bare base64 data")
 	}
-	if base64.StdEncoding.DecodedLen(len(s)) > media.MaxAudioBytes {
-		return nil, fmt.Errorf("over %d bytes of audio", media.MaxAudioBytes)
-	}
-	enc := base64.StdEncoding
-	if len(s)%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	data, err := enc.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("not base64: %w", err)
-	}
-	return data, nil
+	return media.DecodeBase64(s, media.MaxAudioBytes)
 }
 
 // AudioRule is the rule a request log's clips are counted by: --audio-tokens-per-second R

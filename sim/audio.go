@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,12 +28,9 @@ func readClip(raw json.RawMessage) (Clip, error) {
 	if err := json.Unmarshal(raw, &ia); err != nil || ia.Data == "" {
 		return Clip{}, errors.New(`input_audio: want {"data": BASE64, "format": "wav"|"mp3"}`)
 	}
-	if base64.StdEncoding.DecodedLen(len(ia.Data)) > media.MaxAudioBytes {
-		return Clip{}, fmt.Errorf("input_audio: over %d bytes", media.MaxAudioBytes)
-	}
-	data, err := base64.StdEncoding.DecodeString(ia.Data)
+	data, err := media.DecodeBase64(ia.Data, media.MaxAudioBytes)
 	if err != nil {
-		return Clip{}, fmt.Errorf("input_audio: data is not base64: %w", err)
+		return Clip{}, fmt.Errorf("input_audio: data: %w", err)
 	}
 	a, err := media.ReadAudio(data, ia.Format)
 	if err != nil {
