@@ -112,6 +112,9 @@ func TestRoutedAdapters(t *testing.T) {
 	if len(sessions) != 36 {
 		t.Errorf("%d sessions recovered, want 36", len(sessions))
 	}
+	if in, b := sum.SLOClasses["interactive"].TTFT.P50, sum.SLOClasses["batch"].TTFT.P50; !(in < b) {
+		t.Errorf("TTFT p50 interactive %.1f ms, batch %.1f ms: the priority map should put interactive ahead", in, b)
+	}
 	t.Logf("72 requests on 3 models and 6 adapters, 100%% exact; ttft p50 interactive %.1f ms, batch %.1f ms",
 		sum.SLOClasses["interactive"].TTFT.P50, sum.SLOClasses["batch"].TTFT.P50)
 }

@@ -158,7 +158,7 @@ func watchFirstWrite(path string) *firstWrite {
 	fw := &firstWrite{stop: make(chan struct{})}
 	go func() {
 		for {
-			if st, err := os.Stat(path); err == nil && st.Size() > journalHeaderLen {
+			if st, err := os.Stat(path); err == nil && st.Size() > rowfile.JournalHeaderLen {
 				fw.mu.Lock()
 				fw.seen = time.Now()
 				fw.mu.Unlock()
@@ -181,10 +181,6 @@ func (fw *firstWrite) end() time.Time {
 	defer fw.mu.Unlock()
 	return fw.seen
 }
-
-// journalHeaderLen is the journal's header size (results/rowfile/journal.go): magic, id,
-// creation time, CRC.
-const journalHeaderLen = 8 + 16 + 8 + 4
 
 // referenceRun replays trace and stops it with SIGINT after 13.5 s; it returns the rows of
 // the requests that finished.

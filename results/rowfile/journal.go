@@ -29,6 +29,8 @@ import (
 const (
 	journalMagic     = "RPLJRNL\x01"
 	journalHeaderLen = 8 + 16 + 8 + 4
+	// JournalHeaderLen is the header's size: a journal longer than this holds a row.
+	JournalHeaderLen = journalHeaderLen
 	recordHeaderLen  = 4 + 4
 	// maxRecordLen bounds one row's payload: far above a row with a long kept prompt, far
 	// below an allocation a damaged length field could make hurt.

@@ -52,7 +52,7 @@ vl=$d/visionlog
   fail "setup.sh printed no VISION_MODELS folder (VISION_MODELS=${VISION_MODELS:-})"
 nreq=$(wc -l <"$d/log.jsonl")
 nimg=$(awk '{ n += $2 } END { print n }' "$d/log.jsonl.images")
-types=0
+types=0 ran=""
 for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
   folder=${folder%/}
   type=$(basename "$folder")
@@ -180,5 +180,9 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
   echo "vision $type: ${report[*]}" >&2
   pass "$type: $nreq requests ok, $nimg images decoded by the server, each with replay's tokens for its size (distinct counts: ${distinct% }); prompt tokens $exact% exact by usage, the server's text $delta_total tokens over replay's in all; tokenize cross-check $(rf .run.tokenize_check.equal) of $(rf .run.tokenize_check.checked) equal"
   types=$((types + 1))
+  ran+=" $type"
 done
 ((types > 0)) || fail "no projector folders in $LLAMA_ROOT$VISION_MODELS"
+for want in mlp qwen2vl_merger; do # setup.sh makes both: a fixed count and one that follows the size
+  [[ " $ran " == *" $want "* ]] || fail "projector $want did not run (ran:$ran)"
+done
