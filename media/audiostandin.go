@@ -14,8 +14,8 @@ import (
 // pure-Go MP3 encoder exists, and the caller says so.
 
 // BuildAudio makes the stand-in for the clip keyed key with a's rate, channels and samples:
-// a WAV file of linear PCM at a's bits (8, 16, 24 or 32; 16 for a clip that had none or was
-// float).
+// a WAV file of linear PCM at a's bits (8, 16, 24 or 32, a float clip's 32 as integer PCM; 16
+// for a clip that logged none).
 func BuildAudio(key uint64, a Audio) (StandIn, error) {
 	if a.SampleRate < 1 || a.SampleRate > maxSampleRate || a.Channels < 1 || a.Channels > maxChannels || a.Samples < 1 ||
 		a.Samples/int64(a.SampleRate) >= MaxAudioSeconds {
@@ -50,7 +50,7 @@ func BuildAudio(key uint64, a Audio) (StandIn, error) {
 }
 
 // fillPCM writes the samples: per channel two triangle waves of periods 20 to 275 samples
-// (the 60 Hz to 2.4 kHz range at 16 kHz) drawn from the key, plus xorshift noise.
+// (about 58 Hz to 800 Hz at 16 kHz) drawn from the key, plus xorshift noise.
 func fillPCM(pcm []byte, key uint64, channels, width int) {
 	type voice struct{ p1, p2 int64 }
 	voices := make([]voice, channels)
