@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,14 +15,18 @@ import (
 )
 
 // imageprobe.go measures, before any prompt is built, how the endpoint counts each distinct
-// image size of the window: a chat request holding one image of the size and its twin holding
-// none (max_tokens 1), the difference of their usage.prompt_tokens being what the engine
-// charges for the image, wrapper and all. An engine may count otherwise than the model's
-// processor (llama.cpp clamps Qwen images to its own token range), and a replay's lengths are
-// only as exact as this count: where it differs from the rule the prompts would be built with,
-// the run says so and builds with the endpoint's. --probe none sends nothing but the trace's
-// requests; the built-in simulator counts by the rule itself and is never probed. Probe
-// requests are no rows and are counted nowhere.
+// image size of the window: a chat request holding two images of the size after a text and
+// its twin holding one (max_tokens 1), the difference of their usage.prompt_tokens being what
+// the engine charges for one image, wrapper and all. The text around the images is the same
+// in both twins, so how the engine tokenizes it does not enter the count (llama.cpp
+// tokenizes the text after an image apart: a twin without any image would charge the image
+// for that). An engine that takes one image a request (vLLM's --limit-mm-per-prompt) refuses
+// the pair; the probe then measures one image against none, said. An engine may count
+// otherwise than the model's processor (llama.cpp clamps Qwen images to its own token range),
+// and a replay's lengths are only as exact as this count: where it differs from the rule the
+// prompts would be built with, the run says so and builds with the endpoint's. --probe none
+// sends nothing but the trace's requests; the built-in simulator counts by the rule itself
+// and is never probed. Probe requests are no rows and are counted nowhere.
 
 // Probe values (Config.Probe; "" is ProbeAuto).
 const (
@@ -58,19 +63,14 @@ func (p *plan) probeImages(ctx context.Context, cfg Config, recs []trace.Record)
 	if err != nil {
 		return err
 	}
-	pr := imageProber{hc: hc, url: base + "/chat/completions", model: cfg.Client.Model, key: cfg.Client.APIKey}
-	without, err := pr.promptTokens(ctx, nil)
-	if err != nil || without < 0 {
-		return pr.cannot(cfg, err)
-	}
+	pr := &imageProber{hc: hc, url: base + "/chat/completions", model: cfg.Client.Model, key: cfg.Client.APIKey, stderr: cfg.Stderr}
 	m := media.Measured{Base: p.synth.Images, Counts: map[media.Size]int{}, By: base}
 	var differ []string
 	for _, s := range sizes {
-		with, err := pr.promptTokens(ctx, &s)
-		if err != nil || with < 0 {
+		got, err := pr.imageTokens(ctx, s)
+		if err != nil || got < 0 {
 			return pr.cannot(cfg, err)
 		}
-		got := with - without
 		m.Counts[media.Size{Width: s.Width, Height: s.Height}] = got
 		switch want, err := ruleTokens(p.synth.Images, s); {
 		case err != nil:
@@ -151,15 +151,51 @@ type imageProber struct {
 	hc         *http.Client
 	url, model string
 	key        string
+	stderr     io.Writer
+	// single is set once the endpoint refused two images in one request; without is then
+	// the twin without any (-2 until asked).
+	single  bool
+	without int
 }
 
-// promptTokens is the endpoint's prompt count of the probe's request with an image of size s
-// (none when nil); -1 when the answer has no usage.
-func (pr imageProber) promptTokens(ctx context.Context, s *probeSize) (int, error) {
+// imageTokens is the endpoint's count of one image of size s: two such images against one,
+// else (the pair refused) one against none; -1 when the answers have no usage.
+func (pr *imageProber) imageTokens(ctx context.Context, s probeSize) (int, error) {
+	one, err := pr.promptTokens(ctx, s, 1)
+	if err != nil || one < 0 {
+		return -1, err
+	}
+	if !pr.single {
+		two, err := pr.promptTokens(ctx, s, 2)
+		switch {
+		case err == nil && two < 0:
+			return -1, nil
+		case err == nil:
+			return two - one, nil
+		case !errors.Is(err, errRefused):
+			return -1, err
+		}
+		pr.single, pr.without = true, -2
+		fmt.Fprintf(pr.stderr, "replay: probe: %s refused two images in one request (%v): each size is measured against a twin without any image, the text after the image counted in\n", pr.url, err)
+	}
+	if pr.without == -2 {
+		if pr.without, err = pr.promptTokens(ctx, s, 0); err != nil || pr.without < 0 {
+			return -1, err
+		}
+	}
+	return one - pr.without, nil
+}
+
+// errRefused marks an answer other than 200 to a probe's request.
+var errRefused = errors.New("refused")
+
+// promptTokens is the endpoint's prompt count of the probe's request with n images of size s
+// after its text, each drawn apart; -1 when the answer has no usage.
+func (pr *imageProber) promptTokens(ctx context.Context, s probeSize, n int) (int, error) {
 	parts := []map[string]any{{"type": "text", "text": probeText}}
-	what := "without an image"
-	if s != nil {
-		img, err := media.Build(uint64(s.Width)<<32|uint64(s.Height)^0x70726f6265, s.Width, s.Height, s.MIME)
+	what := fmt.Sprintf("with %d %dx%d images", n, s.Width, s.Height)
+	for i := range n {
+		img, err := media.Build(uint64(s.Width)<<32|uint64(s.Height)^0x70726f6265^uint64(i)<<60, s.Width, s.Height, s.MIME)
 		if err != nil {
 			return 0, err
 		}
@@ -168,7 +204,6 @@ func (pr imageProber) promptTokens(ctx context.Context, s *probeSize) (int, erro
 			iu["detail"] = s.Detail
 		}
 		parts = append(parts, map[string]any{"type": "image_url", "image_url": iu})
-		what = fmt.Sprintf("with a %dx%d image", s.Width, s.Height)
 	}
 	body, err := json.Marshal(map[string]any{"model": pr.model, "max_tokens": 1, "temperature": 0, "stream": false,
 		"messages": []map[string]any{{"role": "user", "content": parts}}})
@@ -187,8 +222,12 @@ func (pr imageProber) promptTokens(ctx context.Context, s *probeSize) (int, erro
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusOK {
+		said := withoutKey(strings.TrimSpace(truncate(string(b), 300)), pr.key)
+		if n == 2 {
+			return 0, fmt.Errorf("HTTP %d: %s: %w", resp.StatusCode, said, errRefused)
+		}
 		return 0, setupf("the endpoint refused the image probe's request %s (POST %s: HTTP %d: %s): is it serving a vision model with its projector? (--probe none sends nothing but the trace's requests)",
-			what, pr.url, resp.StatusCode, withoutKey(strings.TrimSpace(truncate(string(b), 300)), pr.key))
+			what, pr.url, resp.StatusCode, said)
 	}
 	var ans struct {
 		Usage *struct {
@@ -206,7 +245,7 @@ func (pr imageProber) promptTokens(ctx context.Context, s *probeSize) (int, erro
 
 // cannot is the probe giving up: a refusal stops the run (every image request would fail
 // alike); an answer without usage leaves the rule, said.
-func (pr imageProber) cannot(cfg Config, err error) error {
+func (pr *imageProber) cannot(cfg Config, err error) error {
 	if err != nil {
 		return err
 	}

@@ -146,6 +146,9 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if err := checkAudioRule(p.synth, recs); err != nil {
 		return nil, err
 	}
+	if err := p.mediaText(ctx, cfg, recs); err != nil {
+		return nil, err
+	}
 	if err := p.probeImages(ctx, cfg, recs); err != nil {
 		return nil, err
 	}

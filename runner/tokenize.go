@@ -63,8 +63,13 @@ func tokenizeCheck(cfg Config, p *plan, tg *target, notSent int, w io.Writer) *a
 		}
 		chatAPI := trace.ChatFamily(string(r.API))
 		// A prompt's images are not in the text the route tokenizes (their parts marshal as
-		// the text alone), so it is compared with the text's share.
-		pr := tokcheck.Prompt{ID: requestID(r, false), Chat: chatAPI, Text: r.Prompt, Want: int64(r.TargetPromptTokens - r.MediaTokens)}
+		// the text alone), so it is compared with the text's share, counted whole as the route
+		// counts it (llama.cpp counts a prompt's text piece by piece around its images).
+		want := r.TargetPromptTokens - r.MediaTokens
+		if r.MediaTokens > 0 && r.TextTokens > 0 {
+			want = r.TextTokens
+		}
+		pr := tokcheck.Prompt{ID: requestID(r, false), Chat: chatAPI, Text: r.Prompt, Want: int64(want)}
 		if chatAPI {
 			m, err := json.Marshal(r.Messages)
 			if err != nil {

@@ -436,7 +436,13 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		if bad {
 			continue
 		}
-		if diff := len(got) + j.media - r.TargetPromptTokens; diff != 0 && !b.overrideSet {
+		text := len(got)
+		if b.cfg.MediaSplitsText && len(r.Record.Media) > 0 {
+			if text, err = b.piecesCount(msgs, j.tools, r.Record, segs[len(segs)-1]); err != nil {
+				return r, fmt.Errorf("%s: %w", where(r.Record, r.Index), err)
+			}
+		}
+		if diff := text + j.media - r.TargetPromptTokens; diff != 0 && !b.overrideSet {
 			last := segs[len(segs)-1]
 			if len(last)-diff < 1 {
 				return r, fmt.Errorf("%s: prompt_tokens %d is too short for the rendered chat template", where(r.Record, r.Index), r.TargetPromptTokens)
@@ -450,7 +456,7 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 			adjusted = true
 			continue
 		}
-		r.Prompt, r.PromptIDs, r.Messages = rendered, got, msgs
+		r.Prompt, r.PromptIDs, r.Messages, r.TextTokens = rendered, got, msgs, len(got)
 		break
 	}
 	if len(r.Record.Media) > 0 {

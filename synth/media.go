@@ -1,7 +1,10 @@
 package synth
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/llm-replay/replay/chat"
@@ -82,17 +85,55 @@ func (b *Builder) partTokens(m trace.MediaPart) (int, error) {
 // parts so that the parts' text one after the other is the message's text. A message logged
 // with images alone gets its text as one part after them.
 func (b *Builder) mediaParts(rec trace.Record, words []int32, index int) ([]chat.Part, error) {
+	layout, err := mediaLayout(rec, func(m trace.MediaPart) (chat.Part, error) { return b.standInPart(m, index) })
+	if err != nil {
+		return nil, err
+	}
+	return b.layText(layout, words), nil
+}
+
+// layText is fillText, and under Config.MediaSplitsText each text part that follows a media
+// part gives its leading spaces to the text part before that media part, so the text reads
+// the same end to end and no piece the engine tokenizes alone starts with a space. A piece
+// that did would tokenize apart from how any tokenizer.json can say: llama.cpp prefixes it
+// with one more space and its SentencePiece merges by score take "▁▁" first (" computer"
+// after an image is "▁▁ comput er" there, "▁ ▁computer" by the BPE merges of tokenizer.json).
+func (b *Builder) layText(layout []chat.Part, words []int32) []chat.Part {
+	parts := b.fillText(layout, words)
+	if !b.cfg.MediaSplitsText {
+		return parts
+	}
+	lastText, mediaSince := -1, false
+	for i := range parts {
+		if parts[i].Type != chat.PartText {
+			mediaSince = true
+			continue
+		}
+		if mediaSince && lastText >= 0 {
+			t := parts[i].Text
+			trimmed := strings.TrimLeft(t, " ")
+			parts[lastText].Text += t[:len(t)-len(trimmed)]
+			parts[i].Text = trimmed
+		}
+		lastText, mediaSince = i, false
+	}
+	return parts
+}
+
+// mediaLayout is the logged messages' parts in order: part(m) for each logged image or clip,
+// an empty text part in each other part's place.
+func mediaLayout(rec trace.Record, part func(trace.MediaPart) (chat.Part, error)) ([]chat.Part, error) {
 	var layout []chat.Part
 	next := 0
 	for next < len(rec.Media) {
 		msg, parts := rec.Media[next].Message, rec.Media[next].Parts
 		for p := 0; p < parts; p++ {
 			if next < len(rec.Media) && rec.Media[next].Message == msg && rec.Media[next].Part == p {
-				img, err := b.standInPart(rec.Media[next], index)
+				mp, err := part(rec.Media[next])
 				if err != nil {
 					return nil, err
 				}
-				layout = append(layout, img)
+				layout = append(layout, mp)
 				next++
 				continue
 			}
@@ -102,7 +143,51 @@ func (b *Builder) mediaParts(rec trace.Record, words []int32, index int) ([]chat
 			return nil, fmt.Errorf("image %d: part %d of %d parts", next, rec.Media[next].Part, parts)
 		}
 	}
-	return b.fillText(layout, words), nil
+	return layout, nil
+}
+
+// mediaMarker stands where a part was in the text piecesCount renders: llama.cpp's server
+// turns each image or clip part into this text (mtmd_default_marker) before it renders the
+// template, and cuts the rendered prompt at it.
+const mediaMarker = "<__media__>"
+
+// piecesCount is the text tokens of msgs, whose last message holds rec's media among words,
+// as llama.cpp's server counts them (Config.MediaSplitsText): the template rendered with the
+// text parts one after the other and a marker for each media part (tools/server's
+// oaicompat_chat_params_parse, common/chat.cpp's parts joined with nothing between), the
+// result cut at the markers and each non-empty piece tokenized alone (tools/mtmd/mtmd.cpp,
+// mtmd_tokenize: split_text, add_text; llama-vocab.cpp's SPM session prefixes a piece with a
+// space whatever precedes it), as of llama.cpp b11669.
+func (b *Builder) piecesCount(msgs []chat.Message, tools json.RawMessage, rec trace.Record, words []int32) (int, error) {
+	layout, err := mediaLayout(rec, func(trace.MediaPart) (chat.Part, error) { return chat.Part{Type: chat.PartImage}, nil })
+	if err != nil {
+		return 0, err
+	}
+	var content strings.Builder
+	for _, p := range b.layText(layout, words) {
+		if p.Type == chat.PartText {
+			content.WriteString(p.Text)
+		} else {
+			content.WriteString(mediaMarker)
+		}
+	}
+	m := slices.Clone(msgs)
+	m[len(m)-1].Content = content.String()
+	rendered, err := b.render(m, tools)
+	if err != nil {
+		return 0, err
+	}
+	pieces := strings.Split(rendered, mediaMarker)
+	if len(pieces) != len(rec.Media)+1 {
+		return 0, fmt.Errorf("the chat template rendered %d of the message's %d media parts: its text cannot be counted as llama.cpp counts it", len(pieces)-1, len(rec.Media))
+	}
+	n := 0
+	for _, piece := range pieces {
+		if piece != "" {
+			n += len(b.tok.Encode(piece, false))
+		}
+	}
+	return n, nil
 }
 
 // fillText spreads words over layout's text parts (dropping text parts beyond the words),

@@ -48,6 +48,12 @@ type Config struct {
 	// an image logged as a URL is sent as the URL of its stand-in there (media.StandInPath);
 	// "" inlines every image as a data URL.
 	MediaURL string
+	// MediaSplitsText counts a chat prompt that holds images or clips as llama.cpp's server
+	// does: the rendered template cut where each part was, every piece of text tokenized on
+	// its own (mtmd_tokenize), so a tokenizer that prefixes a space ("▁", SentencePiece's
+	// add_space_prefix) prefixes each piece. Off, the text is counted whole, as a model's
+	// processor counts it (vLLM, SGLang).
+	MediaSplitsText bool
 	// Tools sizes chat prompts for the tools each record's request is sent with (its
 	// Options.Tools, replayed with --options logged): the template renders them into the
 	// prompt, so the messages are shortened by exactly that much.
@@ -80,6 +86,10 @@ type Request struct {
 	// len(PromptIDs) equals it unless a chat overhead override is set or the prompt holds
 	// images (PromptIDs are then the text's, MediaTokens the rest).
 	TargetPromptTokens int
+	// TextTokens is a chat prompt's text counted whole (len(PromptIDs)), what a tokenize
+	// route counts; under Config.MediaSplitsText it may differ from TargetPromptTokens less
+	// MediaTokens, the text as the engine counts it around the media.
+	TextTokens int
 	// MediaTokens is the prompt tokens of the request's images and clips by Config.Images and
 	// Config.Audio.
 	MediaTokens int
