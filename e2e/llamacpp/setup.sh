@@ -15,7 +15,8 @@
 #      (its </s> unreachable, every answer runs to max_tokens; the weights e2e/ollama serves),
 #      for a schedule sent to Ollama too, which cannot force a length.
 #   4. the vision models, one folder per projector type under models/vision/ inside the root
-#      (mlp: LLaVA-1.5's, into the e2e model; qwen2vl_merger: Qwen2-VL's, into a qwen2vl text
+#      (mlp: LLaVA-1.5's, into replay-PRESET-chat, the default model's weights with replay's
+#      chat template; qwen2vl_merger: Qwen2-VL's, into a qwen2vl text
 #      model with a small byte-level vocabulary of its own, mkmodel --arch qwen2vl):
 #      model.gguf (the text model, as wide as the projector's output), mmproj.gguf (mkmodel
 #      --mmproj: a tiny random-weight vision tower and projector, for llama-server --mmproj)
@@ -113,26 +114,34 @@ model "replay-$preset-eos-chat" --eos reachable --chat-template @TEMPLATE@
 # mkmodel's default (the very weights e2e/ollama serves, every answer to max_tokens), for the
 # slices that send one schedule to Ollama and llama-server: Ollama cannot force a length.
 model "replay-$preset"
+# The same weights with replay's chat template, LLaVA's text model: llama.cpp drops the forcing
+# fields on its Messages API, so an answer there runs to its cap only if </s> is unreachable.
+model "replay-$preset-chat" --chat-template @TEMPLATE@
 
 # 4. The vision models, one folder per projector type, made once: written in TYPE.tmp and moved
 # into place.
+# made-by names how the folders are made; a folder made otherwise (by an older setup.sh) is
+# made again.
+made_by="setup.sh vision 2: mlp over replay-$preset-chat"
 vision() { # vision TYPE llama|qwen2vl: the folder models/vision/TYPE
   local type=$1 text=$2 dir=$llroot/models/vision/$1 tmp
-  [[ -s $dir/mmproj.gguf && -s $dir/model.gguf && -s $dir/preprocessor_config.json ]] && return
+  [[ -s $dir/mmproj.gguf && -s $dir/model.gguf && -s $dir/preprocessor_config.json && -s $dir/made-by ]] &&
+    [[ $(<"$dir/made-by") == "$made_by" ]] && return
   tmp=$dir.tmp
   rm -rf "$tmp"
   mkdir -p "$tmp"
   log "writing $dir"
   case $text in
-  llama) # the e2e model (Mistral's tokenizer, replay's chat template), hard-linked
-    ln "$llroot/models/replay-$preset-eos-chat-q8.gguf" "$tmp/model.gguf" 2>/dev/null ||
-      cp "$llroot/models/replay-$preset-eos-chat-q8.gguf" "$tmp/model.gguf"
+  llama) # Mistral's tokenizer, replay's chat template, </s> unreachable; hard-linked
+    ln "$llroot/models/replay-$preset-chat-q8.gguf" "$tmp/model.gguf" 2>/dev/null ||
+      cp "$llroot/models/replay-$preset-chat-q8.gguf" "$tmp/model.gguf"
     cp "$root/samples/tokenizer/mistral/tokenizer.json" "$root/samples/tokenizer/mistral/tokenizer_config.json" "$tmp/" ;;
   qwen2vl) # a Qwen2-VL text model with a byte-level vocabulary of its own, its tokenizer folder beside
     (cd "$root/e2e/ollama" && go run ./mkmodel --arch qwen2vl --tokenizer "$root/samples/tokenizer/mistral/tokenizer.json" \
       --preset "$preset" --out "$tmp/model.gguf") ;;
   esac
   (cd "$root/e2e/ollama" && go run ./mkmodel --mmproj "$type" --preset "$preset" --out "$tmp/mmproj.gguf")
+  echo "$made_by" >"$tmp/made-by"
   rm -rf "$dir"
   mv "$tmp" "$dir"
 }

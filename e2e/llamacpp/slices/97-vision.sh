@@ -1,9 +1,11 @@
 # slice vision: replay's image counting against llama-server's own, one server per projector type
 # (setup.sh's VISION_MODELS: a folder per type, model.gguf + mmproj.gguf from mkmodel --mmproj,
 # the tokenizer folder with the config.json and preprocessor_config.json replay's image rule
-# reads). visionlog writes a request log of 9 chat requests holding 10 PNG images (data URLs,
-# 20×20 to 2000×2000 and 900×30; alone, before, after and between text parts; one image
-# repeated), replayed by `replay run --format openai-log --tokenizer FOLDER`. Each server runs
+# reads). visionlog writes a request log of 16 requests (chat, Responses and Messages) holding
+# 0 to 4 PNG images, 21 in all (data URLs; base64 sources on Messages; 20×20 to 4000×3000 and
+# 3000×100; alone, before, after and between text parts; one image repeated), replayed by
+# `replay run --format openai-log --tokenizer FOLDER`, each to the API it was logged against
+# (llama-server turns a Responses or Messages request into chat's). Each server runs
 # with -np 1 (one request at a time) and -lv 4, at which its log says, per image, "decoding
 # image batch K/N, n_tokens_batch = T" and "image decoded", and per request "tokens: text = X,
 # total = Y". Checked, per projector:
@@ -96,6 +98,11 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
   while read -r ts n sizes <&4; do
     read -r rts target usage <&5 || fail "$type: fewer rows than requests"
     [[ $rts == "$ts" ]] || fail "$type: row at $rts, request at $ts"
+    if ((n == 0)); then # text alone: exact by usage, nothing to match in the server's images
+      ((usage == target)) || fail "$type: the request at $ts (no image): usage $usage, replay $target"
+      report+=("$((ts / 1000000000)):text usage $usage replay $target")
+      continue
+    fi
     rec=""
     for k in "${!srv[@]}"; do
       read -r total text imgs <<<"${srv[k]}"

@@ -1,12 +1,14 @@
-// Command visionlog is slices/97-vision.sh's helper: it writes a request log of chat requests
-// with images, and reads a run's rows back, so the slice can compare each request's prompt
+// Command visionlog is slices/97-vision.sh's helper: it writes a request log of requests with
+// images, and reads a run's rows back, so the slice can compare each request's prompt
 // tokens as the server counted them with replay's count.
 //
-//	visionlog log OUT.jsonl     the request log (openai-log): 9 chat requests holding 1-2
-//	                            PNG images as data URLs, of sizes from 20×20 to 2000×2000 and
-//	                            900×30, among text parts in several layouts; one image repeated
-//	                            in two requests. Beside it OUT.jsonl.images: one line a request,
-//	                            "TIMESTAMP_NS N W×H ..." (its images in order).
+//	visionlog log OUT.jsonl     the request log (openai-log): 16 requests to the chat,
+//	                            Responses and Messages APIs holding 0 to 4 PNG images as data
+//	                            URLs (base64 sources on Messages), of sizes from 20×20 to
+//	                            4000×3000 and 3000×100, among text parts in several layouts;
+//	                            one image repeated in two requests. Beside it OUT.jsonl.images:
+//	                            one line a request, "TIMESTAMP_NS N W×H ..." (its images in
+//	                            order).
 //	visionlog rows RUN_DIR      one line a row of RUN_DIR/requests.parquet:
 //	                            "ORIGINAL_TIMESTAMP_NS TARGET_PROMPT_TOKENS PROMPT_TOKENS"
 //	visionlog count FOLDER WxH  "TOKENS WRAP": the prompt tokens replay counts for one image of
@@ -42,13 +44,15 @@ import (
 	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
-// request is one logged chat request: its user message's parts in order, "text" or an image
-// size.
+// request is one logged request: the API it was sent to ("" chat, "responses" or
+// "messages") and its user message's parts in order, "text" or an image size.
 type request struct {
+	api   string
 	parts []string
 }
 
-// requests are the log's requests: images alone, before, after and between text parts.
+// requests are the log's requests: images alone, before, after and between text parts, up to
+// four in one request, none in two; on the chat, Responses and Messages APIs.
 var requests = []request{
 	{parts: []string{"text", "64x48"}},
 	{parts: []string{"336x336", "text"}},
@@ -59,6 +63,13 @@ var requests = []request{
 	{parts: []string{"text", "900x30"}},
 	{parts: []string{"text", "64x48"}},     // the first request's image again, same bytes
 	{parts: []string{"text", "2000x2000"}}, // over llama.cpp's Qwen2-VL range: clamped, in 2 batches
+	{api: "responses", parts: []string{"text", "4000x3000"}},
+	{api: "messages", parts: []string{"3000x100", "text"}},
+	{parts: []string{"text", "64x48", "20x20", "text", "336x336", "100x700"}},
+	{api: "responses", parts: []string{"336x336", "text", "500x200"}},
+	{api: "messages", parts: []string{"text", "640x480", "text"}},
+	{parts: []string{"text"}},
+	{api: "messages", parts: []string{"text"}},
 }
 
 // words are the logged text parts' words (replay sends its own words of the same count).
@@ -94,7 +105,7 @@ func writeLog(out string) error {
 		for j, p := range r.parts {
 			if p == "text" {
 				n := 4 + 3*j + i%3
-				parts = append(parts, map[string]any{"type": "text", "text": strings.Join(words[:n], " ")})
+				parts = append(parts, textPart(r.api, strings.Join(words[:n], " ")))
 				text += n
 				continue
 			}
@@ -116,18 +127,12 @@ func writeLog(out string) error {
 				}
 				first[p] = url
 			}
-			parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]string{"url": url}})
+			parts = append(parts, imagePart(r.api, url))
 			imgs = append(imgs, p)
 		}
 		at := t0.Add(time.Duration(i) * time.Second)
-		line := map[string]any{
-			"timestamp": at.Format(time.RFC3339Nano),
-			// A deployment alias, which names no model family: the log's counts are taken as
-			// the target's own (replay's rule for the tokenizer folder it is given).
-			"request": map[string]any{"model": "prod-vision", "messages": append(history(r), map[string]any{"role": "user", "content": parts}), "max_tokens": 16, "temperature": 0},
-			// Usage as a server logged it; replay counts a logged body with --tokenizer.
-			"response": map[string]any{"usage": map[string]int{"prompt_tokens": text + 600*len(imgs), "completion_tokens": 16}},
-		}
+		line := logLine(r, parts, text+600*len(imgs))
+		line["timestamp"] = at.Format(time.RFC3339Nano)
 		b, err := json.Marshal(line)
 		if err != nil {
 			return err
@@ -139,6 +144,51 @@ func writeLog(out string) error {
 		return err
 	}
 	return os.WriteFile(out+".images", sizes.Bytes(), 0o644)
+}
+
+// logLine is the log's line for r (its user message's parts given), on r's API, as the
+// request and the usage its server answered with (prompt tokens given); the model a
+// deployment alias, which names no model family: the log's counts are taken as the target's
+// own (replay's rule for the tokenizer folder it is given). Replay counts a logged body with
+// --tokenizer. The Responses form: OpenAI's API reference (input items of input_text and
+// input_image, usage.input_tokens); the Messages form: Anthropic's (image blocks of a base64
+// source, usage.input_tokens).
+func logLine(r request, parts []map[string]any, prompt int) map[string]any {
+	msgs := append(history(r), map[string]any{"role": "user", "content": parts})
+	switch r.api {
+	case "responses":
+		return map[string]any{"path": "/v1/responses",
+			"request":  map[string]any{"model": "prod-vision", "input": msgs, "max_output_tokens": 16, "temperature": 0},
+			"response": map[string]any{"usage": map[string]int{"input_tokens": prompt, "output_tokens": 16}}}
+	case "messages":
+		return map[string]any{"path": "/v1/messages",
+			"request":  map[string]any{"model": "prod-vision", "messages": msgs, "max_tokens": 16, "temperature": 0},
+			"response": map[string]any{"usage": map[string]int{"input_tokens": prompt, "output_tokens": 16}}}
+	}
+	return map[string]any{
+		"request":  map[string]any{"model": "prod-vision", "messages": msgs, "max_tokens": 16, "temperature": 0},
+		"response": map[string]any{"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": 16}},
+	}
+}
+
+// textPart is a text part of api's user message.
+func textPart(api, text string) map[string]any {
+	if api == "responses" {
+		return map[string]any{"type": "input_text", "text": text}
+	}
+	return map[string]any{"type": "text", "text": text}
+}
+
+// imagePart is an image part of api's user message, the image as a data URL.
+func imagePart(api, url string) map[string]any {
+	switch api {
+	case "responses":
+		return map[string]any{"type": "input_image", "image_url": url}
+	case "messages":
+		data := url[strings.Index(url, ",")+1:]
+		return map[string]any{"type": "image", "source": map[string]string{"type": "base64", "media_type": "image/png", "data": data}}
+	}
+	return map[string]any{"type": "image_url", "image_url": map[string]string{"url": url}}
 }
 
 // history is the turns before a request's last user message: none, or for a message of images
