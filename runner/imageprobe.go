@@ -172,7 +172,7 @@ func (pr *imageProber) imageTokens(ctx context.Context, s probeSize) (int, error
 			return -1, nil
 		case err == nil:
 			return two - one, nil
-		case !errors.Is(err, errRefused):
+		case !errors.As(err, new(refusal)):
 			return -1, err
 		}
 		pr.single, pr.without = true, -2
@@ -186,8 +186,10 @@ func (pr *imageProber) imageTokens(ctx context.Context, s probeSize) (int, error
 	return one - pr.without, nil
 }
 
-// errRefused marks an answer other than 200 to a probe's request.
-var errRefused = errors.New("refused")
+// refusal is an answer other than 200 to the probe's pair: the status and what the server said.
+type refusal struct{ said string }
+
+func (r refusal) Error() string { return r.said }
 
 // promptTokens is the endpoint's prompt count of the probe's request with n images of size s
 // after its text, each drawn apart; -1 when the answer has no usage.
@@ -224,7 +226,7 @@ func (pr *imageProber) promptTokens(ctx context.Context, s probeSize, n int) (in
 	if resp.StatusCode != http.StatusOK {
 		said := withoutKey(strings.TrimSpace(truncate(string(b), 300)), pr.key)
 		if n == 2 {
-			return 0, fmt.Errorf("HTTP %d: %s: %w", resp.StatusCode, said, errRefused)
+			return 0, refusal{fmt.Sprintf("HTTP %d: %s", resp.StatusCode, said)}
 		}
 		return 0, setupf("the endpoint refused the image probe's request %s (POST %s: HTTP %d: %s): is it serving a vision model with its projector? (--probe none sends nothing but the trace's requests)",
 			what, pr.url, resp.StatusCode, said)

@@ -5,9 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/llm-replay/replay/chat"
@@ -77,6 +82,72 @@ func TestImageProbe(t *testing.T) {
 		t.Fatalf("--probe none: prompts exact %.1f%%, want below 100 (the rule is not the endpoint's); the run says:\n%s", pct, says)
 	}
 	t.Logf("--probe none: prompts exact %.1f%% (the folder's rule, not the endpoint's)", pct)
+}
+
+// TestImageProbeOneImage: an endpoint that takes one image a request refuses the probe's
+// pair, as vLLM does under --limit-mm-per-prompt (vllm/entrypoints/chat_utils.py: "At most 1
+// image(s) may be provided in one prompt.", HTTP 400); the probe says so and measures each
+// size against a twin without any image, and the prompts are still built with the endpoint's
+// counts. The endpoint: the simulator on loopback counting every image as 300, behind a proxy
+// that refuses the probe's request with more than one.
+func TestImageProbeOneImage(t *testing.T) {
+	const n = 12
+	path, tokPath := imageLog(t, n, false), qwen2VLFolder(t)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := roomySim(0)
+	if err := ServerCounting(tokPath, tok, &sc); err != nil {
+		t.Fatal(err)
+	}
+	sc.Images = media.Fixed(300)
+	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	target, err := neturl.Parse(strings.TrimSuffix(url, "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	refused := 0
+	var mu sync.Mutex
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		// The probe's pair only: the log's own requests, some holding several images, pass
+		// (what is tested is the probe).
+		if bytes.Contains(body, []byte(probeText)) && bytes.Count(body, []byte(`"type":"image_url"`)) > 1 {
+			mu.Lock()
+			refused++
+			mu.Unlock()
+			http.Error(w, `{"error":{"message":"At most 1 image(s) may be provided in one prompt.","type":"BadRequestError","code":400}}`, http.StatusBadRequest)
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	var stderr bytes.Buffer
+	cfg := Config{
+		Trace: path, Ingest: ingest.Options{Format: ingest.FormatOpenAILog}, Out: t.TempDir(),
+		Tokenizer: tokPath, Schedule: scheduler.Config{Speed: 10}, Checks: "none",
+		Stderr: &stderr, Stdout: io.Discard,
+	}
+	cfg.Client.BaseURL, cfg.Client.Model = front.URL+"/v1", "replay-sim"
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	says := stderr.String()
+	if refused != 1 || !strings.Contains(says, "refused two images in one request") || !strings.Contains(says, "image sizes otherwise than qwen2_vl") {
+		t.Fatalf("%d pairs refused (want 1: then one image against none); the run says:\n%s", refused, says)
+	}
+	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
+		t.Errorf("prompt tokens exact %v, want 100%%\n%s", f, says)
+	}
+	t.Logf("%s", line(says, "refused two images"))
 }
 
 // line is the first line of s holding prefix.

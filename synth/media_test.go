@@ -178,3 +178,58 @@ func TestAudioOnChatOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaSplitsText: under Config.MediaSplitsText (a llama.cpp endpoint), the text of a
+// message holding images reads the same end to end, no text part after an image starts with a
+// space (such a piece tokenizes apart from what tokenizer.json says: llama.cpp's "▁▁"), and
+// the target is the pieces' count, which on the Mistral sample's SentencePiece vocabulary is
+// the whole text's plus a "▁" for each piece after an image (as llama-server counts it: the
+// e2e vision slice); counted whole, the text is the target less the media.
+func TestMediaSplitsText(t *testing.T) {
+	tok, err := tokenizer.Load(testenv.SampleTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := func(part, parts int, hash uint64) trace.MediaPart {
+		return trace.MediaPart{Kind: "image", MIME: media.PNG, Width: 64, Height: 32, Hash: hash, Part: part, Parts: parts, Tokens: 100}
+	}
+	rec := imageRecord(400, img(1, 4, 1), img(3, 4, 2)) // text image text image
+	build := func(split bool) Request {
+		b, err := New(tok, Config{API: APIChat, Images: media.Fixed(500), MediaSplitsText: split})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := b.Build(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	whole, split := build(false), build(true)
+	if got := whole.TargetPromptTokens - whole.MediaTokens; whole.TextTokens != got {
+		t.Errorf("counted whole: text %d tokens, target less media %d", whole.TextTokens, got)
+	}
+	last := split.Messages[len(split.Messages)-1]
+	text, afterImage := "", false
+	for i, p := range last.Parts {
+		if p.Type != chat.PartText {
+			afterImage = true
+			continue
+		}
+		if afterImage && strings.HasPrefix(p.Text, " ") {
+			t.Errorf("part %d, after an image, starts with a space: %q", i, p.Text)
+		}
+		text += p.Text
+	}
+	if text != last.Content {
+		t.Errorf("the parts' text is not the message's:\n%q\n%q", text, last.Content)
+	}
+	// The template closes the message after the last image: its " [/INST]" is a piece of its
+	// own there, one "▁" more than in the whole text.
+	if extra := split.TargetPromptTokens - split.MediaTokens - split.TextTokens; extra < 1 || extra > 3 {
+		t.Errorf("counted in pieces: %d tokens more than the whole text's %d, want 1 to 3 (a \"▁\" a piece after an image)", extra, split.TextTokens)
+	}
+	if split.TargetPromptTokens != whole.TargetPromptTokens {
+		t.Errorf("target %d counted in pieces, %d whole: the logged total less its images plus the target's is one number", split.TargetPromptTokens, whole.TargetPromptTokens)
+	}
+}
