@@ -269,6 +269,9 @@ type Input struct {
 	Records     int64 `json:"records"`
 	Rejected    int64 `json:"rejected"`
 	NotRequests int64 `json:"not_requests"`
+	// ImagesSizeInferred counts the images logged by URL alone whose size was told from the
+	// prompt tokens their line's text does not explain: their replay is as exact as that guess.
+	ImagesSizeInferred int64 `json:"images_size_inferred,omitempty"`
 }
 
 // Sessions counts the run's multi-turn traffic: requests that carry a session, the sessions

@@ -322,6 +322,7 @@ func (s *setReader) Counts() Counts {
 		c.HashMismatches += fc.HashMismatches
 		c.OutputUnknown += fc.OutputUnknown
 		c.Images += fc.Images
+		c.ImagesSizeInferred += fc.ImagesSizeInferred
 		c.Sorted = c.Sorted || fc.Sorted
 		for name, n := range fc.ImageRules {
 			if c.ImageRules == nil {

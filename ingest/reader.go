@@ -47,6 +47,9 @@ type Counts struct {
 	// ImageRules counts a request log's images by the rule that counted them as logged (the
 	// logged model's; "(the served model's own)" marks one taken for want of a family name).
 	ImageRules map[string]int64 `json:"image_rules,omitempty"`
+	// ImagesSizeInferred counts the images logged by URL alone whose size was told from the
+	// prompt tokens their line's text does not explain (trace.MediaPart.SizeInferred).
+	ImagesSizeInferred int64 `json:"images_size_inferred,omitempty"`
 	// Files holds each file's own counts when several files were read as one log
 	// (Options.Files), in path order.
 	Files []FileCounts `json:"-"`

@@ -206,3 +206,36 @@ func TestPixtral(t *testing.T) {
 		}
 	}
 }
+
+// TestInferSize: a count turned back into a square the rule counts nearest it: Qwen2-VL's 1426
+// (vLLM's 1300×876 with the defaults) is no square's count (a side of 38 merged patches counts
+// 1446, 37 counts 1371), so the nearer, 1446; Claude's area rule (w·h/750, at most 1568 a
+// side, so 1599 at most) gives 1200 for a side near 949 (949²/750 = 1200.8); a rule that counts every size alike, or a count
+// out of the rule's range, tells no size.
+func TestInferSize(t *testing.T) {
+	qwen := Qwen2VL{Family: "qwen2_vl", Patch: 14, Merge: 2, MinPixels: 56 * 56, MaxPixels: 14 * 14 * 4 * 16384, Wrap: 2} // the checkpoint's max_pixels, 12845056
+	w, h, err := InferSize(qwen, "", 1426)
+	n, _ := qwen.Tokens(w, h)
+	if err != nil || w != h || n != 1446 {
+		t.Errorf("qwen2_vl 1426: %dx%d counting %d (%v), want a square counting 1446", w, h, n, err)
+	}
+	claude, _ := LoggedRule("claude-sonnet-4")
+	w, h, err = InferSize(claude, "", 1200)
+	n, _ = claude.Tokens(w, h)
+	if err != nil || w != h || n < 1199 || n > 1201 {
+		t.Errorf("claude 1200: %dx%d counting %d (%v), want a square counting 1200 ± 1", w, h, n, err)
+	}
+	for name, c := range map[string]struct {
+		rule   Rule
+		tokens int
+	}{
+		"fixed":  {Fixed(576), 576},
+		"over":   {qwen, 100000},
+		"claude": {claude, 1600},
+		"under":  {qwen, 1},
+	} {
+		if _, _, err := InferSize(c.rule, "", c.tokens); !errors.Is(err, ErrSizeUnknowable) {
+			t.Errorf("%s: err %v, want ErrSizeUnknowable", name, err)
+		}
+	}
+}

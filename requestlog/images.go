@@ -118,7 +118,9 @@ var errNoImageRule = errors.New("the request holds an image, but no image token 
 // readMedia turns a line's logged images and clips into media parts, counted and hashed:
 // images by the rule of the model the line was logged for (loggedRule), whose name it returns
 // ("" for a line without images).
-func (r *Reader) readMedia(logged []loggedPart, model string, h *blockHasher) ([]trace.MediaPart, int, string, error) {
+// A line's images logged by URL without a size (no --image-size) are sized by what its
+// logged prompt count (usagePrompt, -1 for none) does not explain by its text (text tokens).
+func (r *Reader) readMedia(logged []loggedPart, model string, h *blockHasher, usagePrompt, text int) ([]trace.MediaPart, int, string, error) {
 	parts := make([]trace.MediaPart, 0, len(logged))
 	total := 0
 	rule, own := r.loggedRule(model)
@@ -141,6 +143,15 @@ func (r *Reader) readMedia(logged []loggedPart, model string, h *blockHasher) ([
 	if !images || rule == nil { // no image, or readImage has refused the first
 		return parts, total, "", nil
 	}
+	unexplained := -1
+	if usagePrompt >= 0 {
+		unexplained = usagePrompt - text - total
+	}
+	inferred, err := r.inferSizes(parts, logged, rule, unexplained)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	total += inferred
 	name := rule.Name()
 	if own {
 		name += " (the served model's own)"
@@ -152,9 +163,6 @@ func (r *Reader) readImage(img loggedPart, rule media.Rule, h *blockHasher) (tra
 	m := trace.MediaPart{Kind: trace.MediaKindImage, Detail: img.detail, Message: img.message, Part: img.part, Parts: img.parts}
 	switch lower := strings.ToLower(img.url); {
 	case img.fileID != "":
-		if r.opts.ImageWidth <= 0 {
-			return m, bad(img.field, "an image logged by file id has no size in the log: give --image-size WxH")
-		}
 		m.URL, m.Width, m.Height, m.MIME = true, r.opts.ImageWidth, r.opts.ImageHeight, media.PNG
 		m.Hash = h.mediaHash("file", []byte(img.fileID))
 	case strings.HasPrefix(lower, "data:"):
@@ -170,9 +178,6 @@ func (r *Reader) readImage(img loggedPart, rule media.Rule, h *blockHasher) (tra
 		}
 		m.Hash = h.mediaHash("image", data)
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
-		if r.opts.ImageWidth <= 0 {
-			return m, bad(img.field, "an image logged by URL has no size in the log: give --image-size WxH")
-		}
 		m.URL, m.Width, m.Height, m.MIME = true, r.opts.ImageWidth, r.opts.ImageHeight, mimeByName(img.url)
 		m.Hash = h.mediaHash("url", []byte(img.url))
 	default:
@@ -184,12 +189,61 @@ func (r *Reader) readImage(img loggedPart, rule media.Rule, h *blockHasher) (tra
 	if rule == nil {
 		return m, &fieldError{field: img.field, err: fmt.Errorf("%w: %w", errNoImageRule, r.noRule())}
 	}
+	if m.URL && m.Width <= 0 { // sized by the line's logged count, once every other part is counted
+		m.SizeInferred = true
+		return m, nil
+	}
 	n, err := media.TokensOf(rule, m.Width, m.Height, m.Detail)
 	if err != nil {
 		return m, &fieldError{field: img.field, err: fmt.Errorf("%s (%s): %w", rule.Name(), m.MIME, err)}
 	}
 	m.Tokens = n
 	return m, nil
+}
+
+// inferSizes sizes the parts logged by URL without a size (SizeInferred): the line's logged
+// prompt tokens that its text and its other parts do not explain (unexplained) are shared
+// among them, the first taking what does not divide, and each gets the square media.InferSize
+// finds for its share by rule (unexplained -1: no logged count). It returns the tokens given.
+// Without a logged count, or with
+// too few tokens unexplained, or by a rule whose count says nothing of the size, such a part
+// is an error naming the way out, --image-size.
+func (r *Reader) inferSizes(parts []trace.MediaPart, logged []loggedPart, rule media.Rule, unexplained int) (int, error) {
+	var idx []int
+	for i, m := range parts {
+		if m.SizeInferred {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return 0, nil
+	}
+	what := func(i int) string {
+		if logged[i].fileID != "" {
+			return "an image logged by file id has no size in the log"
+		}
+		return "an image logged by URL has no size in the log"
+	}
+	switch {
+	case unexplained < 0:
+		return 0, bad(logged[idx[0]].field, "%s, nor a logged prompt count to tell it from: give --image-size WxH", what(idx[0]))
+	case unexplained < len(idx):
+		return 0, bad(logged[idx[0]].field, "%s, and the line's logged prompt tokens leave %d beside its text for its %d such images: give --image-size WxH", what(idx[0]), unexplained, len(idx))
+	}
+	given := 0
+	for k, i := range idx {
+		n := unexplained / len(idx)
+		if k == 0 {
+			n += unexplained % len(idx)
+		}
+		w, h, err := media.InferSize(rule, parts[i].Detail, n)
+		if err != nil {
+			return 0, bad(logged[i].field, "%s, nor can its size be told from the %d prompt tokens its line's text does not explain (%v): give --image-size WxH", what(i), n, err)
+		}
+		parts[i].Width, parts[i].Height, parts[i].Tokens = w, h, n
+		given += n
+	}
+	return given, nil
 }
 
 // loggedRule is the rule that counted the images of a line logged for model: --logged-model's

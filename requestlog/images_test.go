@@ -238,3 +238,60 @@ func TestLoggedModelRule(t *testing.T) {
 		t.Errorf("an unknown --logged-model: %v, want an error naming the flag", err)
 	}
 }
+
+// TestImageSizeInferred: an image logged by URL alone, without --image-size, is sized from the
+// prompt tokens its line's usage holds beyond its text, by the logged model's rule: gpt-4o's
+// 765 is a square OpenAI's tiles count 765 for (its guide: 1024×1024 at high detail, 4 tiles,
+// 85 + 4×170); two such images share what is left; a rule that counts every size alike
+// (LLaVA-1.5's 576, --image-tokens) cannot tell a size, and neither can a line without usage:
+// both name --image-size.
+func TestImageSizeInferred(t *testing.T) {
+	line := func(model, content string, prompt int) string {
+		usage := `"completion_tokens":3`
+		if prompt >= 0 {
+			usage = fmt.Sprintf(`"prompt_tokens":%d,"completion_tokens":3`, prompt)
+		}
+		return fmt.Sprintf(`{"timestamp":0,"request":{"model":%q,"messages":[{"role":"user","content":%s}]},"response":{"usage":{%s}}}`, model, content, usage) + "\n"
+	}
+	url := func(name string) string {
+		return `{"type":"image_url","image_url":{"url":"https://cdn.example.com/` + name + `.jpg","detail":"high"}}`
+	}
+	plain, _, err := readAll(t, line("gpt-4o", `"Describe these"`, -1), Options{Images: qwenRule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := plain[0].PromptTokens
+	gpt, _ := media.LoggedRule("gpt-4o")
+	reqs, counts, err := readAll(t, line("gpt-4o", `[{"type":"text","text":"Describe these"},`+url("a")+`]`, text+765)+
+		line("gpt-4o", `[{"type":"text","text":"Describe these"},`+url("b")+`,`+url("c")+`]`, text+1021), Options{Images: qwenRule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := reqs[0].Media[0]
+	n, _ := media.TokensOf(gpt, m.Width, m.Height, "high")
+	if !m.SizeInferred || m.Tokens != 765 || n != 765 || m.Width != m.Height || reqs[0].PromptTokens != text+765 {
+		t.Errorf("one image: %+v (the rule counts %d for its size), prompt %d, want a square counted 765, prompt %d", m, n, reqs[0].PromptTokens, text+765)
+	}
+	b, c := reqs[1].Media[0], reqs[1].Media[1]
+	if !b.SizeInferred || !c.SizeInferred || b.Tokens != 511 || c.Tokens != 510 || reqs[1].PromptTokens != text+1021 {
+		t.Errorf("two images: %+v %+v, prompt %d, want 511 and 510 of the 1021 beside the text", b, c, reqs[1].PromptTokens)
+	}
+	if counts.ImagesSizeInferred != 3 {
+		t.Errorf("counts: %d images sized from the usage, want 3", counts.ImagesSizeInferred)
+	}
+	for name, c := range map[string]struct {
+		model  string
+		prompt int
+		opts   Options
+		want   string
+	}{
+		"no usage":    {"gpt-4o", -1, Options{Images: qwenRule}, "nor a logged prompt count"},
+		"fixed count": {"prod-model", text + 576, Options{Images: media.Fixed(576)}, "counts every size as 576"},
+		"too few":     {"gpt-4o", text, Options{Images: qwenRule}, "leave 0 beside its text"},
+	} {
+		_, _, err := readAll(t, line(c.model, `[{"type":"text","text":"Describe these"},`+url("a")+`]`, c.prompt), c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--image-size") {
+			t.Errorf("%s: err %v, want it to say %q and name --image-size", name, err, c.want)
+		}
+	}
+}

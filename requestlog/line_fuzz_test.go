@@ -62,7 +62,7 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatalf("options %+v for a chat request %v", e.opts, e.chat)
 			}
 			// The images: read and counted, or refused by name.
-			parts, n, _, err := imageReader.readMedia(e.media, e.model, h)
+			parts, n, _, err := imageReader.readMedia(e.media, e.model, h, e.usagePrompt, 0)
 			if err == nil && (len(parts) != len(e.media) || n < 0) {
 				t.Fatalf("%d images read as %d parts, %d tokens", len(e.media), len(parts), n)
 			}

@@ -100,6 +100,9 @@ type Counts struct {
 	// ImageRules counts the images each rule counted as logged, by the rule's name, a rule
 	// taken for want of a model name that says which marked "(the served model's own)".
 	ImageRules map[string]int64 `json:"image_rules,omitempty"`
+	// ImagesSizeInferred counts the images logged by URL whose size was told from their
+	// line's logged prompt tokens (trace.MediaPart.SizeInferred).
+	ImagesSizeInferred int64 `json:"images_size_inferred,omitempty"`
 	// Sessions counts the distinct conversations seen.
 	Sessions int64 `json:"sessions,omitempty"`
 	// CarriedFields counts, per name, the request body members carried as logged in
@@ -482,7 +485,11 @@ func (r *Reader) count(p *prepared, h *blockHasher, sc *workerScratch) error {
 	}
 	if len(e.media) > 0 {
 		var err error
-		if p.media, p.mediaTokens, p.imageRule, err = r.readMedia(e.media, e.model, h); err != nil {
+		usage := e.usagePrompt
+		if e.prevID != "" {
+			usage = -1 // the text is the whole chain's, counted later: no size is told from it
+		}
+		if p.media, p.mediaTokens, p.imageRule, err = r.readMedia(e.media, e.model, h, usage, len(p.ids)); err != nil {
 			return err
 		}
 	}
@@ -635,9 +642,13 @@ func (r *Reader) finish(p *prepared) (Request, error) {
 	req := Request{Record: rec, UsagePromptTokens: e.usagePrompt}
 	imagesBefore := r.counts.Images
 	for _, m := range rec.Media {
-		if m.Kind == trace.MediaKindAudio {
+		switch {
+		case m.Kind == trace.MediaKindAudio:
 			r.counts.Audio++
-		} else {
+		case m.SizeInferred:
+			r.counts.Images++
+			r.counts.ImagesSizeInferred++
+		default:
 			r.counts.Images++
 		}
 	}

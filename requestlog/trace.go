@@ -69,7 +69,7 @@ func (t *traceReader) Next() (trace.Record, error) {
 
 func (t *traceReader) Counts() ingest.Counts {
 	c := t.r.Counts()
-	return ingest.Counts{Records: c.Records, Rejected: c.Rejected, Errors: c.Errors, Images: c.Images, ImageRules: c.ImageRules}
+	return ingest.Counts{Records: c.Records, Rejected: c.Rejected, Errors: c.Errors, Images: c.Images, ImageRules: c.ImageRules, ImagesSizeInferred: c.ImagesSizeInferred}
 }
 
 func (t *traceReader) Close() error {

@@ -36,7 +36,7 @@ func SetImageRule(s *synth.Config, tokPath string, tok tokenizer.Tokenizer, n in
 // how many distinct (each the same bytes every time it is sent), all inline as data URLs; and
 // those logged as WebP, which go as PNG of the same size (the standard library writes no WebP).
 func sayImages(w io.Writer, recs []trace.Record, mediaURL string) {
-	images, requests, webp, urls := 0, 0, 0, 0
+	images, requests, webp, urls, inferred := 0, 0, 0, 0, 0
 	distinct := map[uint64]bool{}
 	for _, r := range recs {
 		if len(r.Media) > 0 {
@@ -51,17 +51,27 @@ func sayImages(w io.Writer, recs []trace.Record, mediaURL string) {
 			if m.URL {
 				urls++
 			}
+			if m.SizeInferred {
+				inferred++
+			}
 		}
 	}
 	if images == 0 {
 		return
 	}
 	fmt.Fprintf(w, "replay: %d images in %d requests (%d distinct), sent inline as data URLs", images, requests, len(distinct))
+	sized := "sized by --image-size"
+	switch {
+	case inferred == urls:
+		sized = "sized from their lines' logged prompt tokens"
+	case inferred > 0:
+		sized = fmt.Sprintf("%d sized from their lines' logged prompt tokens, the rest by --image-size", inferred)
+	}
 	switch {
 	case urls > 0 && mediaURL != "":
-		fmt.Fprintf(w, "; %d logged by URL, sized by --image-size, sent as URLs the engine fetches from %s (--media-listen)", urls, mediaURL)
+		fmt.Fprintf(w, "; %d logged by URL, %s, sent as URLs the engine fetches from %s (--media-listen)", urls, sized, mediaURL)
 	case urls > 0:
-		fmt.Fprintf(w, "; %d logged by URL, sized by --image-size, inlined (--media-listen HOST:PORT sends them as URLs the engine fetches)", urls)
+		fmt.Fprintf(w, "; %d logged by URL, %s, inlined (--media-listen HOST:PORT sends them as URLs the engine fetches)", urls, sized)
 	}
 	if webp > 0 {
 		fmt.Fprintf(w, "; %d logged as WebP, sent as PNG of the same size", webp)

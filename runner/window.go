@@ -43,7 +43,8 @@ func defaultWindow(cfg Config) ([]trace.Record, error) {
 // inputCounts is what the log gave, for the verdict's --max-skip: every line read is a
 // record, a rejected bad line or a skipped record that is no model request.
 func inputCounts(c ingest.Counts) *analysis.Input {
-	return &analysis.Input{Lines: c.Records + c.Rejected + c.Skipped, Records: c.Records, Rejected: c.Rejected, NotRequests: c.Skipped}
+	return &analysis.Input{Lines: c.Records + c.Rejected + c.Skipped, Records: c.Records, Rejected: c.Rejected, NotRequests: c.Skipped,
+		ImagesSizeInferred: c.ImagesSizeInferred}
 }
 
 // readWindow reads the trace's records inside the scheduler's From/To window and Limit, so
@@ -89,6 +90,9 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, *analysis.Inp
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records log cached prompt tokens that no earlier request of their session could have left in the cache (it was warm before the log began); they replay uncached, so the measured hit rate falls short of the logged one by that much\n", path, c.CachedUnplaced)
 	}
 	sayImageRules(cfg.Stderr, path, c.ImageRules)
+	if c.ImagesSizeInferred > 0 {
+		fmt.Fprintf(cfg.Stderr, "replay: %s: %d images logged by URL alone were sized from the prompt tokens their line's text does not explain, as the squarest image the logged rule counts that much (--image-size WxH gives them one size); summary.json's input counts them\n", path, c.ImagesSizeInferred)
+	}
 	if c.OutputUnknown > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records have no logged output count (vLLM logs outputs only with --enable-log-outputs): their output tokens are 0 in the trace, not what production generated\n", path, c.OutputUnknown)
 	}

@@ -49,6 +49,10 @@ type MediaPart struct {
 	// URL says it was logged by reference, an http(s) URL or an uploaded file's id (Responses
 	// input_image's file_id, a Messages file source), not inline data: its size is --image-size's.
 	URL bool `json:"url,omitempty"`
+	// SizeInferred says a URL's size was not in the log nor given (--image-size): Width and
+	// Height are the squarest size the logged rule counts Tokens for, Tokens the line's logged prompt
+	// count less what its text explains (media.InferSize).
+	SizeInferred bool `json:"size_inferred,omitempty"`
 }
 
 // MediaTokens is the prompt tokens rec's media parts added by the rule it was read with.
