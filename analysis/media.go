@@ -15,15 +15,22 @@ import (
 // Media is summary.json's "media": nil when no request carried any. Populations are keyed
 // by MediaPopulation's names, ByMediaTokens by MediaTokenBucket's; BytesSent are the media
 // files' bytes inlined in the bodies (media sent as URLs are fetched, not carried).
+// ServerMediaTokens are the media tokens as the server counted them (results.Row's), over the
+// ServerCounted requests that answered with a prompt count, beside RuleMediaTokens, the
+// rule's over the same requests: the two differ by what the server charged otherwise.
 type Media struct {
-	Requests      int64                 `json:"requests"`
-	Images        int64                 `json:"images"`
-	AudioClips    int64                 `json:"audio_clips"`
-	MediaTokens   int64                 `json:"media_tokens"`
-	BytesSent     int64                 `json:"bytes_sent"`
-	BytesPerS     float64               `json:"bytes_per_s"`
-	Populations   map[string]Population `json:"populations"`
-	ByMediaTokens map[string]Population `json:"by_media_tokens"`
+	Requests    int64 `json:"requests"`
+	Images      int64 `json:"images"`
+	AudioClips  int64 `json:"audio_clips"`
+	MediaTokens int64 `json:"media_tokens"`
+	// ServerCounted is how many requests' media the server's usage counted.
+	ServerCounted     int64                 `json:"server_counted"`
+	ServerMediaTokens int64                 `json:"server_media_tokens"`
+	RuleMediaTokens   int64                 `json:"rule_media_tokens"`
+	BytesSent         int64                 `json:"bytes_sent"`
+	BytesPerS         float64               `json:"bytes_per_s"`
+	Populations       map[string]Population `json:"populations"`
+	ByMediaTokens     map[string]Population `json:"by_media_tokens"`
 }
 
 // The media populations.
@@ -86,6 +93,7 @@ func MediaTokenBucket(r *results.Row) string {
 // section is given only once one carried media.
 type mediaAgg struct {
 	requests, images, audio, tokens, bytes int64
+	counted, server, expected              int64 // the requests whose usage counted their media
 	pops, buckets                          map[string]*popMetrics
 }
 
@@ -103,6 +111,11 @@ func (a *mediaAgg) count(r *results.Row) {
 	a.audio += int64(r.AudioClips)
 	a.tokens += int64(r.MediaTokens)
 	a.bytes += r.MediaBytes
+	if r.ServerMediaTokens >= 0 && r.PromptTokens >= 0 && r.ErrorClass == "" {
+		a.counted++
+		a.server += int64(r.ServerMediaTokens)
+		a.expected += int64(r.MediaTokens)
+	}
 }
 
 // summary is the section, nil when no request carried media.
@@ -114,6 +127,7 @@ func (a *mediaAgg) summary(durS float64) *Media {
 		return func(name string) bool { return of[name].streamed }
 	}
 	return &Media{Requests: a.requests, Images: a.images, AudioClips: a.audio, MediaTokens: a.tokens,
+		ServerCounted: a.counted, ServerMediaTokens: a.server, RuleMediaTokens: a.expected,
 		BytesSent: a.bytes, BytesPerS: rate(float64(a.bytes), durS),
 		Populations:   figures(a.pops, durS, streamed(a.pops)),
 		ByMediaTokens: figures(a.buckets, durS, streamed(a.buckets))}

@@ -111,6 +111,12 @@ type Row struct {
 	AudioClips  int32 `parquet:"audio_clips,delta"`
 	MediaTokens int32 `parquet:"media_tokens,delta"`
 	MediaBytes  int64 `parquet:"media_bytes,delta"`
+	// ServerMediaTokens is the media's prompt tokens as the server counted them: its usage
+	// less the text replay built (TargetPromptTokens less MediaTokens, the text as the engine
+	// counts it), which is the media's own count wherever the text is exact (the tokenize
+	// cross-check and the image probe's twins say whether it is); -1 when the server reported
+	// no prompt count, 0 for a request without media.
+	ServerMediaTokens int32 `parquet:"server_media_tokens,delta"`
 }
 
 // SendNS is when the request left as its server would see it: WrittenNS, or SentNS when the

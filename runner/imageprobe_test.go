@@ -65,6 +65,11 @@ func TestImageProbe(t *testing.T) {
 		var off []int32
 		for _, r := range rows {
 			off = append(off, r.PromptTokens-r.TargetPromptTokens)
+			// The server's media count, its usage less the text built: 300 an image, whatever
+			// the rule the prompt was built with said.
+			if r.Images > 0 && r.ServerMediaTokens != 300*r.Images {
+				t.Errorf("--probe %s: row %s: %d images, the server's media tokens %d (want %d), the rule's %d", probe, r.RequestID, r.Images, r.ServerMediaTokens, 300*r.Images, r.MediaTokens)
+			}
 		}
 		pct := -1.0
 		if f := sum.Fidelity.PromptTokensExactPct; f != nil {

@@ -125,7 +125,8 @@ func (p *plan) serveMedia(cfg Config, recs []trace.Record) error {
 }
 
 // mediaRow sets the row's media figures: the logged media parts the request carried, their
-// tokens by the rule its prompt was built with, and the bytes of those inlined in its body.
+// tokens by the rule its prompt was built with and as the server counted them (its usage less
+// the text built), and the bytes of those inlined in its body.
 func mediaRow(row *results.Row, r *synth.Request) {
 	for _, m := range r.Record.Media {
 		switch m.Kind {
@@ -139,6 +140,10 @@ func mediaRow(row *results.Row, r *synth.Request) {
 		return
 	}
 	row.MediaTokens = int32(r.MediaTokens)
+	row.ServerMediaTokens = -1
+	if row.PromptTokens >= 0 {
+		row.ServerMediaTokens = row.PromptTokens - (row.TargetPromptTokens - row.MediaTokens)
+	}
 	for _, msg := range r.Messages {
 		for _, p := range msg.Parts {
 			row.MediaBytes += int64(media.DataURLBytes(p.ImageURL) + media.Base64Bytes(p.AudioData))

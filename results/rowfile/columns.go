@@ -91,6 +91,7 @@ var rowFields = withLevels([]field{
 	i32("audio_clips", func(r *results.Row) *int32 { return &r.AudioClips }),
 	i32("media_tokens", func(r *results.Row) *int32 { return &r.MediaTokens }),
 	i64("media_bytes", func(r *results.Row) *int64 { return &r.MediaBytes }),
+	i32("server_media_tokens", func(r *results.Row) *int32 { return &r.ServerMediaTokens }),
 })
 
 // rowSchema is the schema the writer writes and the generic reader reads into.

@@ -106,7 +106,7 @@ func TestRowCodecReadsLayout1(t *testing.T) {
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV1
-	b = b[:len(b)-20] // the four media varints of layout 9, the five reasoning varints of layout 8, then the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6, the model and class of 7
+	b = b[:len(b)-21] // the server's media count of layout 10, the four media varints of layout 9, the five reasoning varints of layout 8, then the three trailing zero varints of layout 2, the two of layout 3, the one of 4, the empty API of 5, the empty trace id and finish reason of 6, the model and class of 7
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 1: %v\n got %+v\nwant %+v", err, got, want)
@@ -126,7 +126,7 @@ func TestRowCodecReadsLayout2(t *testing.T) {
 	want.Line, want.Population, want.CancelledAsLogged, want.Unforced, want.WrittenNS, want.API = 0, "", false, false, 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV2
-	b = b[:len(b)-17] // the four media varints of layout 9, the five reasoning varints of layout 8, then the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6, the model and class of 7
+	b = b[:len(b)-18] // the server's media count of layout 10, the four media varints of layout 9, the five reasoning varints of layout 8, then the line's zero varint and the empty population of layout 3, the written offset of 4, the API of 5, the trace id and finish reason of 6, the model and class of 7
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 2: %v\n got %+v\nwant %+v", err, got, want)
@@ -146,7 +146,7 @@ func TestRowCodecReadsLayout3(t *testing.T) {
 	want.WrittenNS, want.API = 0, ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV3
-	b = b[:len(b)-15] // the four media varints of layout 9, the five reasoning varints of layout 8, then the written offset's zero varint, the empty API, trace id, finish reason, model and class
+	b = b[:len(b)-16] // the server's media count of layout 10, the four media varints of layout 9, the five reasoning varints of layout 8, then the written offset's zero varint, the empty API, trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 3: %v\n got %+v\nwant %+v", err, got, want)
@@ -161,7 +161,7 @@ func TestRowCodecReadsLayout4(t *testing.T) {
 	want.API = ""
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV4
-	b = b[:len(b)-14] // the four media varints of layout 9, the five reasoning varints of layout 8, then the empty API, trace id, finish reason, model and class
+	b = b[:len(b)-15] // the server's media count of layout 10, the four media varints of layout 9, the five reasoning varints of layout 8, then the empty API, trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 4: %v\n got %+v\nwant %+v", err, got, want)
@@ -175,7 +175,7 @@ func TestRowCodecReadsLayout5(t *testing.T) {
 	want.API = "chat"
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV5
-	b = b[:len(b)-13] // the four media varints of layout 9, the five reasoning varints of layout 8, then the empty trace id, finish reason, model and class
+	b = b[:len(b)-14] // the server's media count of layout 10, the four media varints of layout 9, the five reasoning varints of layout 8, then the empty trace id, finish reason, model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 5: %v\n got %+v\nwant %+v", err, got, want)
@@ -189,7 +189,7 @@ func TestRowCodecReadsLayout6(t *testing.T) {
 	want.TraceID, want.FinishReason = "0123456789abcdef0123456789abcdef", "stop"
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV6
-	b = b[:len(b)-11] // the four media varints of layout 9, the five reasoning varints of layout 8, then the empty model and class
+	b = b[:len(b)-12] // the server's media count of layout 10, the four media varints of layout 9, the five reasoning varints of layout 8, then the empty model and class
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 6: %v\n got %+v\nwant %+v", err, got, want)
@@ -197,13 +197,14 @@ func TestRowCodecReadsLayout6(t *testing.T) {
 }
 
 // A row record of the seventh layout (no reasoning offsets or counts) still decodes with
-// them 0 and the logged reasoning unknown (-1).
+// them 0 and the logged reasoning unknown (-1); the eighth's without media, the ninth's
+// without the server's media count.
 func TestRowCodecReadsLayout7(t *testing.T) {
 	want := makeRow(28)
 	want.Model, want.SLOClass, want.TargetReasoningTokens = "m", "chat", -1
 	b := appendRow(nil, &want)
 	b[0] = rowRecordV7
-	b = b[:len(b)-9] // the four media varints of layout 9, then the two offsets and three counts
+	b = b[:len(b)-10] // the server's media count of layout 10, the four media varints of layout 9, then the two offsets and three counts
 	got, err := decodeRow(b)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 7: %v\n got %+v\nwant %+v", err, got, want)
@@ -211,13 +212,20 @@ func TestRowCodecReadsLayout7(t *testing.T) {
 	want.FirstReasoningNS, want.FirstAnswerNS, want.ReasoningTokens, want.AnswerTokens, want.TargetReasoningTokens = 5e6, 9e6, 700, 40, 700
 	b = appendRow(nil, &want)
 	b[0] = rowRecordV8
-	b = b[:len(b)-4] // the media counts and bytes
+	b = b[:len(b)-5] // the server's media count of layout 10, the media counts and bytes
 	if got, err := decodeRow(b); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 8: %v\n got %+v\nwant %+v", err, got, want)
 	}
 	want.Images, want.AudioClips, want.MediaTokens, want.MediaBytes = 3, 1, 1900, 2_400_000
-	if got, err := decodeRow(appendRow(nil, &want)); err != nil || !reflect.DeepEqual(got, want) {
+	b = appendRow(nil, &want)
+	b[0] = rowRecordV9
+	b = b[:len(b)-1] // the server's media count
+	if got, err := decodeRow(b); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout 9: %v\n got %+v\nwant %+v", err, got, want)
+	}
+	want.ServerMediaTokens = 1903
+	if got, err := decodeRow(appendRow(nil, &want)); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("layout 10: %v\n got %+v\nwant %+v", err, got, want)
 	}
 }
 

@@ -26,8 +26,8 @@ import (
 // source line, the population and the cancelled/unforced flags, rowRecordV3 the one before
 // the written offset, rowRecordV4 the one before the API, rowRecordV5 the one before the trace
 // id and finish reason, rowRecordV6 the one before the model and SLO class, rowRecordV7 the
-// one before the reasoning offsets and counts, rowRecordV8 the one before the media counts;
-// all are still read so that
+// one before the reasoning offsets and counts, rowRecordV8 the one before the media counts,
+// rowRecordV9 the one before the server's media count; all are still read so that
 // a journal left by an older build recovers. A future layout takes a new type byte; the
 // journal's magic carries the version of the framing.
 const (
@@ -39,7 +39,8 @@ const (
 	rowRecordV6 byte = 6
 	rowRecordV7 byte = 7
 	rowRecordV8 byte = 8
-	rowRecord   byte = 9
+	rowRecordV9 byte = 9
+	rowRecord   byte = 10
 )
 
 // Row flags, the second byte of a row record. Each layout allows the flags it knew.
@@ -60,6 +61,7 @@ var layoutFlags = map[byte]byte{
 	rowRecordV6: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV7: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecordV8: flagWarmup | flagRetried | flagCancelled | flagUnforced,
+	rowRecordV9: flagWarmup | flagRetried | flagCancelled | flagUnforced,
 	rowRecord:   flagWarmup | flagRetried | flagCancelled | flagUnforced,
 }
 
@@ -106,7 +108,8 @@ func appendRow(b []byte, r *results.Row) []byte {
 	for _, v := range [...]int32{r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens, r.Images, r.AudioClips, r.MediaTokens} {
 		b = binary.AppendVarint(b, int64(v))
 	}
-	return binary.AppendVarint(b, r.MediaBytes)
+	b = binary.AppendVarint(b, r.MediaBytes)
+	return binary.AppendVarint(b, int64(r.ServerMediaTokens))
 }
 
 // rowFlags packs r's booleans into a row record's flags byte.
@@ -256,9 +259,12 @@ func decodeRow(b []byte) (results.Row, error) {
 		r.FirstAnswerNS = d.varint()
 		r.ReasoningTokens, r.AnswerTokens, r.TargetReasoningTokens = d.int32(), d.int32(), d.int32()
 	}
-	if layout >= rowRecord {
+	if layout >= rowRecordV9 {
 		r.Images, r.AudioClips, r.MediaTokens = d.int32(), d.int32(), d.int32()
 		r.MediaBytes = d.varint()
+	}
+	if layout >= rowRecord {
+		r.ServerMediaTokens = d.int32()
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errRowTrailing

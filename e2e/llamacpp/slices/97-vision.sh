@@ -145,6 +145,9 @@ for folder in "$LLAMA_ROOT$VISION_MODELS"/*/; do
   grep -q 'is llama.cpp (detected), which tokenizes the text between' "$v/run.log" ||
     fail "$type: the run did not say it counts the text as llama.cpp does (log: $v/run.log)"
   [[ $exact == 100 ]] || fail "$type: prompt tokens $exact% exact by the server's usage (want 100)"
+  # The media as the server counted them (each row's usage less the text built) are the rule's.
+  [[ $(rf '.media.server_counted == ([.media.populations[]?.requests] | add // 0) - (.media.populations.text.requests // 0) and .media.server_media_tokens == .media.rule_media_tokens') == true ]] ||
+    fail "$type: summary media $(rf -c '.media | {server_counted, server_media_tokens, rule_media_tokens}') (want the server's media tokens the rule's)"
   case $type in
   mlp)
     [[ $distinct == "576 " ]] || fail "$type: image token counts $distinct (want 576 whatever the size)" ;;
