@@ -17,7 +17,9 @@ import (
 // and the population (a string), then the written offset (zigzag varint), then the API (a
 // string), then the trace id and the finish reason (strings), then the model and the SLO class
 // (strings), then the first reasoning and first answer offsets (zigzag varints) and the
-// reasoning, answer and target reasoning counts (zigzag varints): about half the bytes of the row in requests.parquet. The
+// reasoning, answer and target reasoning counts (zigzag varints), then the images, audio
+// clips and media tokens, the media bytes and the server's media tokens (zigzag varints):
+// about half the bytes of the row in requests.parquet. The
 // decoder checks every length against the bytes left, so a payload that is not exactly one
 // row is an error, never a wrong row.
 
