@@ -90,6 +90,11 @@ func readWindow(path, tokPath string, cfg Config) ([]trace.Record, *analysis.Inp
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d records log cached prompt tokens that no earlier request of their session could have left in the cache (it was warm before the log began); they replay uncached, so the measured hit rate falls short of the logged one by that much\n", path, c.CachedUnplaced)
 	}
 	sayImageRules(cfg.Stderr, path, c.ImageRules)
+	if cfg.Ingest.LoggedModel != "" && c.Images > 0 && len(c.ImageRules) == 0 {
+		// A gateway's or cloud's log (Bedrock, Vertex) names its provider's model, by whose
+		// documented rule its images were counted; --logged-model is a request log's.
+		fmt.Fprintf(cfg.Stderr, "replay: %s: --logged-model is not used: this log's %d images were counted by the provider's rule its records name (--logged-model is for request logs, --format openai-log)\n", path, c.Images)
+	}
 	if c.ImagesSizeInferred > 0 {
 		fmt.Fprintf(cfg.Stderr, "replay: %s: %d images logged by URL alone were sized from the prompt tokens their line's text does not explain, as the squarest image the logged rule counts that much (--image-size WxH gives them one size); summary.json's input counts them\n", path, c.ImagesSizeInferred)
 	}
