@@ -146,13 +146,13 @@ func TestImageProbeOneImage(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	says := stderr.String()
-	if refused != 1 || !strings.Contains(says, "refused two images in one request") || !strings.Contains(says, "image sizes otherwise than qwen2_vl") {
+	if refused != 1 || !strings.Contains(says, "refused two media in one request") || !strings.Contains(says, "image sizes otherwise than qwen2_vl") {
 		t.Fatalf("%d pairs refused (want 1: then one image against none); the run says:\n%s", refused, says)
 	}
 	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
 		t.Errorf("prompt tokens exact %v, want 100%%\n%s", f, says)
 	}
-	t.Logf("%s", line(says, "refused two images"))
+	t.Logf("%s", line(says, "refused two media"))
 }
 
 // line is the first line of s holding prefix.

@@ -149,7 +149,7 @@ func prepare(ctx context.Context, cfg Config, mayStream bool) (*plan, error) {
 	if err := p.mediaText(ctx, cfg, recs); err != nil {
 		return nil, err
 	}
-	if err := p.probeImages(ctx, cfg, recs); err != nil {
+	if err := p.probeMedia(ctx, cfg, recs); err != nil {
 		return nil, err
 	}
 	if err := p.serveMedia(cfg, recs); err != nil {
