@@ -93,4 +93,3 @@ func imageSizes(recs []trace.Record) ([]probeSize, int) {
 	}
 	return out, past
 }
-

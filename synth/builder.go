@@ -436,11 +436,9 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		if bad {
 			continue
 		}
-		text := len(got)
-		if b.cfg.MediaSplitsText && len(r.Record.Media) > 0 {
-			if text, err = b.piecesCount(msgs, j.tools, r.Record, segs[len(segs)-1]); err != nil {
-				return r, fmt.Errorf("%s: %w", where(r.Record, r.Index), err)
-			}
+		text, err := b.textTokens(msgs, j.tools, r.Record, segs[len(segs)-1], got)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", where(r.Record, r.Index), err)
 		}
 		if diff := text + j.media - r.TargetPromptTokens; diff != 0 && !b.overrideSet {
 			last := segs[len(segs)-1]
@@ -467,6 +465,12 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		}
 		r.Messages[last].Parts, r.MediaTokens = parts, j.media
 	}
+	b.countFixes(repaired, adjusted)
+	return r, nil
+}
+
+// countFixes counts a prompt that needed repairs or an adjusted length in the stats.
+func (b *Builder) countFixes(repaired, adjusted bool) {
 	if repaired || adjusted {
 		b.mu.Lock()
 		if repaired {
@@ -477,7 +481,6 @@ func (b *Builder) verifyChat(j *job) (Request, error) {
 		}
 		b.mu.Unlock()
 	}
-	return r, nil
 }
 
 // indexFrom returns the first index >= from where sub occurs in s, or -1.

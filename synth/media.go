@@ -146,6 +146,16 @@ func mediaLayout(rec trace.Record, part func(trace.MediaPart) (chat.Part, error)
 	return layout, nil
 }
 
+// textTokens is the text tokens of a chat prompt whose messages msgs render as got: got's,
+// or under Config.MediaSplitsText for a record with media, as llama.cpp counts them
+// (piecesCount; words the last message's).
+func (b *Builder) textTokens(msgs []chat.Message, tools json.RawMessage, rec trace.Record, words []int32, got []int) (int, error) {
+	if !b.cfg.MediaSplitsText || len(rec.Media) == 0 {
+		return len(got), nil
+	}
+	return b.piecesCount(msgs, tools, rec, words)
+}
+
 // mediaMarker stands where a part was in the text piecesCount renders: llama.cpp's server
 // turns each image or clip part into this text (mtmd_default_marker) before it renders the
 // template, and cuts the rendered prompt at it.
