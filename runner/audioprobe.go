@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -15,9 +16,9 @@ import (
 // audio rule, the prompts built with the endpoint's counts (media.MeasuredAudio).
 
 // probeAudio measures each of clips at the endpoint and, where it counts any otherwise than
-// p.synth.Audio, puts a rule with its counts there.
-func (p *plan) probeAudio(ctx context.Context, cfg Config, pr *prober, base string, clips []media.Audio, past int) error {
-	m := media.MeasuredAudio{Base: p.synth.Audio, Counts: map[media.Clip]int{}, By: base}
+// sc.Audio, puts a rule with its counts there.
+func probeAudio(ctx context.Context, cfg Config, sc *synth.Config, pr *prober, base string, clips []media.Audio, past int) error {
+	m := media.MeasuredAudio{Base: sc.Audio, Counts: map[media.Clip]int{}, By: base}
 	var differ []string
 	for _, a := range clips {
 		what := fmt.Sprintf("clips of %d samples at %d Hz", a.Samples, a.SampleRate)
@@ -27,16 +28,16 @@ func (p *plan) probeAudio(ctx context.Context, cfg Config, pr *prober, base stri
 		}
 		m.Counts[media.ClipOf(a)] = got
 		shown := fmt.Sprintf("%.2f s at %d Hz", float64(a.Samples)/float64(a.SampleRate), a.SampleRate)
-		switch want, err := p.synth.Audio.Tokens(a); {
+		switch want, err := sc.Audio.Tokens(a); {
 		case err != nil:
 			differ = append(differ, fmt.Sprintf("%s: %d (the rule: %v)", shown, got, err))
 		case want != got:
 			differ = append(differ, fmt.Sprintf("%s: %d, the rule %d", shown, got, want))
 		}
 	}
-	sayProbe(cfg.Stderr, base, p.synth.Audio.Name(), "clip lengths", len(clips), past, differ)
+	sayProbe(cfg.Stderr, base, sc.Audio.Name(), "clip lengths", len(clips), past, differ)
 	if len(differ) > 0 {
-		p.synth.Audio, p.synth.AudioErr = m, nil
+		sc.Audio, sc.AudioErr = m, nil
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/llm-replay/replay/media"
+	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -13,9 +14,9 @@ import (
 // the prompts built with the endpoint's counts (media.Measured).
 
 // probeImages measures each of sizes at the endpoint and, where it counts any otherwise than
-// p.synth.Images, puts a rule with its counts there.
-func (p *plan) probeImages(ctx context.Context, cfg Config, pr *prober, base string, sizes []probeSize, past int) error {
-	m := media.Measured{Base: p.synth.Images, Counts: map[media.Size]int{}, By: base}
+// sc.Images, puts a rule with its counts there.
+func probeImages(ctx context.Context, cfg Config, sc *synth.Config, pr *prober, base string, sizes []probeSize, past int) error {
+	m := media.Measured{Base: sc.Images, Counts: map[media.Size]int{}, By: base}
 	var differ []string
 	for _, s := range sizes {
 		what := fmt.Sprintf("%dx%d images", s.Width, s.Height)
@@ -24,7 +25,7 @@ func (p *plan) probeImages(ctx context.Context, cfg Config, pr *prober, base str
 			return pr.cannot(cfg, err)
 		}
 		m.Counts[media.Size{Width: s.Width, Height: s.Height}] = got
-		switch want, err := ruleTokens(p.synth.Images, s); {
+		switch want, err := ruleTokens(sc.Images, s); {
 		case err != nil:
 			differ = append(differ, fmt.Sprintf("%dx%d: %d (the rule: %v)", s.Width, s.Height, got, err))
 		case want != got:
@@ -32,12 +33,12 @@ func (p *plan) probeImages(ctx context.Context, cfg Config, pr *prober, base str
 		}
 	}
 	name := "no rule (the model's folder has none)"
-	if p.synth.Images != nil {
-		name = p.synth.Images.Name()
+	if sc.Images != nil {
+		name = sc.Images.Name()
 	}
 	sayProbe(cfg.Stderr, base, name, "image sizes", len(sizes), past, differ)
 	if len(differ) > 0 {
-		p.synth.Images, p.synth.ImagesErr = m, nil
+		sc.Images, sc.ImagesErr = m, nil
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/llm-replay/replay/ingest"
 	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/results/rowfile"
+	"github.com/llm-replay/replay/routing"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
 	"github.com/llm-replay/replay/synth/tokenizer"
@@ -204,4 +205,51 @@ func TestMediaListen(t *testing.T) {
 		t.Errorf("prompt tokens exact: %v, want 100%%\n%s", f, stderr.String())
 	}
 	t.Logf("%s", line(stderr.String(), "--media-listen"))
+}
+
+// TestImageProbeMapped: a --model-map run probes each target model as its prompts are built,
+// with the base model's name: the log's "vl" mapped to the simulator's "m1" (counting every
+// image as 300, its folder saying Qwen2-VL) is built with the endpoint's counts and exact.
+func TestImageProbeMapped(t *testing.T) {
+	path, tokPath := imageLog(t, 12, false), qwen2VLFolder(t)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := roomySim(0)
+	if err := ServerCounting(tokPath, tok, &sc); err != nil {
+		t.Fatal(err)
+	}
+	sc.ModelName, sc.Images = "m1", media.Fixed(300)
+	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	mapFile := filepath.Join(t.TempDir(), "models.yaml")
+	if err := os.WriteFile(mapFile, []byte("vl: {model: m1, tokenizer: "+tokPath+"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := routing.ParseMap(mapFile, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cfg := Config{
+		Trace: path, Ingest: ingest.Options{Format: ingest.FormatOpenAILog}, Out: t.TempDir(),
+		Tokenizer: tokPath, Schedule: scheduler.Config{Speed: 10}, Checks: "none", Routing: Routing{ModelMap: m},
+		Stderr: &stderr, Stdout: io.Discard,
+	}
+	cfg.Client.BaseURL, cfg.Client.Model = url, "m1"
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	says := stderr.String()
+	if !strings.Contains(says, "image sizes otherwise than qwen2_vl") {
+		t.Fatalf("no probe of m1's images; the run says:\n%s", says)
+	}
+	if f := sum.Fidelity.PromptTokensExactPct; f == nil || *f != 100 {
+		t.Errorf("prompt tokens exact %v, want 100%%\n%s", f, says)
+	}
 }

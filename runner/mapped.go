@@ -125,6 +125,12 @@ func (p *plan) buildWith(ctx context.Context, cfg Config, path string, recs []tr
 	if err := checkAudioRule(scfg, recs); err != nil {
 		return nil, err
 	}
+	if len(recs) > 0 { // the base model's media count: its adapters share its encoder
+		t, _ := cfg.Routing.ModelMap.Target(recs[0].Model)
+		if err := probeFor(ctx, cfg, &scfg, t.Model, recs); err != nil {
+			return nil, err
+		}
+	}
 	skip := cfg.Ingest.OnError == ingest.OnErrorSkip
 	b, kept, err := newBuilder(tok, scfg, recs, skip, cfg.Stderr)
 	if err != nil {

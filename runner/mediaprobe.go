@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/llm-replay/replay/synth"
 	"github.com/llm-replay/replay/trace"
 )
 
@@ -42,9 +43,19 @@ const maxProbeSizes = 32
 const probeText = "Describe it in one word."
 
 // probeMedia probes the endpoint of cfg for the window's image sizes and clip lengths and,
-// where it counts any otherwise than p.synth's rules, puts rules with its counts there.
+// where it counts any otherwise than p.synth's rules, puts rules with its counts there. A
+// --model-map run probes each model as its prompts are built (buildWith).
 func (p *plan) probeMedia(ctx context.Context, cfg Config, recs []trace.Record) error {
-	if cfg.Probe == ProbeNone || cfg.Client.BaseURL == "" || p.verbatim {
+	if p.models != nil {
+		return nil
+	}
+	return probeFor(ctx, cfg, &p.synth, cfg.Client.Model, recs)
+}
+
+// probeFor probes the endpoint of cfg, serving model, for recs' image sizes and clip lengths
+// and puts rules with its counts in sc where it counts any otherwise than sc's.
+func probeFor(ctx context.Context, cfg Config, sc *synth.Config, model string, recs []trace.Record) error {
+	if cfg.Probe == ProbeNone || cfg.Client.BaseURL == "" || cfg.Body == BodyVerbatim {
 		return nil
 	}
 	sizes, past := imageSizes(recs)
@@ -52,26 +63,22 @@ func (p *plan) probeMedia(ctx context.Context, cfg Config, recs []trace.Record) 
 	if len(sizes) == 0 && len(clips) == 0 {
 		return nil
 	}
-	if p.models != nil {
-		fmt.Fprintf(cfg.Stderr, "replay: probe: not run for a --model-map run; each model's media are counted by its own folder's rule\n")
-		return nil
-	}
 	base, err := baseURL(cfg.Client.BaseURL)
 	if err != nil {
 		return err
 	}
-	hc, err := preflightClient(cfg, Endpoint{URL: cfg.Client.BaseURL, Model: cfg.Client.Model, APIKey: cfg.Client.APIKey}, base)
+	hc, err := preflightClient(cfg, Endpoint{URL: cfg.Client.BaseURL, Model: model, APIKey: cfg.Client.APIKey}, base)
 	if err != nil {
 		return err
 	}
-	pr := &prober{hc: hc, url: base + "/chat/completions", model: cfg.Client.Model, key: cfg.Client.APIKey, stderr: cfg.Stderr, without: -2}
+	pr := &prober{hc: hc, url: base + "/chat/completions", model: model, key: cfg.Client.APIKey, stderr: cfg.Stderr, without: -2}
 	if len(sizes) > 0 {
-		if err := p.probeImages(ctx, cfg, pr, base, sizes, past); err != nil {
+		if err := probeImages(ctx, cfg, sc, pr, base, sizes, past); err != nil {
 			return err
 		}
 	}
 	if len(clips) > 0 {
-		return p.probeAudio(ctx, cfg, pr, base, clips, clipsPast)
+		return probeAudio(ctx, cfg, sc, pr, base, clips, clipsPast)
 	}
 	return nil
 }
