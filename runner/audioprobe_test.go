@@ -13,36 +13,20 @@ import (
 	"testing"
 
 	"github.com/llm-replay/replay/ingest"
-	"github.com/llm-replay/replay/internal/testenv"
 	"github.com/llm-replay/replay/media"
 	"github.com/llm-replay/replay/results/rowfile"
 	"github.com/llm-replay/replay/scheduler"
 	"github.com/llm-replay/replay/sim"
-	"github.com/llm-replay/replay/synth/tokenizer"
 )
 
 // qwen2AudioFolder is a Qwen2-Audio model folder for the tests: Qwen3's tokenizer and chat
 // template, with the config.json model_type and preprocessor_config.json values
 // Qwen/Qwen2-Audio-7B-Instruct publishes (Whisper features: 16 kHz, hop 160, 30 s chunks).
 func qwen2AudioFolder(t *testing.T) string {
-	t.Helper()
-	src := testenv.Tokenizer(t, "qwen3")
-	dir := t.TempDir()
-	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
-		if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{
+	return qwenFolder(t, map[string]string{
 		"config.json":              `{"model_type": "qwen2_audio"}`,
 		"preprocessor_config.json": `{"chunk_length": 30, "feature_extractor_type": "WhisperFeatureExtractor", "feature_size": 128, "hop_length": 160, "n_fft": 400, "n_samples": 480000, "nb_max_frames": 3000, "padding_side": "right", "padding_value": 0.0, "processor_class": "Qwen2AudioProcessor", "return_attention_mask": true, "sampling_rate": 16000}`,
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 // TestAudioProbe: an endpoint that counts clips otherwise than the model folder's rule (the
@@ -53,10 +37,6 @@ func qwen2AudioFolder(t *testing.T) string {
 // is built by the rule and misses.
 func TestAudioProbe(t *testing.T) {
 	tokPath := qwen2AudioFolder(t)
-	tok, err := tokenizer.Load(tokPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var log strings.Builder
 	shapes := []media.Audio{{SampleRate: 16000, Channels: 1, Bits: 16, Samples: 64321}, {SampleRate: 8000, Channels: 2, Bits: 16, Samples: 12000}, {SampleRate: 44100, Channels: 1, Bits: 16, Samples: 99000}}
 	for i := range 9 {
@@ -75,16 +55,8 @@ func TestAudioProbe(t *testing.T) {
 	if err := os.WriteFile(path, []byte(log.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc := roomySim(0)
-	if err := ServerCounting(tokPath, tok, &sc); err != nil {
-		t.Fatal(err)
-	}
-	sc.Audio = media.TokensPerSecond(50)
-	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop() })
+	rule := media.TokensPerSecond(50)
+	url := countingSim(t, tokPath, func(sc *sim.Config) { sc.Audio = rule })
 	run := func(probe string) (float64, string) {
 		var stderr bytes.Buffer
 		cfg := Config{
@@ -102,7 +74,7 @@ func TestAudioProbe(t *testing.T) {
 			t.Fatalf("--probe %s: %d rows (%v)", probe, len(rows), err)
 		}
 		for _, r := range rows {
-			want, _ := sc.Audio.Tokens(shapes[(int(r.OriginalTimestampNS)/50e6)%3])
+			want, _ := rule.Tokens(shapes[(int(r.OriginalTimestampNS)/50e6)%3])
 			if r.AudioClips != 1 || r.ServerMediaTokens != int32(want) {
 				t.Errorf("--probe %s: row %s: %d clips, the server's media tokens %d, want %d (the rule's %d)", probe, r.RequestID, r.AudioClips, r.ServerMediaTokens, want, r.MediaTokens)
 			}

@@ -33,20 +33,7 @@ import (
 func TestImageProbe(t *testing.T) {
 	const n = 24
 	path, tokPath := imageLog(t, n, false), qwen2VLFolder(t)
-	tok, err := tokenizer.Load(tokPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := roomySim(0)
-	if err := ServerCounting(tokPath, tok, &sc); err != nil {
-		t.Fatal(err)
-	}
-	sc.Images = media.Fixed(300)
-	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop() })
+	url := countingSim(t, tokPath, func(sc *sim.Config) { sc.Images = media.Fixed(300) })
 	run := func(probe string) (float64, []int32, string) {
 		var stderr bytes.Buffer
 		cfg := Config{
@@ -99,20 +86,7 @@ func TestImageProbe(t *testing.T) {
 func TestImageProbeOneImage(t *testing.T) {
 	const n = 12
 	path, tokPath := imageLog(t, n, false), qwen2VLFolder(t)
-	tok, err := tokenizer.Load(tokPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := roomySim(0)
-	if err := ServerCounting(tokPath, tok, &sc); err != nil {
-		t.Fatal(err)
-	}
-	sc.Images = media.Fixed(300)
-	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop() })
+	url := countingSim(t, tokPath, func(sc *sim.Config) { sc.Images = media.Fixed(300) })
 	target, err := neturl.Parse(strings.TrimSuffix(url, "/v1"))
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +128,27 @@ func TestImageProbeOneImage(t *testing.T) {
 		t.Errorf("prompt tokens exact %v, want 100%%\n%s", f, says)
 	}
 	t.Logf("%s", line(says, "refused two media"))
+}
+
+// countingSim starts the simulator on loopback counting as the model folder at tokPath says,
+// then as set changes it (an endpoint that counts media otherwise), and returns its URL.
+func countingSim(t *testing.T, tokPath string, set func(*sim.Config)) string {
+	t.Helper()
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := roomySim(0)
+	if err := ServerCounting(tokPath, tok, &sc); err != nil {
+		t.Fatal(err)
+	}
+	set(&sc)
+	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	return url
 }
 
 // line is the first line of s holding prefix.
@@ -212,20 +207,7 @@ func TestMediaListen(t *testing.T) {
 // image as 300, its folder saying Qwen2-VL) is built with the endpoint's counts and exact.
 func TestImageProbeMapped(t *testing.T) {
 	path, tokPath := imageLog(t, 12, false), qwen2VLFolder(t)
-	tok, err := tokenizer.Load(tokPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := roomySim(0)
-	if err := ServerCounting(tokPath, tok, &sc); err != nil {
-		t.Fatal(err)
-	}
-	sc.ModelName, sc.Images = "m1", media.Fixed(300)
-	url, stop, err := sim.Listen(context.Background(), "127.0.0.1:0", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop() })
+	url := countingSim(t, tokPath, func(sc *sim.Config) { sc.ModelName, sc.Images = "m1", media.Fixed(300) })
 	mapFile := filepath.Join(t.TempDir(), "models.yaml")
 	if err := os.WriteFile(mapFile, []byte("vl: {model: m1, tokenizer: "+tokPath+"}\n"), 0o644); err != nil {
 		t.Fatal(err)

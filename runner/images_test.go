@@ -26,6 +26,15 @@ import (
 // the config.json model_type and preprocessor_config.json values Qwen/Qwen2-VL-2B-Instruct
 // publishes (min_pixels 3136, max_pixels 12845056, patch 14, merge 2), written here.
 func qwen2VLFolder(t *testing.T) string {
+	return qwenFolder(t, map[string]string{
+		"config.json":              `{"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl", "vision_config": {"patch_size": 14, "spatial_merge_size": 2}}`,
+		"preprocessor_config.json": `{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2, "image_processor_type": "Qwen2VLImageProcessor"}`,
+	})
+}
+
+// qwenFolder is a model folder of Qwen3's tokenizer and chat template (fetched) and files,
+// written here.
+func qwenFolder(t *testing.T, files map[string]string) string {
 	t.Helper()
 	src := testenv.Tokenizer(t, "qwen3")
 	dir := t.TempDir()
@@ -33,10 +42,6 @@ func qwen2VLFolder(t *testing.T) string {
 		if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	files := map[string]string{
-		"config.json":              `{"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl", "vision_config": {"patch_size": 14, "spatial_merge_size": 2}}`,
-		"preprocessor_config.json": `{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2, "image_processor_type": "Qwen2VLImageProcessor"}`,
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
