@@ -17,6 +17,15 @@ import (
 // format tag 0xFFFE, the actual format in the first two bytes of its SubFormat GUID at byte 24
 // of the fmt chunk). Only linear PCM (1) and IEEE float (3) are read: their length follows from
 // the data's size, and they are what clients send.
+//
+// A WAV written to a pipe cannot have its sizes patched once the samples are out, so its data
+// chunk keeps the writer's placeholder: FFmpeg's 0xFFFFFFFF (libavformat/riffenc.c, ff_start_tag
+// writes -1, which ff_end_tag only overwrites on seekable output) or SoX's 0x7FFFF000 (src/wav.c,
+// MS_UNSPEC, "Magic length written when its not possible to write valid lengths"). Both readers
+// take either placeholder to mean the data runs to the file's end (FFmpeg's wavdec.c,
+// wav_read_header: "Ignoring maximum wav data size"; SoX: "When magic length is detected on
+// inputs, disable any length logic"), and so does this one; testdata/audio holds one of each.
+// A data size of 0 is not read so: FFmpeg takes it to the end too, SoX as no samples.
 
 const (
 	wavePCM        = 1
@@ -27,6 +36,9 @@ const (
 	maxChannels = 32
 	// maxSampleRate bounds a header's rate (768 kHz, the highest any audio interface offers).
 	maxSampleRate = 768000
+	// The data sizes a streamed WAV keeps (see above): FFmpeg's and SoX's.
+	wavSizeFFmpegPipe = 0xFFFFFFFF
+	wavSizeSoXPipe    = 0x7FFFF000
 )
 
 func readWAV(data []byte) (Audio, error) {
@@ -65,8 +77,12 @@ func readWAV(data []byte) (Audio, error) {
 			if !haveFmt {
 				return Audio{}, errors.New("data chunk before the fmt chunk")
 			}
-			if int64(len(data)-body) < size {
-				return Audio{}, fmt.Errorf("data chunk says %d bytes, but %d follow: the file is cut", size, len(data)-body)
+			rest := int64(len(data) - body)
+			if rest < size && (size == wavSizeFFmpegPipe || size == wavSizeSoXPipe) {
+				size = rest // a streamed WAV's placeholder: the data runs to the file's end
+			}
+			if rest < size {
+				return Audio{}, fmt.Errorf("data chunk says %d bytes, but %d follow: the file is cut", size, rest)
 			}
 			a.Samples = size / int64(blockAlign)
 			return a, nil
