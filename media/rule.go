@@ -55,6 +55,16 @@ func Load(path string, count Counter) (Rule, error) {
 		return loadPixtral(dir, cfg)
 	case "llava_next":
 		return loadLLaVANeXT(dir, cfg)
+	case "llama4":
+		return loadLlama4(dir, cfg, count)
+	case "internvl":
+		return loadInternVL(dir, count)
+	case "internvl_chat": // the remote code's config: its values in config.json
+		return loadInternVLChat(dir, cfg, count)
+	case "phi3_v":
+		return loadPhi3V(dir, count)
+	case "phi4_multimodal", "phi4mm": // transformers' model and the remote code's
+		return loadPhi4MM(dir, cfg, count)
 	case "":
 		return nil, fmt.Errorf("%s: config.json has no model_type: %w", dir, ErrNoRule)
 	}
@@ -84,14 +94,75 @@ type modelConfig struct {
 	// LLaVA: the vision tower's patch and whether its CLS feature is dropped.
 	VisionFeatureSelectStrategy string `json:"vision_feature_select_strategy"`
 	// LLaVA-NeXT: the anyres resolutions, [height, width] each.
-	ImageGridPinpoints [][2]int `json:"image_grid_pinpoints"`
-	VisionConfig       struct {
-		PatchSize *int   `json:"patch_size"`
-		ImageSize *int   `json:"image_size"`
-		ModelType string `json:"model_type"`
-	} `json:"vision_config"`
+	ImageGridPinpoints [][2]int     `json:"image_grid_pinpoints"`
+	VisionConfig       visionConfig `json:"vision_config"`
 	// Mistral Small 3.1: the patches merged on each side.
 	SpatialMergeSize *int `json:"spatial_merge_size"`
+	// InternVL's remote code (internvl_chat): the tile side over vision_config's, the pixel
+	// shuffle, the tiles' bounds and whether they apply and a thumbnail is added.
+	ForceImageSize   *int     `json:"force_image_size"`
+	DownsampleRatio  *float64 `json:"downsample_ratio"`
+	MinDynamicPatch  *int     `json:"min_dynamic_patch"`
+	MaxDynamicPatch  *int     `json:"max_dynamic_patch"`
+	DynamicImageSize *bool    `json:"dynamic_image_size"`
+	UseThumbnail     *bool    `json:"use_thumbnail"`
+	// Phi-4-multimodal's remote code (phi4mm): the crop side of its image embedding.
+	EmbdLayer struct {
+		ImageEmbdLayer struct {
+			CropSize *int `json:"crop_size"`
+		} `json:"image_embd_layer"`
+	} `json:"embd_layer"`
+}
+
+// visionConfig is what the rules read of config.json's vision_config.
+type visionConfig struct {
+	PatchSize *int
+	ImageSize *int
+	ModelType string
+	// Llama 4: the pixel shuffle that merges a tile's patches.
+	PixelShuffleRatio *float64
+}
+
+// UnmarshalJSON reads patch_size and image_size as a number, or as a list of numbers, the
+// first taken (InternVL's converted config gives [448, 448] and [14, 14]).
+func (v *visionConfig) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		PatchSize         json.RawMessage `json:"patch_size"`
+		ImageSize         json.RawMessage `json:"image_size"`
+		ModelType         string          `json:"model_type"`
+		PixelShuffleRatio *float64        `json:"pixel_shuffle_ratio"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	v.ModelType, v.PixelShuffleRatio = raw.ModelType, raw.PixelShuffleRatio
+	var err error
+	if v.PatchSize, err = firstInt(raw.PatchSize); err != nil {
+		return fmt.Errorf("vision_config.patch_size: %w", err)
+	}
+	if v.ImageSize, err = firstInt(raw.ImageSize); err != nil {
+		return fmt.Errorf("vision_config.image_size: %w", err)
+	}
+	return nil
+}
+
+// firstInt reads a number, or a list of numbers as its first; nil when b is absent or null.
+func firstInt(b json.RawMessage) (*int, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return nil, nil
+	}
+	var n int
+	if json.Unmarshal(b, &n) == nil {
+		return &n, nil
+	}
+	var list []int
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return &list[0], nil
 }
 
 // readJSON reads dir/name into v; found is false when the file does not exist.

@@ -2,6 +2,7 @@ package media
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,10 +129,12 @@ func TestLLaVA15(t *testing.T) {
 
 func TestLoadRefusesUnknownFamilies(t *testing.T) {
 	for name, files := range map[string]map[string]string{
-		"no config.json":   {},
-		"text model":       {"config.json": `{"model_type": "qwen3"}`},
-		"no model_type":    {"config.json": `{}`},
-		"gemma3 no length": {"config.json": `{"model_type": "gemma3"}`},
+		"no config.json":     {},
+		"text model":         {"config.json": `{"model_type": "qwen3"}`},
+		"no model_type":      {"config.json": `{}`},
+		"gemma3 no length":   {"config.json": `{"model_type": "gemma3"}`},
+		"phi3_v no crops":    {"config.json": `{"model_type": "phi3_v"}`},
+		"internvl_chat bare": {"config.json": `{"model_type": "internvl_chat"}`},
 	} {
 		_, err := Load(writeFolder(t, files), func(string) int { return 1 })
 		if !errors.Is(err, ErrNoRule) || !strings.Contains(err.Error(), "--image-tokens") {
@@ -237,5 +240,159 @@ func TestInferSize(t *testing.T) {
 		if _, _, err := InferSize(c.rule, "", c.tokens); !errors.Is(err, ErrSizeUnknowable) {
 			t.Errorf("%s: err %v, want ErrSizeUnknowable", name, err)
 		}
+	}
+}
+
+// llama4Scout is meta-llama/Llama-4-Scout-17B-16E-Instruct's values as the repository
+// publishes them: 336 tiles, max_patches 16, patch 14, pixel shuffle 0.5.
+var llama4Scout = map[string]string{
+	"config.json":              `{"model_type": "llama4", "boi_token_index": 200080, "eoi_token_index": 200081, "image_token_index": 200092, "vision_config": {"image_size": 336, "patch_size": 14, "pixel_shuffle_ratio": 0.5, "model_type": "llama4_vision_model"}}`,
+	"preprocessor_config.json": `{"image_processor_type": "Llama4ImageProcessorFast", "max_patches": 16, "resize_to_max_canvas": false, "size": {"height": 336, "width": 336}, "processor_class": "Llama4Processor"}`,
+	"processor_config.json":    `{"fake_image_token": "<|image|>", "image_token": "<|image|>", "patch_size": 14, "processor_class": "Llama4Processor"}`,
+}
+
+// TestLlama4 reproduces transformers' test_split_tiles
+// (huggingface/transformers@c1a581b9f18098db9d87a232f227fe7f58ec5695
+// tests/models/llama4/test_image_processing_llama4.py): a 400×400 image with 20×20 tiles and
+// max_patches 16 is 17 tiles, a 4×4 canvas and the global tile; get_best_fit's own example
+// (image_processing_llama4_fast.py as cited in llama4.go): a 200×300 (height×width) image
+// among the canvases of at most 3 tiles of 224 is [224, 448]; and
+// find_supported_resolutions' example order for 4 tiles of 224. Then Llama-4-Scout's values,
+// worked by hand: 336×336 is one tile, <|image_start|><|image|>, 144 <|patch|>,
+// <|image_end|>: 147; 1300×876 fits 3×4 and 4×4 at the same smallest upscale (1344/1300),
+// the 3×4 smaller: 12 tiles and the global, 13·144 patches, 3 rows of 3 x-separators and a
+// y-separator, and the 3 wrappers: 1887.
+func TestLlama4(t *testing.T) {
+	if rows, cols := (Llama4{Tile: 20, MaxPatches: 16}).Canvas(400, 400); rows*cols+1 != 17 {
+		t.Errorf("test_split_tiles: %dx%d canvas, %d tiles with the global, want 17", rows, cols, rows*cols+1)
+	}
+	if rows, cols := (Llama4{Tile: 224, MaxPatches: 3}).Canvas(300, 200); rows != 1 || cols != 2 {
+		t.Errorf("get_best_fit example: %dx%d tiles, want 1x2 ([224, 448])", rows, cols)
+	}
+	want := [][2]int{{1, 4}, {2, 2}, {1, 1}, {4, 1}, {1, 3}, {3, 1}, {1, 2}, {2, 1}}
+	if got := llama4Canvases(4); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("find_supported_resolutions(4): %v, want %v", got, want)
+	}
+	count := func(s string) int { return strings.Count(s, "<|") } // each marker one special token
+	r, err := Load(writeFolder(t, llama4Scout), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ w, h, want int }{{336, 336, 147}, {1300, 876, 1887}, {876, 1300, 1887}} {
+		if n, err := r.Tokens(c.w, c.h); err != nil || n != c.want {
+			t.Errorf("%s %dx%d: %d (%v), want %d", r.Name(), c.w, c.h, n, err, c.want)
+		}
+	}
+}
+
+// internVL3HF is OpenGVLab/InternVL3-1B-hf's configuration as the repository publishes it
+// (vision_config's sizes as lists, crop_to_patches false, which the processor overrides).
+var internVL3HF = map[string]string{
+	"config.json":              `{"model_type": "internvl", "downsample_ratio": 0.5, "vision_feature_select_strategy": "default", "vision_config": {"image_size": [448, 448], "patch_size": [14, 14], "model_type": "internvl_vision"}}`,
+	"preprocessor_config.json": `{"crop_to_patches": false, "image_processor_type": "GotOcr2ImageProcessorFast", "max_patches": 12, "min_patches": 1, "processor_class": "InternVLProcessor", "size": {"height": 448, "width": 448}}`,
+	"processor_config.json":    `{"image_seq_length": 256, "processor_class": "InternVLProcessor"}`,
+}
+
+// TestInternVL reproduces transformers' test_crop_to_patches
+// (huggingface/transformers@01c4344314a2417e79182b9d5339615fe5bd9cf0
+// tests/models/got_ocr2/test_image_processing_got_ocr2.py): a 400×400 image, 20×20 patches, 1
+// to 6 of them and the thumbnail is 5 (the 2×2 grid, ties to the more tiles while the image
+// covers over half, 3×3 over 6); and vLLM's test_input_mapper_override
+// (vllm-project/vllm@061d97b2c6d03ee51c9ef420d3b9b9e77b5909d6
+// tests/models/multimodal/processing/test_internvl.py, OpenGVLab/InternVL2-2B): an 896×896
+// image is max_dynamic_patch + 1 tiles, 5 with 4, 1 with 1, and 1 with dynamic_image_size
+// false; 256 tokens each plus <img>, </img> and "\n". Then InternVL3-1B-hf's values on
+// 1300×876, worked by hand: 3×2 (ratio 1.5) is nearest 1.484 among at most 12 tiles, so 6
+// tiles and the thumbnail: 7·256 + 3.
+func TestInternVL(t *testing.T) {
+	if n := (InternVL{TileW: 20, TileH: 20, MinTiles: 1, MaxTiles: 6, Thumbnail: true}).Tiles(400, 400); n != 5 {
+		t.Errorf("test_crop_to_patches: %d tiles, want 5", n)
+	}
+	count := func(s string) int { return strings.Count(s, "<") + strings.Count(s, "\n") }
+	chat := func(extra string) map[string]string {
+		return map[string]string{"config.json": `{"model_type": "internvl_chat", "force_image_size": 448, "downsample_ratio": 0.5, "min_dynamic_patch": 1, "use_thumbnail": true, "template": "internlm2-chat", "vision_config": {"image_size": 448, "patch_size": 14}` + extra + `}`}
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		w, h  int
+		tiles int
+	}{
+		{"max_dynamic_patch 4", chat(`, "max_dynamic_patch": 4, "dynamic_image_size": true`), 896, 896, 5},
+		{"max_dynamic_patch 1", chat(`, "max_dynamic_patch": 1, "dynamic_image_size": true`), 896, 896, 1},
+		{"dynamic_image_size false", chat(`, "max_dynamic_patch": 4, "dynamic_image_size": false`), 896, 896, 1},
+		{"InternVL3-1B-hf", internVL3HF, 1300, 876, 7},
+	} {
+		r, err := Load(writeFolder(t, c.files), count)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n, err := r.Tokens(c.w, c.h); err != nil || n != c.tiles*256+3 {
+			t.Errorf("%s (%s) %dx%d: %d (%v), want %d tiles: %d", c.name, r.Name(), c.w, c.h, n, err, c.tiles, c.tiles*256+3)
+		}
+	}
+}
+
+// TestPhi3V reproduces vLLM's test_processor_override
+// (vllm-project/vllm@4bbff31b83b9a29cd0a5a889b21541b028f9e3e0
+// tests/models/multimodal/processing/test_phi3v.py, microsoft/Phi-3.5-vision-instruct): its
+// 1300×876 image asset is 757 image tokens with num_crops 4 (the model's own) and 1921 with
+// 16; our count adds the "\n" vLLM writes after the placeholder. Turned portrait the 16-crop
+// image is 4 crops down, not 3: a newline row more, 1933.
+func TestPhi3V(t *testing.T) {
+	for _, c := range []struct{ crops, w, h, want int }{{4, 1300, 876, 757}, {16, 1300, 876, 1921}, {4, 876, 1300, 757}, {16, 876, 1300, 1933}} {
+		dir := writeFolder(t, map[string]string{
+			"config.json":              `{"model_type": "phi3_v", "img_processor": {"image_dim_out": 1024, "num_img_tokens": 144}}`,
+			"preprocessor_config.json": fmt.Sprintf(`{"num_crops": %d, "image_processor_type": "Phi3VImageProcessor"}`, c.crops),
+		})
+		r, err := Load(dir, func(s string) int { return len(s) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := r.Tokens(c.w, c.h); err != nil || n != c.want+1 {
+			t.Errorf("num_crops %d %dx%d: %d (%v), want %d + 1", c.crops, c.w, c.h, n, err, c.want)
+		}
+	}
+	if _, err := (Phi3V{NumCrops: 4}).Tokens(100000, 10); err == nil {
+		t.Error("100000x10: no error, want the HD transform's 0-pixel side refused")
+	}
+}
+
+// TestPhi4MM reproduces vLLM's test_processor_override
+// (vllm-project/vllm@2b506aa7270c3dc184030d45ff168abeac1e61d5
+// tests/models/multimodal/processing/test_phi4mm.py, microsoft/Phi-4-multimodal-instruct): a
+// 3136×3136 image (7 crops a side) is 1329 tokens with dynamic_hd 4, 4433 with 16 and 9585
+// with 36 (the model's own), each the nearest square grid (2, 4, 6 a side) and no padding;
+// and transformers' test_dynamic_hd_kwarg_passed_to_image_processor
+// (huggingface/transformers@11747790897744b727a39cf446f30a238cd95f74
+// tests/models/phi4_multimodal/test_processing_phi4_multimodal.py): 1000×1000 is 9 crops and
+// the global (10) by default, 4 and the global (5) with dynamic_hd 4. Our count adds the "\n"
+// vLLM writes after the placeholder.
+func TestPhi4MM(t *testing.T) {
+	for _, c := range []struct{ hd, want int }{{4, 1329}, {16, 4433}, {36, 9585}} {
+		for _, family := range []string{
+			`{"model_type": "phi4mm", "embd_layer": {"image_embd_layer": {"crop_size": 448}}}`,
+			`{"model_type": "phi4_multimodal", "vision_config": {"crop_size": 448, "image_size": 448, "patch_size": 14}}`,
+		} {
+			dir := writeFolder(t, map[string]string{
+				"config.json":              family,
+				"preprocessor_config.json": fmt.Sprintf(`{"dynamic_hd": %d}`, c.hd),
+			})
+			r, err := Load(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := r.Tokens(3136, 3136); err != nil || n != c.want+1 {
+				t.Errorf("%s 3136x3136: %d (%v), want %d + 1", r.Name(), n, err, c.want)
+			}
+		}
+	}
+	for hd, want := range map[int]int{36: 9, 4: 4} {
+		if cols, rows := (Phi4MM{Crop: 448, Patch: 14, HD: hd}).Grid(1000, 1000); cols*rows != want {
+			t.Errorf("dynamic_hd %d, 1000x1000: %dx%d crops, want %d", hd, cols, rows, want)
+		}
+	}
+	if _, err := (Phi4MM{Crop: 448, Patch: 14, HD: 36}).Tokens(20000, 10); err == nil {
+		t.Error("20000x10: no error, want the processor's extreme-aspect refusal")
 	}
 }
