@@ -68,9 +68,9 @@ var realClips = []realClip{
 	// duration_ts=2401; sox decode: 2401. (MediaInfo 23.04 says 2402: it counts the pad byte.)
 	{"sox_u8_mono_8k_odd.wav", Audio{Format: WAV, SampleRate: 8000, Channels: 1, Bits: 8, Samples: 2401}, ""},
 	// sox -R -n -r 8000 -c 1 -e u-law -b 8 sox_ulaw_mono_8k.wav synth 0.1 sine 440
-	// soxi: 8000 1 8 800; ffprobe: pcm_mulaw 8000 1 duration_ts=800. G.711 µ-law (tag 7) is no
-	// format wav.go reads: it is refused, and the error says why.
-	{"sox_ulaw_mono_8k.wav", Audio{}, "format tag 0x0007"},
+	// soxi: 8000 1 8 800; ffprobe: pcm_mulaw 8000 1 duration_ts=800. G.711 µ-law (tag 7): a
+	// byte a sample.
+	{"sox_ulaw_mono_8k.wav", Audio{Format: WAV, SampleRate: 8000, Channels: 1, Bits: 8, Samples: 800}, ""},
 	// sox -R -n -r 16000 -c 1 -b 16 -t raw - synth 0.1 sine 523 |
 	//   sox -R -t raw -r 16000 -e signed -b 16 -c 1 - -t wav - | cat > sox_pipe_s16_mono_16k.wav
 	// (the length unknown and the output a pipe, SoX leaves its placeholder 0x7FFFF000 as the

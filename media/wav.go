@@ -15,8 +15,11 @@ import (
 // (https://learn.microsoft.com/en-us/windows/win32/api/mmeapi/ns-mmeapi-waveformatex,
 // https://learn.microsoft.com/en-us/windows/win32/api/mmreg/ns-mmreg-waveformatextensible:
 // format tag 0xFFFE, the actual format in the first two bytes of its SubFormat GUID at byte 24
-// of the fmt chunk). Only linear PCM (1) and IEEE float (3) are read: their length follows from
-// the data's size, and they are what clients send.
+// of the fmt chunk). Linear PCM (1), IEEE float (3) and G.711's A-law (6) and µ-law (7), the
+// telephony codings a call recording keeps, are read: their length follows from the data's
+// size, one byte a sample for G.711 (ITU-T G.711; the tags from Microsoft's mmreg.h,
+// WAVE_FORMAT_ALAW and WAVE_FORMAT_MULAW). A clip's stand-in is PCM of its length, as an MP3's
+// is: the engine's count follows the duration, not the coding.
 //
 // A WAV written to a pipe cannot have its sizes patched once the samples are out, so its data
 // chunk keeps the writer's placeholder: FFmpeg's 0xFFFFFFFF (libavformat/riffenc.c, ff_start_tag
@@ -30,6 +33,8 @@ import (
 const (
 	wavePCM        = 1
 	waveFloat      = 3
+	waveALaw       = 6
+	waveMuLaw      = 7
 	waveExtensible = 0xFFFE
 	// maxChannels bounds a header's channel count (WAVEFORMATEXTENSIBLE's channel mask names 18
 	// speaker positions; anything near this limit is no real clip).
@@ -64,8 +69,8 @@ func readWAV(data []byte) (Audio, error) {
 			if tag == waveExtensible && size >= 40 {
 				tag = le.Uint16(f[24:26])
 			}
-			if tag != wavePCM && tag != waveFloat {
-				return Audio{}, fmt.Errorf("format tag 0x%04x: only PCM (1) and IEEE float (3) are read", tag)
+			if tag != wavePCM && tag != waveFloat && tag != waveALaw && tag != waveMuLaw {
+				return Audio{}, fmt.Errorf("format tag 0x%04x: PCM (1), IEEE float (3), A-law (6) and µ-law (7) are read", tag)
 			}
 			a.Channels, a.SampleRate = int(le.Uint16(f[2:4])), int(le.Uint32(f[4:8]))
 			blockAlign, a.Bits = int(le.Uint16(f[12:14])), int(le.Uint16(f[14:16]))
@@ -107,6 +112,8 @@ func checkWAVFormat(a Audio, blockAlign int, tag uint16) error {
 		return fmt.Errorf("%d bits per PCM sample: 8, 16, 24 or 32 are read", a.Bits)
 	case tag == waveFloat && a.Bits != 32 && a.Bits != 64:
 		return fmt.Errorf("%d bits per float sample: 32 or 64 are read", a.Bits)
+	case (tag == waveALaw || tag == waveMuLaw) && a.Bits != 8:
+		return fmt.Errorf("%d bits per G.711 sample: 8 are read", a.Bits)
 	case blockAlign != a.Channels*a.Bits/8:
 		return fmt.Errorf("block align %d is not %d channels of %d bits", blockAlign, a.Channels, a.Bits)
 	}
