@@ -33,6 +33,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 t0=$(date +%s.%N)
 say() { echo "e2e/nginx: $*" >&2; }
+. "$root/e2e/proc.sh" # alive, stop, free_port
 fail() { say "FAIL: $*"; exit 1; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -49,15 +50,6 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 work=$(mktemp -d "${TMPDIR:-/tmp}/replay-nginx.XXXXXX")
 chmod 755 "$work" # nginx's worker (user nobody when run as root) reads nothing here, but may need to traverse
 pids=()
-alive() { [[ -n $1 ]] && kill -0 "$1" 2>/dev/null; }
-stop() {
-  local i
-  alive "$1" || return 0
-  kill "$1" 2>/dev/null || true
-  for i in $(seq 50); do alive "$1" || break; sleep 0.1; done
-  alive "$1" && kill -9 "$1" 2>/dev/null
-  wait "$1" 2>/dev/null || true
-}
 cleanup() {
   local rc=$? i
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
@@ -70,16 +62,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# free_port: a TCP port on 127.0.0.1 nothing listens on, below the ephemeral range.
-free_port() {
-  local p low
-  read -r low _ </proc/sys/net/ipv4/ip_local_port_range
-  for p in $(shuf -i 10000-$((low - 1)) -n 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-  say "no free port found"
-  return 1
-}
 wait_http() { # wait_http URL PID NAME
   local i
   for i in $(seq 200); do
