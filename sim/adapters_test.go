@@ -14,25 +14,8 @@ func TestAdapterSlots(t *testing.T) {
 	cfg.MaxLoras, cfg.AdapterLoad = 1, 50*time.Millisecond
 	cfg.Counter = ApproxCounter{}
 	cfg.servesAdapters = true
-	if err := cfg.validate(); err != nil {
-		t.Fatal(err)
-	}
-	first := map[uint64]time.Duration{}
-	c := newCore(&cfg, func(s *seq, _ int, at time.Duration) {
-		if _, ok := first[s.id]; !ok {
-			first[s.id] = at
-		}
-	})
-	add := func(id uint64, adapter string) {
-		req := Request{HasIDs: true, PromptIDs: []int{int(id) + 1, 2, 3, 4}, MaxTokens: 4}
-		p, err := buildPrompt(&cfg, &req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.add(&seq{id: id, prompt: p, maxTokens: 4, adapter: adapter}) {
-			t.Fatal("refused")
-		}
-	}
+	c, first, queue := firstTokens(t, &cfg)
+	add := func(id uint64, adapter string) { queue(seq{id: id, adapter: adapter}) }
 	add(0, "a")
 	add(1, "b")
 	add(2, "a")
@@ -90,4 +73,32 @@ func TestAdapterOwnsItsCache(t *testing.T) {
 			t.Fatalf("block %d: base %x, sql %x/%x, code %x", i, b[i], sql[i], sql2[i], code[i])
 		}
 	}
+}
+
+// firstTokens is a core over cfg (validated) recording each sequence's first token time in
+// first, and queue, which adds s (its id, adapter or priority set) with a 4-token prompt of
+// its own and 4 tokens to write, failing the test if the core refuses it.
+func firstTokens(t *testing.T, cfg *Config) (c *core, first map[uint64]time.Duration, queue func(s seq)) {
+	t.Helper()
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	first = map[uint64]time.Duration{}
+	c = newCore(cfg, func(s *seq, _ int, at time.Duration) {
+		if _, ok := first[s.id]; !ok {
+			first[s.id] = at
+		}
+	})
+	queue = func(s seq) {
+		req := Request{HasIDs: true, PromptIDs: []int{int(s.id) + 1, 2, 3, 4}, MaxTokens: 4}
+		p, err := buildPrompt(cfg, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.prompt, s.maxTokens = p, 4
+		if !c.add(&s) {
+			t.Fatal("refused")
+		}
+	}
+	return c, first, queue
 }

@@ -206,25 +206,8 @@ func TestPriorityQueue(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MaxBatch = 1
 	cfg.Counter = ApproxCounter{}
-	if err := cfg.validate(); err != nil {
-		t.Fatal(err)
-	}
-	first := map[uint64]time.Duration{}
-	c := newCore(&cfg, func(s *seq, _ int, at time.Duration) {
-		if _, ok := first[s.id]; !ok {
-			first[s.id] = at
-		}
-	})
-	add := func(id uint64, priority int) {
-		req := Request{HasIDs: true, PromptIDs: []int{int(id) + 1, 2, 3, 4}, MaxTokens: 4}
-		p, err := buildPrompt(&cfg, &req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.add(&seq{id: id, prompt: p, maxTokens: 4, priority: priority}) {
-			t.Fatal("refused")
-		}
-	}
+	c, first, queue := firstTokens(t, &cfg)
+	add := func(id uint64, priority int) { queue(seq{id: id, priority: priority}) }
 	add(0, 5) // runs at once: the batch holds one
 	c.apply(c.plan())
 	for id, pr := range []int{5, 9, 0, 5, 0} { // ids 1..5 wait
